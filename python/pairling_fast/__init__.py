@@ -1,0 +1,70 @@
+"""pairling_fast: fast, strict validation of Pairling capability maps and CAR wire documents.
+
+Every function runs on the Rust core (``pairling_fast._core``) or, with
+``PAIRLING_FAST_BACKEND=python`` or without the extension, on the pure-Python fallback; both give
+the same verdicts, findings and digests. ``pairling_fast.backend`` says which one is active.
+"""
+
+from __future__ import annotations
+
+from importlib.metadata import PackageNotFoundError, version
+from typing import Any
+
+from . import _backend, schemas
+from .canonical import canonicalize, canonicalize_json, digest, digest_hex, parse_json
+from .errors import (
+    CanonicalizationError,
+    InternalError,
+    PairlingError,
+    SchemaCompileError,
+    ValidationError,
+)
+from .report import REPORT_VERSION, Finding, Report
+from .validator import Validator, schema_validator
+
+try:
+    __version__ = version("pairling_fast")
+except PackageNotFoundError:  # running from a source tree without installing
+    __version__ = "0+unknown"
+
+__all__ = [
+    "REPORT_VERSION",
+    "CanonicalizationError",
+    "Finding",
+    "InternalError",
+    "PairlingError",
+    "Report",
+    "SchemaCompileError",
+    "ValidationError",
+    "Validator",
+    "__build__",
+    "__version__",
+    "backend",
+    "canonicalize",
+    "canonicalize_json",
+    "digest",
+    "digest_hex",
+    "parse_json",
+    "schema_validator",
+    "schemas",
+]
+
+
+def _build_info() -> dict[str, Any]:
+    info: dict[str, Any] = {"version": __version__, "backend": _backend.active_name()}
+    try:
+        from . import _core
+    except ImportError:
+        info["core"] = None
+    else:
+        info["core"] = _core.build_info()
+    return info
+
+
+def __getattr__(name: str) -> Any:
+    # Computed on access so they follow the active backend.
+    if name == "backend":
+        return _backend.active_name()
+    if name == "__build__":
+        return _build_info()
+    raise AttributeError(f"module 'pairling_fast' has no attribute {name!r}")

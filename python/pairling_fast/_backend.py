@@ -1,0 +1,95 @@
+"""Backend selection: the Rust core (``pairling_fast._core``) or the pure-Python fallback.
+
+Both export the same engine API (``docs/architecture.md``). ``PAIRLING_FAST_BACKEND=python``
+selects the fallback; so does a missing or broken extension, with a one-line warning.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any, Protocol, Union
+
+__all__ = ["BACKENDS", "CompiledSchema", "Engine", "active", "active_name", "engine", "use"]
+
+BACKENDS = ("rust", "python")
+BACKEND_ENV = "PAIRLING_FAST_BACKEND"
+
+RawViolation = tuple[str, str, str, str]
+"""(pointer, schema_pointer, keyword, message)"""
+
+
+class CompiledSchema(Protocol):
+    def is_valid(self, instance: Any) -> bool: ...
+    def errors(self, instance: Any) -> list[RawViolation]: ...
+    def errors_json(self, data: Union[bytes, str]) -> list[RawViolation]: ...
+
+
+class Engine(Protocol):
+    def parse_json(self, data: Union[bytes, str]) -> Any: ...
+    def canonicalize(self, value: Any) -> bytes: ...
+    def canonicalize_json(self, data: Union[bytes, str]) -> bytes: ...
+    def digest_hex(self, value: Any) -> str: ...
+    def compile_schema(
+        self, schema: Any, validate_formats: Union[bool, None], resources: Union[dict[str, Any], None]
+    ) -> CompiledSchema: ...
+    def bundled_schema_ids(self) -> list[str]: ...
+    def bundled_validator(self, schema_id: str) -> CompiledSchema: ...
+
+
+def engine(name: str) -> Engine:
+    """The engine module of backend ``name``; raises ImportError if the Rust core is missing."""
+    if name == "rust":
+        module: Any = importlib.import_module("pairling_fast._core")
+    elif name == "python":
+        module = importlib.import_module("pairling_fast._fallback")
+    else:
+        raise ValueError(f"unknown backend {name!r}: choose one of {', '.join(BACKENDS)}")
+    return module  # type: ignore[no-any-return]
+
+
+def _initial() -> tuple[str, Engine]:
+    requested = os.environ.get(BACKEND_ENV, "").strip().lower() or "rust"
+    if requested not in BACKENDS:
+        warnings.warn(
+            f"pairling_fast: {BACKEND_ENV}={requested!r} is not one of {BACKENDS}; using rust",
+            RuntimeWarning,
+            stacklevel=3,
+        )
+        requested = "rust"
+    if requested == "rust":
+        try:
+            return "rust", engine("rust")
+        except ImportError as error:
+            warnings.warn(
+                f"pairling_fast: Rust core unavailable ({error}); using the pure-Python fallback",
+                RuntimeWarning,
+                stacklevel=3,
+            )
+    return "python", engine("python")
+
+
+_active_name, _active = _initial()
+
+
+def active() -> Engine:
+    return _active
+
+
+def active_name() -> str:
+    return _active_name
+
+
+@contextmanager
+def use(name: str) -> Iterator[Engine]:
+    """Run a block on backend ``name`` (tests use this to run every case on both backends)."""
+    global _active_name, _active
+    previous = _active_name, _active
+    _active_name, _active = name, engine(name)
+    try:
+        yield _active
+    finally:
+        _active_name, _active = previous

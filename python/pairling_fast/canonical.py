@@ -1,0 +1,37 @@
+"""RFC 8785 (JCS) canonical JSON and the sha256 digests built on it."""
+
+from __future__ import annotations
+
+from typing import Any, Union
+
+from . import _backend
+
+__all__ = ["canonicalize", "canonicalize_json", "digest", "digest_hex", "parse_json"]
+
+DIGEST_PREFIX = "sha256:"
+
+
+def parse_json(data: Union[bytes, str]) -> Any:
+    """Parse strict JSON: duplicate keys, lone surrogates, NaN/Infinity, integers beyond 64 bits
+    and nesting deeper than 512 raise ``CanonicalizationError`` with the code and a JSON Pointer."""
+    return _backend.active().parse_json(data)
+
+
+def canonicalize(value: Any) -> bytes:
+    """RFC 8785 canonical bytes of a JSON-like Python value (dict/list/str/int/float/bool/None)."""
+    return _backend.active().canonicalize(value)
+
+
+def canonicalize_json(data: Union[bytes, str]) -> bytes:
+    """Parse JSON text strictly (see ``parse_json``), then canonicalize it."""
+    return _backend.active().canonicalize_json(data)
+
+
+def digest_hex(value: Any) -> str:
+    """Lowercase hex sha256 of the canonical bytes: the digest format CAR uses."""
+    return _backend.active().digest_hex(value)
+
+
+def digest(value: Any) -> str:
+    """``sha256:<64 hex>`` of the canonical bytes: the Pairling ``digest`` format."""
+    return DIGEST_PREFIX + _backend.active().digest_hex(value)

@@ -1,0 +1,99 @@
+"""Findings and reports: the one data model every check of pairling_fast reports with.
+
+The JSON shape (``Report.to_dict``) is versioned by ``REPORT_VERSION`` and documented in
+``docs/reports.md``; CI jobs and later tools depend on it, so fields are only ever added.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any, Literal, Optional
+
+__all__ = ["REPORT_VERSION", "SEVERITIES", "Finding", "Report", "Severity"]
+
+REPORT_VERSION = 1
+
+Severity = Literal["info", "warning", "error"]
+SEVERITIES: tuple[Severity, ...] = ("info", "warning", "error")
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One problem found in a document.
+
+    ``code`` is stable (``PF101``…, see ``docs/findings.md``); ``pointer`` is an RFC 6901 JSON
+    Pointer into the checked document, ``line`` is 1-based (JSONL inputs and syntax errors),
+    ``schema_pointer`` locates the failing keyword in the schema for schema findings.
+    """
+
+    code: str
+    severity: Severity
+    message: str
+    path: Optional[str] = None
+    line: Optional[int] = None
+    pointer: Optional[str] = None
+    schema_pointer: Optional[str] = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "code": self.code,
+            "severity": self.severity,
+            "message": self.message,
+            "path": self.path,
+            "line": self.line,
+            "pointer": self.pointer,
+            "schema_pointer": self.schema_pointer,
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Finding:
+        return cls(
+            code=data["code"],
+            severity=data["severity"],
+            message=data["message"],
+            path=data.get("path"),
+            line=data.get("line"),
+            pointer=data.get("pointer"),
+            schema_pointer=data.get("schema_pointer"),
+        )
+
+    def location(self) -> str:
+        """``file:line`` plus the pointer, for one-line human output."""
+        where = self.path or "<input>"
+        if self.line is not None:
+            where += f":{self.line}"
+        if self.pointer:
+            where += f" {self.pointer}"
+        return where
+
+
+@dataclass
+class Report:
+    """The result of one check: ``ok`` is true when no finding has severity ``error``."""
+
+    findings: list[Finding] = field(default_factory=list)
+    stats: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def ok(self) -> bool:
+        return not any(f.severity == "error" for f in self.findings)
+
+    @property
+    def errors(self) -> list[Finding]:
+        return [f for f in self.findings if f.severity == "error"]
+
+    @property
+    def warnings(self) -> list[Finding]:
+        return [f for f in self.findings if f.severity == "warning"]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "report_version": REPORT_VERSION,
+            "ok": self.ok,
+            "findings": [f.to_dict() for f in self.findings],
+            "stats": self.stats,
+        }
+
+    def to_json(self, *, indent: Optional[int] = None) -> str:
+        return json.dumps(self.to_dict(), indent=indent, ensure_ascii=False, sort_keys=False)

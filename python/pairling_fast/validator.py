@@ -1,0 +1,129 @@
+"""Compiled JSON Schema validators: built once, reused for every instance."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from typing import Any, Optional, Union
+
+from . import _backend
+from .errors import CanonicalizationError, ValidationError
+from .report import Finding, Report
+
+__all__ = ["SCHEMA_VIOLATION", "Validator", "schema_validator"]
+
+SCHEMA_VIOLATION = "PF101"
+
+
+def _violation_finding(raw: _backend.RawViolation) -> Finding:
+    pointer, schema_pointer, _keyword, message = raw
+    return Finding(
+        code=SCHEMA_VIOLATION,
+        severity="error",
+        message=message,
+        pointer=pointer,
+        schema_pointer=schema_pointer,
+    )
+
+
+def json_error_finding(error: CanonicalizationError) -> Finding:
+    """A strict-JSON error (syntax, duplicate key, …) as a finding."""
+    message = error.message
+    if error.line is not None:
+        message += f" (line {error.line}, column {error.column})"
+    return Finding(
+        code=error.code, severity="error", message=message, line=error.line, pointer=error.pointer
+    )
+
+
+class Validator:
+    """A JSON Schema (draft-07 or 2020-12, from ``$schema``) compiled once on the active backend.
+
+    ``validate_formats=None`` follows the draft: draft-07 asserts formats, 2020-12 treats them as
+    annotations. ``resources`` maps URIs to schemas that ``$ref`` may name; any other remote
+    ``$ref`` is refused at construction (``SchemaCompileError`` PF103) — nothing is fetched.
+    """
+
+    def __init__(
+        self,
+        schema: Any,
+        *,
+        validate_formats: Optional[bool] = None,
+        resources: Optional[Mapping[str, Any]] = None,
+    ) -> None:
+        self.schema = schema
+        self.validate_formats = validate_formats
+        self.resources = dict(resources) if resources is not None else None
+        self.backend = _backend.active_name()
+        self._compiled = _backend.active().compile_schema(
+            schema, validate_formats, self.resources
+        )
+
+    @classmethod
+    def _from_compiled(cls, schema_id: str, compiled: _backend.CompiledSchema) -> Validator:
+        self = cls.__new__(cls)
+        self.schema = schema_id
+        self.validate_formats = True
+        self.resources = None
+        self.backend = _backend.active_name()
+        self._compiled = compiled
+        return self
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Rebuilt from its schema (or bundled id) where it is unpickled, e.g. on a Dask worker.
+        if isinstance(self.schema, str):
+            return (schema_validator, (self.schema,))
+        return (
+            _rebuild,
+            (self.schema, self.validate_formats, self.resources),
+        )
+
+    def is_valid(self, instance: Any) -> bool:
+        try:
+            return self._compiled.is_valid(instance)
+        except CanonicalizationError:
+            return False
+
+    def iter_errors(self, instance: Any) -> Iterator[Finding]:
+        """Every reason ``instance`` is invalid, in (pointer, schema_pointer) order."""
+        try:
+            raw = self._compiled.errors(instance)
+        except CanonicalizationError as error:
+            yield json_error_finding(error)
+            return
+        for violation in raw:
+            yield _violation_finding(violation)
+
+    def validate(self, instance: Any) -> None:
+        """Raise ``ValidationError`` (a ``ValueError``) listing every finding, if invalid."""
+        findings = list(self.iter_errors(instance))
+        if findings:
+            raise ValidationError(findings)
+
+    def validate_json(self, data: Union[bytes, str]) -> Report:
+        """Parse JSON text strictly and validate it, without building Python objects first."""
+        try:
+            raw = self._compiled.errors_json(data)
+        except CanonicalizationError as error:
+            return Report(findings=[json_error_finding(error)])
+        return Report(findings=[_violation_finding(v) for v in raw])
+
+
+def _rebuild(
+    schema: Any, validate_formats: Optional[bool], resources: Optional[dict[str, Any]]
+) -> Validator:
+    return Validator(schema, validate_formats=validate_formats, resources=resources)
+
+
+_bundled: dict[tuple[str, str], Validator] = {}
+
+
+def schema_validator(schema_id: str) -> Validator:
+    """The validator of a bundled schema id (``pairling_fast.schemas.ids()``), formats asserted."""
+    key = (_backend.active_name(), schema_id)
+    cached = _bundled.get(key)
+    if cached is None:
+        if schema_id not in _backend.active().bundled_schema_ids():
+            raise KeyError(f"unknown schema id {schema_id!r}; see pairling_fast.schemas.ids()")
+        compiled = _backend.active().bundled_validator(schema_id)
+        cached = _bundled[key] = Validator._from_compiled(schema_id, compiled)
+    return cached

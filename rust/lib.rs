@@ -1,0 +1,269 @@
+//! pairling_fast core: strict JSON parsing, RFC 8785 digests, JSON Schema validation and the
+//! document checks built on them. Every module is plain Rust (`cargo test` needs no Python); the
+//! PyO3 glue below and in `pyvalue.rs` is compiled only with the `python` feature.
+
+pub mod canonical;
+pub mod parse;
+pub mod report;
+pub mod validate;
+
+#[cfg(feature = "python")]
+mod pyvalue;
+
+#[cfg(feature = "python")]
+mod python {
+    use std::panic::{catch_unwind, AssertUnwindSafe};
+    use std::sync::Arc;
+
+    use pyo3::exceptions::PyTypeError;
+    use pyo3::prelude::*;
+    use pyo3::sync::GILOnceCell;
+    use pyo3::types::{PyBytes, PyDict, PyString};
+
+    use crate::canonical::{self, CanonicalizationError};
+    use crate::parse::{self, JsonError};
+    use crate::pyvalue::{to_python, to_value};
+    use crate::validate::{self, CompileError, CompileOptions, SchemaValidator, SchemaViolation};
+
+    static ERRORS_MODULE: GILOnceCell<Py<PyModule>> = GILOnceCell::new();
+
+    /// The Python exception classes live in `pairling_fast.errors`, shared with the fallback.
+    fn error_class<'py>(py: Python<'py>, name: &str) -> PyResult<Bound<'py, PyAny>> {
+        let module = ERRORS_MODULE.get_or_try_init(py, || {
+            Ok::<_, PyErr>(py.import("pairling_fast.errors")?.unbind())
+        })?;
+        module.bind(py).getattr(name)
+    }
+
+    fn raise(py: Python<'_>, class: &str, args: impl IntoPyObject<'_, Target = pyo3::types::PyTuple>) -> PyErr {
+        match error_class(py, class).and_then(|cls| cls.call1(args)) {
+            Ok(instance) => PyErr::from_value(instance),
+            Err(error) => error,
+        }
+    }
+
+    fn canonicalization_error(py: Python<'_>, error: CanonicalizationError) -> PyErr {
+        let none: Option<usize> = None;
+        raise(py, "CanonicalizationError", (error.code, error.message, error.pointer, none, none))
+    }
+
+    fn json_error(py: Python<'_>, error: JsonError) -> PyErr {
+        raise(
+            py,
+            "CanonicalizationError",
+            (error.code, error.message, error.pointer, Some(error.line), Some(error.column)),
+        )
+    }
+
+    fn compile_error(py: Python<'_>, error: CompileError) -> PyErr {
+        raise(py, "SchemaCompileError", (error.code, error.message, error.schema_pointer))
+    }
+
+    /// Runs `work`, turning a Rust panic into `pairling_fast.InternalError` instead of letting it
+    /// cross the FFI boundary as PyO3's `PanicException` (a BaseException users cannot catch sanely).
+    fn guarded<T>(py: Python<'_>, context: &str, work: impl FnOnce() -> PyResult<T>) -> PyResult<T> {
+        match catch_unwind(AssertUnwindSafe(work)) {
+            Ok(result) => result,
+            Err(payload) => {
+                let detail = payload
+                    .downcast_ref::<&str>()
+                    .map(|s| s.to_string())
+                    .or_else(|| payload.downcast_ref::<String>().cloned())
+                    .unwrap_or_else(|| "unknown panic".to_string());
+                Err(raise(py, "InternalError", (format!("{context}: {detail}"),)))
+            }
+        }
+    }
+
+    /// JSON text from Python: `bytes` are taken as they are, `str` as its UTF-8 encoding.
+    fn text_bytes<'a>(data: &'a Bound<'_, PyAny>) -> PyResult<std::borrow::Cow<'a, [u8]>> {
+        if let Ok(bytes) = data.downcast::<PyBytes>() {
+            return Ok(std::borrow::Cow::Borrowed(bytes.as_bytes()));
+        }
+        if let Ok(text) = data.downcast::<PyString>() {
+            if let Ok(utf8) = text.to_cow() {
+                return Ok(std::borrow::Cow::Owned(utf8.into_owned().into_bytes()));
+            }
+            // Lone surrogates: encode them as-is so the parser reports the bytes as not UTF-8
+            // (PF003), exactly as the fallback does with `str.encode("utf-8", "surrogatepass")`.
+            let encoded = text.call_method1("encode", ("utf-8", "surrogatepass"))?;
+            return Ok(std::borrow::Cow::Owned(encoded.downcast::<PyBytes>()?.as_bytes().to_vec()));
+        }
+        Err(PyTypeError::new_err(format!(
+            "expected JSON text as bytes or str, got {}",
+            data.get_type().name()?
+        )))
+    }
+
+    fn parse_text(py: Python<'_>, data: &Bound<'_, PyAny>) -> PyResult<serde_json::Value> {
+        let bytes = text_bytes(data)?;
+        py.allow_threads(|| parse::parse_strict(&bytes)).map_err(|e| json_error(py, e))
+    }
+
+    fn python_value(py: Python<'_>, value: &Bound<'_, PyAny>) -> PyResult<serde_json::Value> {
+        to_value(value).map_err(|e| canonicalization_error(py, e))
+    }
+
+    #[pyfunction]
+    fn parse_json(py: Python<'_>, data: &Bound<'_, PyAny>) -> PyResult<PyObject> {
+        guarded(py, "parse_json", || {
+            let value = parse_text(py, data)?;
+            to_python(py, &value)
+        })
+    }
+
+    #[pyfunction]
+    fn canonicalize<'py>(py: Python<'py>, value: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyBytes>> {
+        guarded(py, "canonicalize", || {
+            let value = python_value(py, value)?;
+            let bytes = py
+                .allow_threads(|| canonical::canonicalize(&value))
+                .map_err(|e| canonicalization_error(py, e))?;
+            Ok(PyBytes::new(py, &bytes))
+        })
+    }
+
+    #[pyfunction]
+    fn canonicalize_json<'py>(py: Python<'py>, data: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyBytes>> {
+        guarded(py, "canonicalize_json", || {
+            let value = parse_text(py, data)?;
+            let bytes = py
+                .allow_threads(|| canonical::canonicalize(&value))
+                .map_err(|e| canonicalization_error(py, e))?;
+            Ok(PyBytes::new(py, &bytes))
+        })
+    }
+
+    #[pyfunction]
+    fn digest_hex(py: Python<'_>, value: &Bound<'_, PyAny>) -> PyResult<String> {
+        guarded(py, "digest_hex", || {
+            let value = python_value(py, value)?;
+            py.allow_threads(|| canonical::digest_hex(&value))
+                .map_err(|e| canonicalization_error(py, e))
+        })
+    }
+
+    enum Compiled {
+        Bundled(&'static SchemaValidator),
+        Owned(Arc<SchemaValidator>),
+    }
+
+    impl std::ops::Deref for Compiled {
+        type Target = SchemaValidator;
+        fn deref(&self) -> &SchemaValidator {
+            match self {
+                Compiled::Bundled(validator) => validator,
+                Compiled::Owned(validator) => validator,
+            }
+        }
+    }
+
+    /// A schema compiled once by the core; `pairling_fast.Validator` wraps it.
+    #[pyclass(frozen, module = "pairling_fast._core")]
+    struct CompiledSchema {
+        inner: Compiled,
+    }
+
+    type RawViolation = (String, String, String, String);
+
+    fn raw(violations: Vec<SchemaViolation>) -> Vec<RawViolation> {
+        violations
+            .into_iter()
+            .map(|v| (v.pointer, v.schema_pointer, v.keyword, v.message))
+            .collect()
+    }
+
+    #[pymethods]
+    impl CompiledSchema {
+        fn is_valid(&self, py: Python<'_>, instance: &Bound<'_, PyAny>) -> PyResult<bool> {
+            guarded(py, "is_valid", || {
+                let value = python_value(py, instance)?;
+                Ok(self.inner.is_valid(&value))
+            })
+        }
+
+        fn errors(&self, py: Python<'_>, instance: &Bound<'_, PyAny>) -> PyResult<Vec<RawViolation>> {
+            guarded(py, "errors", || {
+                let value = python_value(py, instance)?;
+                Ok(raw(py.allow_threads(|| self.inner.violations(&value))))
+            })
+        }
+
+        fn errors_json(&self, py: Python<'_>, data: &Bound<'_, PyAny>) -> PyResult<Vec<RawViolation>> {
+            guarded(py, "errors_json", || {
+                let bytes = text_bytes(data)?;
+                let inner = &*self.inner;
+                let outcome = py.allow_threads(|| parse::parse_strict(&bytes).map(|v| inner.violations(&v)));
+                outcome.map(raw).map_err(|e| json_error(py, e))
+            })
+        }
+    }
+
+    #[pyfunction]
+    #[pyo3(signature = (schema, validate_formats=None, resources=None))]
+    fn compile_schema(
+        py: Python<'_>,
+        schema: &Bound<'_, PyAny>,
+        validate_formats: Option<bool>,
+        resources: Option<&Bound<'_, PyDict>>,
+    ) -> PyResult<CompiledSchema> {
+        guarded(py, "compile_schema", || {
+            let schema = python_value(py, schema)?;
+            let mut options = CompileOptions { validate_formats, resources: Vec::new() };
+            if let Some(resources) = resources {
+                for (uri, document) in resources.iter() {
+                    options.resources.push((uri.extract::<String>()?, python_value(py, &document)?));
+                }
+            }
+            let validator = py
+                .allow_threads(|| SchemaValidator::compile(&schema, &options))
+                .map_err(|e| compile_error(py, e))?;
+            Ok(CompiledSchema { inner: Compiled::Owned(Arc::new(validator)) })
+        })
+    }
+
+    #[pyfunction]
+    fn bundled_schema_ids() -> Vec<&'static str> {
+        validate::bundled_ids()
+    }
+
+    #[pyfunction]
+    fn bundled_validator(py: Python<'_>, schema_id: &str) -> PyResult<CompiledSchema> {
+        guarded(py, "bundled_validator", || {
+            let validator = py.allow_threads(|| validate::bundled_validator(schema_id));
+            validator
+                .map(|v| CompiledSchema { inner: Compiled::Bundled(v) })
+                .ok_or_else(|| pyo3::exceptions::PyKeyError::new_err(schema_id.to_string()))
+        })
+    }
+
+    #[pyfunction]
+    fn build_info(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
+        let info = PyDict::new(py);
+        info.set_item("crate_version", env!("CARGO_PKG_VERSION"))?;
+        let dependencies = PyDict::new(py);
+        for pair in env!("PAIRLING_FAST_DEPENDENCIES").split(',').filter(|p| !p.is_empty()) {
+            if let Some((name, version)) = pair.split_once('=') {
+                dependencies.set_item(name, version)?;
+            }
+        }
+        info.set_item("dependencies", dependencies)?;
+        info.set_item("debug", cfg!(debug_assertions))?;
+        info.set_item("parallelism", rayon::current_num_threads())?;
+        Ok(info)
+    }
+
+    #[pymodule]
+    fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+        m.add_function(wrap_pyfunction!(parse_json, m)?)?;
+        m.add_function(wrap_pyfunction!(canonicalize, m)?)?;
+        m.add_function(wrap_pyfunction!(canonicalize_json, m)?)?;
+        m.add_function(wrap_pyfunction!(digest_hex, m)?)?;
+        m.add_function(wrap_pyfunction!(compile_schema, m)?)?;
+        m.add_function(wrap_pyfunction!(bundled_schema_ids, m)?)?;
+        m.add_function(wrap_pyfunction!(bundled_validator, m)?)?;
+        m.add_function(wrap_pyfunction!(build_info, m)?)?;
+        m.add_class::<CompiledSchema>()?;
+        Ok(())
+    }
+}

@@ -1,0 +1,112 @@
+//! Findings: the one data model every check in the core reports with.
+//!
+//! A check never fails with an error type of its own; it returns `Finding`s. The Python layer turns
+//! them into `pairling_fast.Finding` objects, and the pure-Python fallback builds the same ones, so
+//! reports from both backends compare field by field. Codes are documented in `docs/findings.md`.
+
+use crate::canonical::CanonicalizationError;
+use crate::parse::JsonError;
+use crate::validate::SchemaViolation;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Severity {
+    Info,
+    Warning,
+    Error,
+}
+
+impl Severity {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Info => "info",
+            Severity::Warning => "warning",
+            Severity::Error => "error",
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Finding {
+    pub code: &'static str,
+    pub severity: Severity,
+    pub message: String,
+    /// 1-based line, for line-oriented inputs (JSONL) and for syntax errors in whole documents.
+    pub line: Option<u64>,
+    /// RFC 6901 pointer into the instance.
+    pub pointer: Option<String>,
+    /// RFC 6901 pointer to the failing keyword in the schema document, for schema findings.
+    pub schema_pointer: Option<String>,
+}
+
+impl Finding {
+    pub fn new(code: &'static str, severity: Severity, message: impl Into<String>) -> Self {
+        Finding {
+            code,
+            severity,
+            message: message.into(),
+            line: None,
+            pointer: None,
+            schema_pointer: None,
+        }
+    }
+
+    pub fn error(code: &'static str, message: impl Into<String>) -> Self {
+        Finding::new(code, Severity::Error, message)
+    }
+
+    pub fn warning(code: &'static str, message: impl Into<String>) -> Self {
+        Finding::new(code, Severity::Warning, message)
+    }
+
+    pub fn info(code: &'static str, message: impl Into<String>) -> Self {
+        Finding::new(code, Severity::Info, message)
+    }
+
+    pub fn at(mut self, pointer: impl Into<String>) -> Self {
+        self.pointer = Some(pointer.into());
+        self
+    }
+
+    pub fn on_line(mut self, line: u64) -> Self {
+        self.line = Some(line);
+        self
+    }
+
+    pub fn is_error(&self) -> bool {
+        self.severity == Severity::Error
+    }
+}
+
+/// Schema violations all share one code; the keyword and schema pointer say which rule failed.
+pub const SCHEMA_VIOLATION: &str = "PF101";
+
+impl From<SchemaViolation> for Finding {
+    fn from(violation: SchemaViolation) -> Self {
+        Finding {
+            code: SCHEMA_VIOLATION,
+            severity: Severity::Error,
+            message: violation.message,
+            line: None,
+            pointer: Some(violation.pointer),
+            schema_pointer: Some(violation.schema_pointer),
+        }
+    }
+}
+
+impl From<JsonError> for Finding {
+    /// A whole-document parse error keeps the line where it was found; the column goes in the message.
+    fn from(error: JsonError) -> Self {
+        Finding::error(
+            error.code,
+            format!("{} (line {}, column {})", error.message, error.line, error.column),
+        )
+        .at(error.pointer)
+        .on_line(error.line as u64)
+    }
+}
+
+impl From<CanonicalizationError> for Finding {
+    fn from(error: CanonicalizationError) -> Self {
+        Finding::error(error.code, error.message).at(error.pointer)
+    }
+}

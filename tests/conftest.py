@@ -1,0 +1,24 @@
+"""Every behaviour test runs on both backends: parity is the default, not an extra."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from pairling_fast import _backend
+
+DATA = Path(__file__).with_name("data")
+
+
+@pytest.fixture(params=_backend.BACKENDS)
+def backend(request: pytest.FixtureRequest) -> Iterator[_backend.Engine]:
+    """The engine of each backend in turn, also made the active one for the public API."""
+    with _backend.use(request.param) as engine:
+        yield engine
+
+
+@pytest.fixture
+def data_dir() -> Path:
+    return DATA
