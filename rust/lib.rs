@@ -166,6 +166,18 @@ mod python {
 
     type RawViolation = (String, String, String, String);
 
+    /// A finding as the tuple `pairling_fast.report.Finding.from_raw` takes:
+    /// (code, severity, message, line, pointer, schema_pointer).
+    type RawFinding = (&'static str, &'static str, String, Option<u64>, Option<String>, Option<String>);
+
+    #[allow(dead_code)] // used by the document checks' glue
+    fn raw_findings(findings: Vec<crate::report::Finding>) -> Vec<RawFinding> {
+        findings
+            .into_iter()
+            .map(|f| (f.code, f.severity.as_str(), f.message, f.line, f.pointer, f.schema_pointer))
+            .collect()
+    }
+
     fn raw(violations: Vec<SchemaViolation>) -> Vec<RawViolation> {
         violations
             .into_iter()

@@ -10,11 +10,14 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Literal, Optional
 
-__all__ = ["REPORT_VERSION", "SEVERITIES", "Finding", "Report", "Severity"]
+__all__ = ["REPORT_VERSION", "SEVERITIES", "Finding", "RawFinding", "Report", "Severity"]
 
 REPORT_VERSION = 1
 
 Severity = Literal["info", "warning", "error"]
+
+RawFinding = tuple[str, Severity, str, Optional[int], Optional[str], Optional[str]]
+"""A finding as both engines return it: (code, severity, message, line, pointer, schema_pointer)."""
 SEVERITIES: tuple[Severity, ...] = ("info", "warning", "error")
 
 
@@ -45,6 +48,12 @@ class Finding:
             "pointer": self.pointer,
             "schema_pointer": self.schema_pointer,
         }
+
+    @classmethod
+    def from_raw(cls, raw: RawFinding, path: Optional[str] = None) -> Finding:
+        """From the engine's tuple (code, severity, message, line, pointer, schema_pointer)."""
+        code, severity, message, line, pointer, schema_pointer = raw
+        return cls(code, severity, message, path, line, pointer, schema_pointer)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Finding:
