@@ -11,9 +11,9 @@ use std::fmt;
 use serde_json::{Number, Value};
 use sha2::{Digest, Sha256};
 
-use crate::parse::{UnwindingPointer, MAX_DEPTH, TOO_DEEP};
+use crate::parse::{UnwindingPointer, MAX_DEPTH, STRING_SPECIAL, TOO_DEEP};
 
-const MAX_SAFE_INTEGER: u64 = (1 << 53) - 1;
+pub(crate) const MAX_SAFE_INTEGER: u64 = (1 << 53) - 1;
 
 /// A value without an RFC 8785 canonical form.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -54,6 +54,62 @@ impl ByteSink for Sha256 {
     }
 }
 
+/// A sha256 fed through a buffer: canonical output comes in many tiny pieces (`,` `:` `"`), and
+/// one `Sha256::update` per piece costs more than copying the pieces into a buffer first.
+pub struct BufferedSha256 {
+    hasher: Sha256,
+    buffer: [u8; HASH_BUFFER],
+    buffered: usize,
+}
+
+const HASH_BUFFER: usize = 4 << 10;
+
+impl BufferedSha256 {
+    pub fn new() -> Self {
+        Self {
+            hasher: Sha256::new(),
+            buffer: [0; HASH_BUFFER],
+            buffered: 0,
+        }
+    }
+
+    /// Lowercase hex of the sha256 of everything put.
+    pub fn hex(mut self) -> String {
+        self.hasher.update(&self.buffer[..self.buffered]);
+        let mut text = String::with_capacity(64);
+        for byte in self.hasher.finalize() {
+            text.push(char::from(HEX[usize::from(byte >> 4)]));
+            text.push(char::from(HEX[usize::from(byte & 0xf)]));
+        }
+        text
+    }
+}
+
+impl Default for BufferedSha256 {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl ByteSink for BufferedSha256 {
+    #[inline]
+    fn put(&mut self, bytes: &[u8]) {
+        let end = self.buffered + bytes.len();
+        if end <= HASH_BUFFER {
+            self.buffer[self.buffered..end].copy_from_slice(bytes);
+            self.buffered = end;
+            return;
+        }
+        self.hasher.update(&self.buffer[..self.buffered]);
+        self.buffered = 0;
+        if bytes.len() > HASH_BUFFER {
+            self.hasher.update(bytes);
+        } else {
+            self.put(bytes);
+        }
+    }
+}
+
 /// Writes the canonical form of `value` into `sink`. On error the sink holds a partial prefix.
 pub fn write_canonical<S: ByteSink + ?Sized>(
     value: &Value,
@@ -77,38 +133,29 @@ pub fn canonicalize(value: &Value) -> Result<Vec<u8>, CanonicalizationError> {
 
 /// Lowercase hex sha256 of the canonical bytes of `value`.
 pub fn digest_hex(value: &Value) -> Result<String, CanonicalizationError> {
-    let mut hasher = Sha256::new();
+    let mut hasher = BufferedSha256::new();
     write_canonical(value, &mut hasher)?;
-    Ok(hasher
-        .finalize()
-        .iter()
-        .map(|byte| format!("{byte:02x}"))
-        .collect())
+    Ok(hasher.hex())
 }
 
+const HEX: &[u8; 16] = b"0123456789abcdef";
+
 /// Orders strings by their UTF-16 code units, as RFC 8785 requires. UTF-8 byte order agrees
-/// except where a character above U+FFFF meets one in U+E000..=U+FFFF, so only the first
-/// differing characters are compared in UTF-16.
+/// except where a character above U+FFFF (lead byte F0..F4; a surrogate pair in UTF-16) meets one
+/// in U+E000..=U+FFFF (lead byte EE or EF), so only the first differing byte decides, and only
+/// that one pair of lead bytes is reversed. (A differing continuation byte means equal lead bytes.)
 pub fn cmp_utf16(left: &str, right: &str) -> Ordering {
-    let common = left
-        .bytes()
-        .zip(right.bytes())
-        .take_while(|(l, r)| l == r)
-        .count();
-    let mut boundary = common;
-    while !left.is_char_boundary(boundary) {
-        boundary -= 1;
-    }
-    let first_unit = |c: char| {
-        let mut units = [0u16; 2];
-        c.encode_utf16(&mut units)[0]
-    };
-    match (
-        left[boundary..].chars().next(),
-        right[boundary..].chars().next(),
-    ) {
-        (Some(l), Some(r)) => first_unit(l).cmp(&first_unit(r)).then(l.cmp(&r)),
-        (l, r) => l.is_some().cmp(&r.is_some()),
+    let (left, right) = (left.as_bytes(), right.as_bytes());
+    match left.iter().zip(right).position(|(l, r)| l != r) {
+        None => left.len().cmp(&right.len()),
+        Some(index) => {
+            let (l, r) = (left[index], right[index]);
+            if l >= 0xEE && r >= 0xEE && (l >= 0xF0) != (r >= 0xF0) {
+                r.cmp(&l)
+            } else {
+                l.cmp(&r)
+            }
+        }
     }
 }
 
@@ -162,7 +209,7 @@ impl<S: ByteSink + ?Sized> Writer<'_, S> {
             Value::Bool(true) => self.sink.put(b"true"),
             Value::Bool(false) => self.sink.put(b"false"),
             Value::Number(number) => self.number(number)?,
-            Value::String(string) => self.string(string),
+            Value::String(string) => write_string(self.sink, string),
             Value::Array(items) => {
                 let depth = enter(depth)?;
                 self.sink.put(b"[");
@@ -183,7 +230,7 @@ impl<S: ByteSink + ?Sized> Writer<'_, S> {
                     if index > 0 {
                         self.sink.put(b",");
                     }
-                    self.string(key);
+                    write_string(self.sink, key);
                     self.sink.put(b":");
                     self.value(item, depth).map_err(|f| f.within_key(key))?;
                 }
@@ -194,64 +241,98 @@ impl<S: ByteSink + ?Sized> Writer<'_, S> {
     }
 
     fn number(&mut self, number: &Number) -> Written {
-        let exact = match (number.as_u64(), number.as_i64()) {
-            (Some(unsigned), _) => (unsigned <= MAX_SAFE_INTEGER).then_some(unsigned as f64),
-            (None, Some(signed)) => {
-                (signed.unsigned_abs() <= MAX_SAFE_INTEGER).then_some(signed as f64)
-            }
+        let safe = |magnitude: u64| magnitude <= MAX_SAFE_INTEGER;
+        match (number.as_u64(), number.as_i64()) {
+            (Some(unsigned), _) if safe(unsigned) => write_integer(self.sink, unsigned as i64),
+            (None, Some(signed)) if safe(signed.unsigned_abs()) => write_integer(self.sink, signed),
             // serde_json numbers that are neither u64 nor i64 are finite f64.
-            (None, None) => number.as_f64(),
-        };
-        let Some(float) = exact else {
-            return Err(Box::new(Failure {
-                code: "PF005",
-                message: "integer beyond ±(2^53-1) has no exact canonical form",
-                pointer: Some(UnwindingPointer::default()),
-            }));
-        };
-        // ECMAScript prints -0 as "0"; adding +0.0 turns -0.0 into +0.0 and changes nothing else.
-        self.sink
-            .put(self.numbers.format_finite(float + 0.0).as_bytes());
+            (None, None) => {
+                write_finite(self.sink, &mut self.numbers, number.as_f64().unwrap_or(0.0))
+            }
+            _ => {
+                return Err(Box::new(Failure {
+                    code: "PF005",
+                    message: "integer beyond ±(2^53-1) has no exact canonical form",
+                    pointer: Some(UnwindingPointer::default()),
+                }))
+            }
+        }
         Ok(())
     }
+}
 
-    /// JCS string escaping: `"` and `\` and the C0 controls only (short forms where JSON has
-    /// them, else lowercase `\u00xx`); everything else, U+007F and U+2028 included, is literal.
-    fn string(&mut self, string: &str) {
-        const HEX: &[u8; 16] = b"0123456789abcdef";
-        let bytes = string.as_bytes();
-        self.sink.put(b"\"");
-        let mut chunk_start = 0;
-        for (index, &byte) in bytes.iter().enumerate() {
-            let unicode_escape;
-            let escaped: &[u8] = match byte {
-                b'"' => b"\\\"",
-                b'\\' => b"\\\\",
-                0x08 => b"\\b",
-                0x0c => b"\\f",
-                b'\n' => b"\\n",
-                b'\r' => b"\\r",
-                b'\t' => b"\\t",
-                0x00..=0x1f => {
-                    unicode_escape = [
-                        b'\\',
-                        b'u',
-                        b'0',
-                        b'0',
-                        HEX[usize::from(byte >> 4)],
-                        HEX[usize::from(byte & 0xf)],
-                    ];
-                    &unicode_escape
-                }
-                _ => continue,
-            };
-            self.sink.put(&bytes[chunk_start..index]);
-            self.sink.put(escaped);
-            chunk_start = index + 1;
+/// Writes an integer within ±(2^53-1): its plain decimal digits, as ECMAScript prints it (every
+/// such integer is an exact f64 below 1e21), without the float formatter's work.
+pub(crate) fn write_integer<S: ByteSink + ?Sized>(sink: &mut S, integer: i64) {
+    let mut text = [0u8; 20];
+    let mut start = text.len();
+    let mut magnitude = integer.unsigned_abs();
+    loop {
+        start -= 1;
+        text[start] = b'0' + (magnitude % 10) as u8;
+        magnitude /= 10;
+        if magnitude == 0 {
+            break;
         }
-        self.sink.put(&bytes[chunk_start..]);
-        self.sink.put(b"\"");
     }
+    if integer < 0 {
+        start -= 1;
+        text[start] = b'-';
+    }
+    sink.put(&text[start..]);
+}
+
+/// Writes a finite number as ECMAScript's `Number.prototype.toString` does.
+pub(crate) fn write_finite<S: ByteSink + ?Sized>(
+    sink: &mut S,
+    numbers: &mut ryu_js::Buffer,
+    float: f64,
+) {
+    // ECMAScript prints -0 as "0"; adding +0.0 turns -0.0 into +0.0 and changes nothing else.
+    sink.put(numbers.format_finite(float + 0.0).as_bytes());
+}
+
+/// JCS string escaping: `"` and `\\` and the C0 controls only (short forms where JSON has them,
+/// else lowercase `\\u00xx`); everything else, U+007F and U+2028 included, is literal.
+#[inline]
+pub(crate) fn write_string<S: ByteSink + ?Sized>(sink: &mut S, string: &str) {
+    let bytes = string.as_bytes();
+    sink.put(b"\"");
+    let mut chunk_start = 0;
+    // Most strings need no escape at all: one table lookup per byte finds the next one.
+    while let Some(offset) = bytes[chunk_start..]
+        .iter()
+        .position(|&byte| STRING_SPECIAL[usize::from(byte)])
+    {
+        let index = chunk_start + offset;
+        let byte = bytes[index];
+        let unicode_escape;
+        let escaped: &[u8] = match byte {
+            b'"' => b"\\\"",
+            b'\\' => b"\\\\",
+            0x08 => b"\\b",
+            0x0c => b"\\f",
+            b'\n' => b"\\n",
+            b'\r' => b"\\r",
+            b'\t' => b"\\t",
+            _ => {
+                unicode_escape = [
+                    b'\\',
+                    b'u',
+                    b'0',
+                    b'0',
+                    HEX[usize::from(byte >> 4)],
+                    HEX[usize::from(byte & 0xf)],
+                ];
+                &unicode_escape
+            }
+        };
+        sink.put(&bytes[chunk_start..index]);
+        sink.put(escaped);
+        chunk_start = index + 1;
+    }
+    sink.put(&bytes[chunk_start..]);
+    sink.put(b"\"");
 }
 
 /// The depth inside a container entered at `depth`, or PF008 past [`MAX_DEPTH`].
@@ -369,6 +450,30 @@ mod tests {
         }
         assert!(canonicalize(&deep).is_ok());
         assert_eq!(failure(&json!({"a": deep})), ("PF008", String::new()));
+    }
+
+    #[test]
+    fn integers_print_their_plain_digits() {
+        let max = MAX_SAFE_INTEGER as i64;
+        for integer in [0, 7, -7, 10, -10, 1_234_567_890, max, -max] {
+            let mut text = Vec::new();
+            write_integer(&mut text, integer);
+            assert_eq!(text, integer.to_string().into_bytes());
+        }
+    }
+
+    #[test]
+    fn buffered_digest_is_the_digest_of_the_bytes_across_buffer_boundaries() {
+        let value = json!({
+            "long": "x".repeat(3 * HASH_BUFFER + 17),
+            "many": (0..3000).collect::<Vec<u32>>(),
+            "fits": "y".repeat(HASH_BUFFER - 1),
+        });
+        let expected: String = Sha256::digest(canonicalize(&value).unwrap())
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect();
+        assert_eq!(digest_hex(&value).unwrap(), expected);
     }
 
     #[test]

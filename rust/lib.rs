@@ -22,7 +22,7 @@ mod python {
 
     use crate::canonical::{self, CanonicalizationError};
     use crate::parse::{self, JsonError};
-    use crate::pyvalue::{to_python, to_value};
+    use crate::pyvalue::{self, to_python, to_value};
     use crate::validate::{self, CompileError, CompileOptions, SchemaValidator, SchemaViolation};
 
     static ERRORS_MODULE: GILOnceCell<Py<PyModule>> = GILOnceCell::new();
@@ -143,10 +143,7 @@ mod python {
         value: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, PyBytes>> {
         guarded(py, "canonicalize", || {
-            let value = python_value(py, value)?;
-            let bytes = py
-                .allow_threads(|| canonical::canonicalize(&value))
-                .map_err(|e| canonicalization_error(py, e))?;
+            let bytes = pyvalue::canonicalize(value).map_err(|e| canonicalization_error(py, e))?;
             Ok(PyBytes::new(py, &bytes))
         })
     }
@@ -168,9 +165,7 @@ mod python {
     #[pyfunction]
     fn digest_hex(py: Python<'_>, value: &Bound<'_, PyAny>) -> PyResult<String> {
         guarded(py, "digest_hex", || {
-            let value = python_value(py, value)?;
-            py.allow_threads(|| canonical::digest_hex(&value))
-                .map_err(|e| canonicalization_error(py, e))
+            pyvalue::digest_hex(value).map_err(|e| canonicalization_error(py, e))
         })
     }
 

@@ -435,9 +435,10 @@ impl<'a> Parser<'a> {
         let mut chunk_start = quote + 1;
         let mut pos = chunk_start;
         loop {
-            while pos < bytes.len() && !matches!(bytes[pos], b'"' | b'\\' | 0x00..=0x1f) {
-                pos += 1;
-            }
+            pos += bytes[pos..]
+                .iter()
+                .position(|&byte| STRING_SPECIAL[usize::from(byte)])
+                .unwrap_or(bytes.len() - pos);
             match bytes.get(pos) {
                 Some(b'"') => {
                     decoded.push_str(&self.text[chunk_start..pos]);
@@ -519,6 +520,20 @@ impl<'a> Parser<'a> {
             .ok_or_else(|| Failure::text("PF001", INVALID_UNICODE_ESCAPE, u_pos))
     }
 }
+
+/// The bytes that end a run of literal string content, in JSON text (`"`, `\\`, the C0 controls,
+/// which are errors) and equally in canonical output, where exactly these are escaped.
+pub(crate) const STRING_SPECIAL: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut byte = 0;
+    while byte < 0x20 {
+        table[byte] = true;
+        byte += 1;
+    }
+    table[b'"' as usize] = true;
+    table[b'\\' as usize] = true;
+    table
+};
 
 fn skip_digits(bytes: &[u8], mut pos: usize) -> usize {
     while bytes.get(pos).is_some_and(u8::is_ascii_digit) {

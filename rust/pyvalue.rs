@@ -1,12 +1,57 @@
 //! Python objects ⇄ `serde_json::Value`, enforcing the JSON value model of
-//! `docs/architecture.md` with the same codes and pointers as `_fallback/parse.py::check_value`.
+//! `docs/architecture.md` with the same codes and pointers as `_fallback/parse.py::check_value`,
+//! and the canonical form (RFC 8785) of Python objects written without building a `Value`.
 
+use std::os::raw::c_char;
+
+use pyo3::ffi;
 use pyo3::prelude::*;
+use pyo3::type_object::PyTypeInfo;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 use serde_json::{Map, Number, Value};
 
-use crate::canonical::CanonicalizationError;
+use crate::canonical::{
+    self, cmp_utf16, write_finite, write_integer, write_string, BufferedSha256, ByteSink,
+    CanonicalizationError, MAX_SAFE_INTEGER,
+};
 use crate::parse::{escape_pointer_token, LONE_SURROGATE, MAX_DEPTH, NOT_FINITE, TOO_DEEP};
+
+extern "C" {
+    // pyo3 declares it only for Python >= 3.10 under abi3 (it joined the stable ABI then); every
+    // CPython 3 exports it, and without it each str would be copied through a temporary bytes
+    // object (pyo3's `to_cow` on abi3-py39).
+    fn PyUnicode_AsUTF8AndSize(
+        unicode: *mut ffi::PyObject,
+        size: *mut ffi::Py_ssize_t,
+    ) -> *const c_char;
+}
+
+/// The UTF-8 text of a Python str, borrowed from the str itself (CPython keeps it with the object),
+/// or `None` for a str with lone surrogates, which has no UTF-8 form.
+fn utf8_of<'a>(string: &'a Bound<'_, PyString>) -> Option<&'a str> {
+    // SAFETY: `string` is a live str, borrowed for 'a.
+    unsafe { utf8_at(string.as_ptr()) }
+}
+
+/// [`utf8_of`] for a str pointer.
+///
+/// # Safety
+/// `string` must point to a live str that outlives 'a; the GIL must be held.
+unsafe fn utf8_at<'a>(string: *mut ffi::PyObject) -> Option<&'a str> {
+    let mut size: ffi::Py_ssize_t = 0;
+    let data = PyUnicode_AsUTF8AndSize(string, &mut size);
+    if data.is_null() {
+        // The UnicodeEncodeError is not ours to raise: the caller reports PF004 instead.
+        ffi::PyErr_Clear();
+        return None;
+    }
+    let length = usize::try_from(size).ok()?;
+    // CPython guarantees `length` bytes of valid UTF-8 at `data`, kept with the str.
+    Some(std::str::from_utf8_unchecked(std::slice::from_raw_parts(
+        data.cast::<u8>(),
+        length,
+    )))
+}
 
 /// A conversion failure; the pointer is collected in reverse while the error unwinds, so the
 /// success path never builds one.
@@ -55,10 +100,9 @@ pub fn to_value(object: &Bound<'_, PyAny>) -> Result<Value, CanonicalizationErro
 
 /// The text of a Python str; one with lone surrogates is PF004 (it has no UTF-8 form).
 fn text_of(string: &Bound<'_, PyString>) -> Result<String, Unconvertible> {
-    string
-        .to_cow()
-        .map(|text| text.into_owned())
-        .map_err(|_| Unconvertible::new("PF004", LONE_SURROGATE))
+    utf8_of(string)
+        .map(str::to_owned)
+        .ok_or_else(|| Unconvertible::new("PF004", LONE_SURROGATE))
 }
 
 /// A key for a pointer even when it cannot be UTF-8: each lone surrogate becomes one U+FFFD, as in
@@ -166,6 +210,152 @@ fn convert_items<'py>(
         array.push(convert(&item, depth).map_err(|e| e.inside(index.to_string()))?);
     }
     Ok(Value::Array(array))
+}
+
+/// The canonical bytes of a Python value.
+pub fn canonicalize(object: &Bound<'_, PyAny>) -> Result<Vec<u8>, CanonicalizationError> {
+    canonical_into(object, Vec::new)
+}
+
+/// Lowercase hex sha256 of the canonical bytes of a Python value.
+pub fn digest_hex(object: &Bound<'_, PyAny>) -> Result<String, CanonicalizationError> {
+    canonical_into(object, BufferedSha256::new).map(BufferedSha256::hex)
+}
+
+/// Writes the canonical form of `object` into a `fresh()` sink straight from the Python objects.
+/// Anything unusual (a value-model defect, an integer beyond ±(2^53-1), too deep) stops that
+/// writer, and the value is then converted and canonicalized the exact way, so errors keep their
+/// ranking (value-model defects in document order first, then PF005 in canonical order) and
+/// pointers without the fast path knowing those rules.
+fn canonical_into<S: ByteSink>(
+    object: &Bound<'_, PyAny>,
+    fresh: impl Fn() -> S,
+) -> Result<S, CanonicalizationError> {
+    let mut writer = DirectWriter {
+        sink: fresh(),
+        numbers: ryu_js::Buffer::new(),
+    };
+    if writer.value(object, 0).is_ok() {
+        return Ok(writer.sink);
+    }
+    let value = to_value(object)?;
+    let mut sink = fresh();
+    canonical::write_canonical(&value, &mut sink)?;
+    Ok(sink)
+}
+
+/// The direct writer met something only the exact route reports properly.
+struct Detour;
+
+struct DirectWriter<S> {
+    sink: S,
+    numbers: ryu_js::Buffer,
+}
+
+impl<S: ByteSink> DirectWriter<S> {
+    fn value(&mut self, object: &Bound<'_, PyAny>, depth: usize) -> Result<(), Detour> {
+        // Exact built-in types first: a pointer comparison each (abi3 makes the subclass checks
+        // below function calls); subclasses take the checks after.
+        let py = object.py();
+        let exact = object.get_type_ptr();
+        if std::ptr::eq(exact, PyString::type_object_raw(py)) {
+            // SAFETY: the type is exactly str.
+            let string = unsafe { object.downcast_unchecked::<PyString>() };
+            write_string(&mut self.sink, utf8_of(string).ok_or(Detour)?);
+        } else if std::ptr::eq(exact, PyDict::type_object_raw(py)) {
+            // SAFETY: the type is exactly dict.
+            self.object(
+                unsafe { object.downcast_unchecked::<PyDict>() },
+                enter(depth)?,
+            )?;
+        } else if let Ok(string) = object.downcast::<PyString>() {
+            write_string(&mut self.sink, utf8_of(string).ok_or(Detour)?);
+        } else if let Ok(dict) = object.downcast::<PyDict>() {
+            self.object(dict, enter(depth)?)?;
+        } else if let Ok(flag) = object.downcast::<PyBool>() {
+            self.sink
+                .put(if flag.is_true() { b"true" } else { b"false" });
+        } else if object.is_instance_of::<PyInt>() {
+            let integer = object.extract::<i64>().map_err(|_| Detour)?;
+            if integer.unsigned_abs() > MAX_SAFE_INTEGER {
+                return Err(Detour);
+            }
+            write_integer(&mut self.sink, integer);
+        } else if let Ok(float) = object.downcast::<PyFloat>() {
+            let float = float.value();
+            if !float.is_finite() {
+                return Err(Detour);
+            }
+            write_finite(&mut self.sink, &mut self.numbers, float);
+        } else if let Ok(list) = object.downcast::<PyList>() {
+            self.array(list.iter(), enter(depth)?)?;
+        } else if let Ok(tuple) = object.downcast::<PyTuple>() {
+            self.array(tuple.iter(), enter(depth)?)?;
+        } else if object.is_none() {
+            self.sink.put(b"null");
+        } else {
+            return Err(Detour);
+        }
+        Ok(())
+    }
+
+    fn object(&mut self, dict: &Bound<'_, PyDict>, depth: usize) -> Result<(), Detour> {
+        let py = dict.py();
+        let mut members: Vec<(&str, Borrowed<'_, '_, PyAny>)> = Vec::with_capacity(dict.len());
+        let mut position: ffi::Py_ssize_t = 0;
+        let mut key = std::ptr::null_mut();
+        let mut item = std::ptr::null_mut();
+        // Borrowed references, without pyo3's per-member refcounting: PyDict_Next's references stay
+        // valid while the dict is unchanged, and nothing in this writer runs Python code (type
+        // checks, and reads of str, int and float only) with the GIL held throughout; a failure,
+        // which may allocate an exception, ends the whole walk at once (Detour).
+        // SAFETY: `dict` is a live dict and the out-pointers are valid.
+        while unsafe { ffi::PyDict_Next(dict.as_ptr(), &mut position, &mut key, &mut item) } != 0 {
+            // SAFETY: PyDict_Next returned non-null borrowed references owned by `dict`.
+            let (key, item) =
+                unsafe { (Borrowed::from_ptr(py, key), Borrowed::from_ptr(py, item)) };
+            let key = key.downcast::<PyString>().map_err(|_| Detour)?;
+            // SAFETY: the key's text lives as long as the key, which `dict` holds.
+            let text = unsafe { utf8_at(key.as_ptr()) }.ok_or(Detour)?;
+            members.push((text, item));
+        }
+        members.sort_unstable_by(|(left, _), (right, _)| cmp_utf16(left, right));
+        self.sink.put(b"{");
+        for (index, (key, item)) in members.into_iter().enumerate() {
+            if index > 0 {
+                self.sink.put(b",");
+            }
+            write_string(&mut self.sink, key);
+            self.sink.put(b":");
+            self.value(&item, depth)?;
+        }
+        self.sink.put(b"}");
+        Ok(())
+    }
+
+    fn array<'py>(
+        &mut self,
+        items: impl Iterator<Item = Bound<'py, PyAny>>,
+        depth: usize,
+    ) -> Result<(), Detour> {
+        self.sink.put(b"[");
+        for (index, item) in items.enumerate() {
+            if index > 0 {
+                self.sink.put(b",");
+            }
+            self.value(&item, depth)?;
+        }
+        self.sink.put(b"]");
+        Ok(())
+    }
+}
+
+/// The depth inside a container entered at `depth`; past [`MAX_DEPTH`] the exact route reports it.
+fn enter(depth: usize) -> Result<usize, Detour> {
+    if depth >= MAX_DEPTH {
+        return Err(Detour);
+    }
+    Ok(depth + 1)
 }
 
 pub fn to_python(py: Python<'_>, value: &Value) -> PyResult<PyObject> {
