@@ -14,9 +14,10 @@ mod pyvalue;
 #[cfg(feature = "python")]
 mod python {
     use std::panic::{catch_unwind, AssertUnwindSafe};
+    use std::sync::atomic::{AtomicBool, Ordering};
     use std::sync::Arc;
 
-    use pyo3::exceptions::{PyTypeError, PyValueError};
+    use pyo3::exceptions::{PyKeyboardInterrupt, PyTypeError, PyValueError};
     use pyo3::prelude::*;
     use pyo3::sync::GILOnceCell;
     use pyo3::types::{PyBytes, PyDict, PyString};
@@ -36,8 +37,8 @@ mod python {
         })?;
         module.bind(py).getattr(name)
     }
-
             Ok(instance) => PyErr::from_value(instance),
+    fn raise<'py>(py: Python<'py>, class: &str, args: impl pyo3::call::PyCallArgs<'py>) -> PyErr {
         match error_class(py, class).and_then(|cls| cls.call1(args)) {
             Ok(instance) => PyErr::from_value(instance),
             Err(error) => error,
@@ -250,29 +251,45 @@ mod python {
         })
     }
 
-    /// A Python binary file object as a `Read`: each read briefly re-acquires the GIL. A Python
-    /// exception (including KeyboardInterrupt inside `read`) is kept and re-raised as it is.
+    /// A Python binary file object as a `Read`: each read briefly re-acquires the GIL. Ctrl-C
+    /// inside `read` ends the input and raises `interrupted`; any other exception is kept and
+    /// re-raised as it is.
     struct PyReader {
         file: Py<PyAny>,
         error: Option<PyErr>,
+        interrupted: Arc<AtomicBool>,
     }
 
     impl std::io::Read for PyReader {
         fn read(&mut self, buffer: &mut [u8]) -> std::io::Result<usize> {
             Python::with_gil(|py| {
-                let chunk = self.file.bind(py).call_method1("read", (buffer.len(),))?;
-                let chunk = chunk.downcast::<PyBytes>().map_err(|_| {
-                    PyTypeError::new_err("a journal file object must be opened in binary mode")
-                })?;
-                let bytes = chunk.as_bytes();
-                let length = bytes.len().min(buffer.len());
-                buffer[..length].copy_from_slice(&bytes[..length]);
-                Ok(length)
-            })
-            .map_err(|error: PyErr| {
-                let message = error.to_string();
-                self.error = Some(error);
-                std::io::Error::other(message)
+                let outcome = self
+                    .file
+                    .bind(py)
+                    .call_method1("read", (buffer.len(),))
+                    .and_then(|chunk| {
+                        let chunk = chunk.downcast_into::<PyBytes>().map_err(|_| {
+                            PyTypeError::new_err(
+                                "a journal file object must be opened in binary mode",
+                            )
+                        })?;
+                        let bytes = chunk.as_bytes();
+                        let length = bytes.len().min(buffer.len());
+                        buffer[..length].copy_from_slice(&bytes[..length]);
+                        Ok(length)
+                    });
+                match outcome {
+                    Err(error) if error.is_instance_of::<PyKeyboardInterrupt>(py) => {
+                        self.interrupted.store(true, Ordering::SeqCst);
+                        Ok(0)
+                    }
+                    Err(error) => {
+                        let message = error.to_string();
+                        self.error = Some(error);
+                        Err(std::io::Error::other(message))
+                    }
+                    Ok(length) => Ok(length),
+                }
             })
         }
     }
@@ -291,18 +308,28 @@ mod python {
         guarded(py, "check_journal", || {
             let options = journal::Options {
                 chain: journal::ChainMode::parse(chain).ok_or_else(|| {
-                    PyValueError::new_err(format!("chain must be one of auto, require, off, not {chain:?}"))
+                    PyValueError::new_err(format!(
+                        "chain must be one of auto, require, off, not {chain:?}"
+                    ))
                 })?,
                 lifecycle,
                 max_findings,
                 profile: journal::Profile::parse(profile).ok_or_else(|| {
-                    PyValueError::new_err(format!("profile must be one of strict, car-compatible, not {profile:?}"))
+                    PyValueError::new_err(format!(
+                        "profile must be one of strict, car-compatible, not {profile:?}"
+                    ))
                 })?,
                 max_line_length,
             };
-            // Ctrl-C is noticed between batches; the pending KeyboardInterrupt is consumed and the
-            // partial report is marked `interrupted` (the facade raises JournalInterrupted with it).
-            let interrupted = || Python::with_gil(|py| py.check_signals().is_err());
+            // Ctrl-C is noticed between batches (or inside a Python `read`); the KeyboardInterrupt
+            // is consumed and the partial report is marked `interrupted` (the facade raises
+            // JournalInterrupted with it). The batch being read when it came is not checked.
+            let flag = Arc::new(AtomicBool::new(false));
+            let stop_flag = Arc::clone(&flag);
+            let interrupted = move || {
+                stop_flag.load(Ordering::SeqCst)
+                    || Python::with_gil(|py| py.check_signals().is_err())
+            };
             let report = if let Ok(path) = source.downcast::<PyString>() {
                 let path = path.to_cow()?.into_owned();
                 py.allow_threads(|| {
@@ -311,7 +338,11 @@ mod python {
                     journal::check_journal(reader, &options, interrupted)
                 })?
             } else {
-                let mut reader = PyReader { file: source.clone().unbind(), error: None };
+                let mut reader = PyReader {
+                    file: source.clone().unbind(),
+                    error: None,
+                    interrupted: flag,
+                };
                 let outcome = py.allow_threads(|| {
                     let buffered = std::io::BufReader::with_capacity(1 << 20, &mut reader);
                     journal::check_journal(buffered, &options, interrupted)

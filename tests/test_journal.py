@@ -1,15 +1,13 @@
-"""CAR journals: line-level checks, the hash chain, lifecycles, profiles, writers — on both backends."""
+"""CAR journals: line checks, the hash chain, lifecycles, profiles and writers, on both backends."""
 
 from __future__ import annotations
 
 import io
-import json
 from pathlib import Path
 from typing import Any, Optional
 
-import pytest
-
 import pairling_fast as pf
+import pytest
 from pairling_fast import _backend
 from pairling_fast.generate.journal import DEFECTS, generate_journal
 from pairling_fast.journal import JournalInterrupted, chain_event, event_kinds, event_line

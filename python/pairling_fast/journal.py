@@ -292,8 +292,10 @@ def _last_line(stream: IO[bytes], size: int, limit: int) -> Optional[bytes]:
 class JournalWriter:
     """Appends hash-chained events to a journal, resuming from its last event's ``hash``.
 
-    ``append(event)`` validates the event (``car.journal.event``, strict), sets ``prev_hash``/``hash`` and writes it as one line, flushed (and
-    fsynced with ``fsync=True``); it returns the event as written. Use as a context manager.
+    ``append(event)`` validates the event (``car.journal.event``, strict), sets ``prev_hash`` and
+    ``hash`` and writes it as one line, flushed (and fsynced with ``fsync=True``); it returns the
+    event as written. A last line cut off mid-write is refused (PF302); a valid last line without
+    a newline gets one. Use as a context manager.
     """
 
     def __init__(
@@ -305,7 +307,7 @@ class JournalWriter:
     ) -> None:
         self.path = os.fsdecode(os.fspath(path))
         self.fsync = fsync
-        self._file: IO[bytes] = open(self.path, "a+b")  # noqa: SIM115 -- closed by close()
+        self._file: IO[bytes] = open(self.path, "a+b")
         try:
             self.last_hash = self._resume(max_line_length)
         except BaseException:

@@ -11,7 +11,7 @@ import re
 from collections import deque
 from collections.abc import Hashable, Iterator
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cache
 from typing import Any, Callable, Generic, Optional, TypeVar, Union
 
 from ..errors import CanonicalizationError
@@ -69,7 +69,7 @@ Instant = tuple[int, int]
 """(seconds since the epoch, nanoseconds)"""
 
 
-@lru_cache(maxsize=None)
+@cache
 def _event_schema() -> tuple[frozenset[str], frozenset[str]]:
     """The kind enum and the declared top-level members of ``car.journal.event``."""
     schema = bundled_schema(SCHEMA_ID)
@@ -194,7 +194,8 @@ def _check_line(
             )
             return "invalid", [_finding(TRUNCATED_FINAL_LINE, "error", message, number, "")]
         # The parser's own code (PF001 syntax, PF002 duplicate key, PF003 not UTF-8, …).
-        return "invalid", [_finding(error.code, "error", _with_column(error), number, error.pointer)]
+        message = _with_column(error)
+        return "invalid", [_finding(error.code, "error", message, number, error.pointer)]
     if not isinstance(value, dict):
         message = f"a journal line must be a JSON object (an event), not {_json_type(value)}"
         return "invalid", [_finding(NOT_AN_OBJECT, "error", message, number, "")]
