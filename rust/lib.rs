@@ -37,8 +37,8 @@ mod python {
         })?;
         module.bind(py).getattr(name)
     }
+
             Ok(instance) => PyErr::from_value(instance),
-    fn raise<'py>(py: Python<'py>, class: &str, args: impl pyo3::call::PyCallArgs<'py>) -> PyErr {
         match error_class(py, class).and_then(|cls| cls.call1(args)) {
             Ok(instance) => PyErr::from_value(instance),
             Err(error) => error,
