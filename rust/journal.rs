@@ -75,7 +75,7 @@ pub enum Profile {
     /// The wire schema as written.
     Strict,
     /// What CAR's own event parser accepts: unknown top-level members and a missing `timestamp`
-    /// become PF304 warnings instead of schema errors.
+    /// or `data` become PF304 warnings instead of schema errors.
     CarCompatible,
 }
 
@@ -408,23 +408,20 @@ fn json_type(value: &Value) -> &'static str {
     }
 }
 
-/// Schema findings of one event. Under `car-compatible`, members CAR's parser ignores and a
-/// missing `timestamp` (which it defaults) are reported as PF304 warnings, and the rest of the
-/// event is validated as if they were absent / present.
+/// Required members CAR's event parser defaults when they are missing (checked against
+/// car-runtime 0.58.0), with the stand-in used to validate the rest of the event.
+const CAR_DEFAULTED: [(&str, &str); 2] =
+    [("data", "{}"), ("timestamp", "\"1970-01-01T00:00:00Z\"")];
+
+/// Schema findings of one event. Under `car-compatible`, unknown members (which CAR's parser
+/// ignores) and missing `data` / `timestamp` (which it defaults) are PF304 warnings, and the rest
+/// of the event is validated as if they were absent / present.
 fn schema_findings(
     object: &Map<String, Value>,
     profile: Profile,
     schema: &EventSchema,
 ) -> Vec<Finding> {
-    let unknown: Vec<&String> = match profile {
-        Profile::Strict => Vec::new(),
-        Profile::CarCompatible => object
-            .keys()
-            .filter(|key| !schema.members.contains(*key))
-            .collect(),
-    };
-    let missing_timestamp = profile == Profile::CarCompatible && !object.contains_key("timestamp");
-    if unknown.is_empty() && !missing_timestamp {
+    if profile == Profile::Strict {
         return schema
             .validator
             .violations(&Value::Object(object.clone()))
@@ -432,16 +429,22 @@ fn schema_findings(
             .map(Finding::from)
             .collect();
     }
+    let unknown: Vec<&String> = object
+        .keys()
+        .filter(|key| !schema.members.contains(*key))
+        .collect();
+    let missing: Vec<(&str, &str)> = CAR_DEFAULTED
+        .into_iter()
+        .filter(|(name, _)| !object.contains_key(*name))
+        .collect();
     let mut tolerated: Map<String, Value> = object
         .iter()
         .filter(|(key, _)| schema.members.contains(*key))
         .map(|(k, v)| (k.clone(), v.clone()))
         .collect();
-    if missing_timestamp {
-        tolerated.insert(
-            "timestamp".to_string(),
-            Value::String("1970-01-01T00:00:00Z".to_string()),
-        );
+    for (name, stand_in) in &missing {
+        let stand_in = serde_json::from_str(stand_in).expect("a JSON literal");
+        tolerated.insert((*name).to_string(), stand_in);
     }
     let mut findings: Vec<Finding> = schema
         .validator
@@ -450,22 +453,16 @@ fn schema_findings(
         .map(Finding::from)
         .collect();
     for key in unknown {
-        findings.push(
-            Finding::warning(
-                codes::CAR_TOLERATED,
-                format!("unknown member \"{key}\": the schema forbids it, CAR's event parser ignores it"),
-            )
-            .at(format!("/{}", escape_pointer_token(key))),
+        let message = format!(
+            "unknown member \"{key}\": the schema forbids it, CAR's event parser ignores it"
         );
+        let pointer = format!("/{}", escape_pointer_token(key));
+        findings.push(Finding::warning(codes::CAR_TOLERATED, message).at(pointer));
     }
-    if missing_timestamp {
-        findings.push(
-            Finding::warning(
-                codes::CAR_TOLERATED,
-                "no \"timestamp\": the schema requires it, CAR's event parser defaults it",
-            )
-            .at(""),
-        );
+    for (name, _) in missing {
+        let message =
+            format!("no \"{name}\": the schema requires it, CAR's event parser defaults it");
+        findings.push(Finding::warning(codes::CAR_TOLERATED, message).at(""));
     }
     findings
 }

@@ -204,14 +204,21 @@ def test_schema_violations_are_located(backend: _backend.Engine) -> None:
 def test_car_compatible_profile_tolerates_what_car_tolerates(backend: _backend.Engine) -> None:
     extra = {**event("state_changed"), "x~tra/member": 1}
     no_time = {"kind": "state_changed", "data": {}}
-    lines = lines_of(extra, no_time)
+    no_data = {"kind": "state_changed", "timestamp": TS.format(1), "extra": None}
+    lines = lines_of(extra, no_time, no_data)
     strict = check(lines, lifecycle=False)
     assert {(f.line, f.code, f.severity) for f in strict.findings} == {
         (1, "PF101", "error"),
         (2, "PF101", "error"),
+        (3, "PF101", "error"),
     }
     compatible = check(lines, lifecycle=False, profile="car-compatible")
-    assert located(compatible) == [(1, "PF304", "/x~0tra~1member"), (2, "PF304", "")]
+    assert located(compatible) == [
+        (1, "PF304", "/x~0tra~1member"),
+        (2, "PF304", ""),
+        (3, "PF304", "/extra"),
+        (3, "PF304", ""),
+    ]
     assert compatible.ok
     assert all(f.severity == "warning" for f in compatible.findings)
 

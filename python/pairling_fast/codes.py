@@ -121,9 +121,9 @@ CODES: dict[str, CodeInfo] = {
     "PF304": CodeInfo(
         "schema deviation CAR tolerates",
         "warning",
-        "Profile `car-compatible` only: an unknown top-level member or a missing `timestamp`. "
-        "The wire schema forbids both (PF101 under the default `strict` profile), but CAR's own "
-        "event parser accepts them.",
+        "Profile `car-compatible` only: an unknown top-level member, or a missing `timestamp` or "
+        "`data`. The wire schema forbids them (PF101 under the default `strict` profile), but "
+        "CAR's own event parser (car-runtime 0.58.0) accepts them.",
     ),
     "PF310": CodeInfo(
         "journal hash mismatch",

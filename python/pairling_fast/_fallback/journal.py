@@ -228,17 +228,27 @@ def _with_column(error: CanonicalizationError) -> str:
     return f"{error.message} (column {error.column})"
 
 
+# Required members CAR's event parser defaults when they are missing (checked against car-runtime
+# 0.58.0), with the stand-in used to validate the rest of the event.
+CAR_DEFAULTED: tuple[tuple[str, Any], ...] = (("data", {}), ("timestamp", "1970-01-01T00:00:00Z"))
+
+
 def _schema_findings(event: dict[str, Any], profile: str, number: int) -> list[RawFinding]:
-    """Schema findings of one event; under ``car-compatible`` what CAR tolerates is a warning."""
+    """Schema findings of one event. Under ``car-compatible``, unknown members (which CAR's parser
+    ignores) and missing ``data`` / ``timestamp`` (which it defaults) are PF304 warnings, and the
+    rest of the event is validated as if they were absent / present."""
     validator = bundled_validator(SCHEMA_ID)
-    _kinds, members = _event_schema()
-    unknown = [key for key in event if key not in members] if profile == "car-compatible" else []
-    missing_timestamp = profile == "car-compatible" and "timestamp" not in event
+    unknown: list[str] = []
+    missing: list[str] = []
     instance = event
-    if unknown or missing_timestamp:
+    if profile == "car-compatible":
+        members = _event_schema()[1]
+        unknown = [key for key in event if key not in members]
         instance = {key: value for key, value in event.items() if key in members}
-        if missing_timestamp:
-            instance["timestamp"] = "1970-01-01T00:00:00Z"
+        for name, stand_in in CAR_DEFAULTED:
+            if name not in event:
+                missing.append(name)
+                instance[name] = stand_in
     findings = [
         _finding("PF101", "error", message, number, pointer, schema_pointer)
         for pointer, schema_pointer, _keyword, message in validator.errors(instance)
@@ -250,8 +260,8 @@ def _schema_findings(event: dict[str, Any], profile: str, number: int) -> list[R
         findings.append(
             _finding(CAR_TOLERATED, "warning", message, number, "/" + escape_pointer_token(key))
         )
-    if missing_timestamp:
-        message = 'no "timestamp": the schema requires it, CAR\'s event parser defaults it'
+    for name in missing:
+        message = f"no {_quoted(name)}: the schema requires it, CAR's event parser defaults it"
         findings.append(_finding(CAR_TOLERATED, "warning", message, number, ""))
     return findings
 
