@@ -354,7 +354,7 @@ fn check_line(raw: RawLine, options: &Options) -> CheckedLine {
         );
     };
     let schema = event_schema();
-    let mut findings = schema_findings(object, options.profile, schema);
+    let mut findings = schema_findings(&value, object, options.profile, schema);
     for finding in &mut findings {
         finding.line = Some(number);
     }
@@ -413,30 +413,39 @@ fn json_type(value: &Value) -> &'static str {
 const CAR_DEFAULTED: [(&str, &str); 2] =
     [("data", "{}"), ("timestamp", "\"1970-01-01T00:00:00Z\"")];
 
+/// Valid events are the rule: the quick yes/no check spares collecting (and sorting) errors.
+fn violations(validator: &SchemaValidator, event: &Value) -> Vec<Finding> {
+    if validator.is_valid(event) {
+        return Vec::new();
+    }
+    validator
+        .violations(event)
+        .into_iter()
+        .map(Finding::from)
+        .collect()
+}
+
 /// Schema findings of one event. Under `car-compatible`, unknown members (which CAR's parser
 /// ignores) and missing `data` / `timestamp` (which it defaults) are PF304 warnings, and the rest
 /// of the event is validated as if they were absent / present.
 fn schema_findings(
+    event: &Value,
     object: &Map<String, Value>,
     profile: Profile,
     schema: &EventSchema,
 ) -> Vec<Finding> {
-    if profile == Profile::Strict {
-        return schema
-            .validator
-            .violations(&Value::Object(object.clone()))
-            .into_iter()
-            .map(Finding::from)
-            .collect();
-    }
+    let tolerates = profile == Profile::CarCompatible;
     let unknown: Vec<&String> = object
         .keys()
-        .filter(|key| !schema.members.contains(*key))
+        .filter(|key| tolerates && !schema.members.contains(*key))
         .collect();
     let missing: Vec<(&str, &str)> = CAR_DEFAULTED
         .into_iter()
-        .filter(|(name, _)| !object.contains_key(*name))
+        .filter(|(name, _)| tolerates && !object.contains_key(*name))
         .collect();
+    if unknown.is_empty() && missing.is_empty() {
+        return violations(schema.validator, event);
+    }
     let mut tolerated: Map<String, Value> = object
         .iter()
         .filter(|(key, _)| schema.members.contains(*key))
@@ -446,12 +455,7 @@ fn schema_findings(
         let stand_in = serde_json::from_str(stand_in).expect("a JSON literal");
         tolerated.insert((*name).to_string(), stand_in);
     }
-    let mut findings: Vec<Finding> = schema
-        .validator
-        .violations(&Value::Object(tolerated))
-        .into_iter()
-        .map(Finding::from)
-        .collect();
+    let mut findings = violations(schema.validator, &Value::Object(tolerated));
     for key in unknown {
         let message = format!(
             "unknown member \"{key}\": the schema forbids it, CAR's event parser ignores it"
