@@ -1,18 +1,32 @@
 """Type stubs of the Rust core; the engine API is documented in docs/architecture.md."""
 
-from typing import Any, Optional, Union, final
+from typing import Any, final
 
-RawViolation = tuple[str, str, str, str]
-RawFinding = tuple[str, str, str, Optional[int], Optional[str], Optional[str]]
+__all__ = [
+    "CompiledSchema",
+    "build_info",
+    "bundled_schema_ids",
+    "bundled_validator",
+    "canonicalize",
+    "canonicalize_json",
+    "check_journal",
+    "compile_schema",
+    "digest_hex",
+    "journal_event_kinds",
+    "parse_json",
+]
 
-def parse_json(data: Union[bytes, str]) -> Any: ...
+_RawViolation = tuple[str, str, str, str]
+_RawFinding = tuple[str, str, str, int | None, str | None, str | None]
+
+def parse_json(data: bytes | str) -> Any: ...
 def canonicalize(value: Any) -> bytes: ...
-def canonicalize_json(data: Union[bytes, str]) -> bytes: ...
+def canonicalize_json(data: bytes | str) -> bytes: ...
 def digest_hex(value: Any) -> str: ...
 def compile_schema(
     schema: Any,
-    validate_formats: Optional[bool] = None,
-    resources: Optional[dict[str, Any]] = None,
+    validate_formats: bool | None = None,
+    resources: dict[str, Any] | None = None,
 ) -> CompiledSchema: ...
 def bundled_schema_ids() -> list[str]: ...
 def bundled_validator(schema_id: str) -> CompiledSchema: ...
@@ -21,13 +35,14 @@ def check_journal(
     source: Any,
     chain: str = "auto",
     lifecycle: bool = True,
-    max_findings: Optional[int] = 1000,
+    max_findings: int | None = 1000,
     profile: str = "strict",
     max_line_length: int = 67108864,
-) -> tuple[list[RawFinding], dict[str, Any]]: ...
+) -> tuple[list[_RawFinding], dict[str, Any]]: ...
 def journal_event_kinds() -> list[str]: ...
+
 @final
 class CompiledSchema:
     def is_valid(self, instance: Any) -> bool: ...
-    def errors(self, instance: Any) -> list[RawViolation]: ...
-    def errors_json(self, data: Union[bytes, str]) -> list[RawViolation]: ...
+    def errors(self, instance: Any) -> list[_RawViolation]: ...
+    def errors_json(self, data: bytes | str) -> list[_RawViolation]: ...
