@@ -15,8 +15,9 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import pairling_fast as pf
 import pytest
+
+import pairling_fast as pf
 from pairling_fast import _backend
 from pairling_fast.generate.journal import write_journal
 

@@ -360,7 +360,10 @@ mod python {
     }
 
     #[pyfunction]
-    #[pyo3(signature = (source, chain="auto", lifecycle=true, max_findings=Some(1000), profile="strict", max_line_length=journal::DEFAULT_MAX_LINE_LENGTH))]
+    #[pyo3(
+        signature = (source, chain="auto", lifecycle=true, max_findings=Some(1000), profile="strict", max_line_length=journal::DEFAULT_MAX_LINE_LENGTH),
+        text_signature = "(source, chain='auto', lifecycle=True, max_findings=1000, profile='strict', max_line_length=67108864)"
+    )]
     fn check_journal(
         py: Python<'_>,
         source: &Bound<'_, PyAny>,

@@ -45,7 +45,7 @@ class Engine(Protocol):
         source: Any,
         chain: str,
         lifecycle: bool,
-        max_findings: Union[int, None],
+        max_findings: int | None,
         profile: str,
         max_line_length: int,
     ) -> tuple[list[RawFinding], dict[str, Any]]: ...
