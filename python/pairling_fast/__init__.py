@@ -19,6 +19,7 @@ from .errors import (
     SchemaCompileError,
     ValidationError,
 )
+from .paths import PathsReport, check_paths
 from .report import REPORT_VERSION, Finding, Report
 from .validator import Validator, schema_validator
 
@@ -33,6 +34,7 @@ __all__ = [
     "Finding",
     "InternalError",
     "PairlingError",
+    "PathsReport",
     "Report",
     "SchemaCompileError",
     "ValidationError",
@@ -42,6 +44,7 @@ __all__ = [
     "backend",
     "canonicalize",
     "canonicalize_json",
+    "check_paths",
     "digest",
     "digest_hex",
     "parse_json",

@@ -101,6 +101,19 @@ CODES: dict[str, CodeInfo] = {
     # PF3xx — CAR journals
     # PF4xx — CAR wire: RPC results, JSON-RPC transcripts, the wire-schema bundle
     # PF5xx — files and the command line
+    "PF501": CodeInfo(
+        "file unreadable",
+        "error",
+        "A file could not be read (permission denied, an I/O error, or it vanished while being "
+        "checked). The other files are still checked; `check` exits with 2.",
+    ),
+    "PF502": CodeInfo(
+        "document check unavailable",
+        "info",
+        "This build has no document check for the file's kind (its module is missing), so only "
+        "the checks that exist ran: whole-document schema validation for maps and RPC results, "
+        "each line against the journal event schema for journals, strict JSON for the others.",
+    ),
     # PF9xx — internal
     "PF901": CodeInfo(
         "internal error",
