@@ -97,18 +97,6 @@ def test_usage_errors_exit_2(cli: Cli) -> None:
     assert cli("frobnicate").returncode == 2
 
 
-def test_fail_on_warning(cli: Cli, tmp_path: Path) -> None:
-    write_tree(
-        tmp_path,
-        {
-            "b.tools.cancel.result.json": BROKEN_RESULT,
-            "pairling-fast.toml": 'severity = {PF001 = "warning"}\n',
-        },
-    )
-    assert cli("check", ".").returncode == 0
-    assert cli("check", ".", "--fail-on", "warning").returncode == 1
-
-
 def test_backend_option_overrides_the_environment(cli: Cli, tmp_path: Path) -> None:
     write_tree(tmp_path, {"a.tools.cancel.result.json": GOOD_RESULT})
     for backend in _backend.BACKENDS:
@@ -148,17 +136,16 @@ def test_pyproject_config_excludes_and_cli_adds(cli: Cli, tmp_path: Path) -> Non
     ]
 
 
-def test_config_severity_off_and_cli_fail_on_overrides(cli: Cli, tmp_path: Path) -> None:
-    write_tree(
-        tmp_path,
-        {
-            "b.tools.cancel.result.json": BROKEN_RESULT,
-            "pairling-fast.toml": 'fail-on = "warning"\nseverity = {PF001 = "warning"}\n',
-        },
-    )
+def test_fail_on_and_severities_from_config_and_cli(cli: Cli, tmp_path: Path) -> None:
+    write_tree(tmp_path, {"b.tools.cancel.result.json": BROKEN_RESULT})
+    config = tmp_path / "pairling-fast.toml"
+    config.write_text('severity = {PF001 = "warning"}\n')
+    assert cli("check", ".").returncode == 0
+    assert cli("check", ".", "--fail-on", "warning").returncode == 1
+    config.write_text('fail-on = "warning"\nseverity = {PF001 = "warning"}\n')
     assert cli("check", ".").returncode == 1
     assert cli("check", ".", "--fail-on", "error").returncode == 0
-    (tmp_path / "pairling-fast.toml").write_text('severity = {PF001 = "off"}\n')
+    config.write_text('severity = {PF001 = "off"}\n')
     report = json.loads(cli("check", ".", "-f", "json").stdout)
     assert [f["code"] for f in report["files"][0]["findings"] if f["code"] == "PF001"] == []
     assert cli("check", ".", "--isolated").returncode == 1

@@ -62,7 +62,7 @@ FAIL gone.json (unknown kind): 1 error
   gone.json: error PF501: Permission denied
 skip notes.txt: not JSON
 skip pipe: a FIFO, not read
-3 files checked, 2 skipped: 2 errors, 1 warning — unreadable files
+3 files checked, 2 skipped: 2 errors, 1 warning; unreadable files
 """
 
 
@@ -73,9 +73,9 @@ def test_text_snapshot() -> None:
 def test_text_verdicts() -> None:
     report = _report()
     report.files.pop()  # no unreadable file left
-    assert plain_text(report).endswith("— failed (--fail-on error)\n")
+    assert plain_text(report).endswith("; failed (--fail-on error)\n")
     report.files[0].findings = report.files[0].findings[1:]
-    assert plain_text(report).endswith("1 warning — passed\n")
+    assert plain_text(report).endswith("1 warning; passed\n")
     report.fail_on = "warning"
     assert plain_text(report).splitlines()[0].startswith("FAIL maps/broken.json")
 
@@ -90,9 +90,7 @@ def test_cli_text_is_plain_when_not_a_terminal(backend: str, tmp_path: Path) -> 
     assert lines[0] == f"FAIL {bad} (rpc-result): " + lines[0].split(": ", 1)[1]
     assert re.fullmatch(rf"  {re.escape(bad)}:2 /cancelled: error PF\d{{3}}: .+", lines[1])
     assert f"skip {os.path.join('docs', 'notes.txt')}: not JSON" in lines
-    assert (
-        lines[-1] == "3 files checked, 1 skipped: 2 errors, 0 warnings — failed (--fail-on error)"
-    )
+    assert lines[-1] == "3 files checked, 1 skipped: 2 errors, 0 warnings; failed (--fail-on error)"
 
 
 # --- rich, on a terminal ------------------------------------------------------------------------

@@ -8,6 +8,7 @@ traceback.
 from __future__ import annotations
 
 import argparse
+import io
 import os
 import sys
 import tempfile
@@ -421,6 +422,11 @@ def _selected_backend(name: Optional[str]) -> Iterator[None]:
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
     """Run the command line; returns the exit code."""
+    for stream in (sys.stdout, sys.stderr):
+        # Findings quote documents; a terminal or log that cannot show a character gets an
+        # escape instead of a crash.
+        if isinstance(stream, io.TextIOWrapper):
+            stream.reconfigure(errors="backslashreplace")
     args = build_parser().parse_args(argv)
     try:
         with _selected_backend(getattr(args, "backend", None)):
@@ -431,6 +437,11 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     except PairlingError as error:
         print(f"{PROG}: {error}", file=sys.stderr)
         return EXIT_FINDINGS
+    except BrokenPipeError:
+        # The reader went away (`| head`): stop quietly, and keep Python from complaining
+        # when it flushes stdout at exit.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_USAGE
     except OSError as error:
         where = f"{error.filename}: " if error.filename else ""
         print(f"{PROG}: error: {where}{error.strerror or error}", file=sys.stderr)

@@ -89,7 +89,7 @@ def summary_line(report: PathsReport) -> str:
     return (
         f"{_plural(len(report.files), 'file')} checked, {len(report.skipped)} skipped: "
         f"{_plural(report.count('error'), 'error')}, {_plural(report.count('warning'), 'warning')}"
-        f" — {_verdict(report)}"
+        f"; {_verdict(report)}"
     )
 
 

@@ -676,7 +676,8 @@ def check_paths(
     if progress is not None:
         progress.start(len(walker.files), sum(c.size for c in walker.files))
     workers = max(1, jobs if jobs is not None else (os.cpu_count() or 1))
-    with ThreadPoolExecutor(max_workers=workers) as pool:
+    pool = ThreadPoolExecutor(max_workers=workers)
+    try:
         futures = {
             pool.submit(_check_one, candidate, kind, methods, overrides): candidate
             for candidate in walker.files
@@ -689,6 +690,9 @@ def check_paths(
                 report.files.append(outcome)
             if progress is not None:
                 progress.advance(outcome, futures[future].size)
+    finally:
+        # On Ctrl-C, drop the files not started yet instead of checking them all first.
+        pool.shutdown(wait=True, cancel_futures=True)
     report.files.sort(key=lambda f: f.path)
     report.skipped.sort(key=lambda s: s.path)
     report.seconds = time.perf_counter() - started
