@@ -272,3 +272,13 @@ def test_commands_of_missing_modules_say_so(cli: Cli, args: tuple[str, ...], mod
     done = cli(*args)
     assert done.returncode == 2
     assert module in _one_error_line(done.stderr)
+
+
+def test_explicit_config_file(cli: Cli, tmp_path: Path) -> None:
+    sample_tree(tmp_path)
+    write_tree(tmp_path, {"ci/strict.toml": "exclude = ['bad.*', 'nested']\n"})
+    assert cli("check", "docs").returncode == 1
+    assert cli("check", "docs", "--config", "ci/strict.toml").returncode == 0
+    missing = cli("check", "docs", "--config", "ci/none.toml")
+    assert missing.returncode == 2
+    assert "ci/none.toml: No such file or directory" in _one_error_line(missing.stderr)

@@ -274,3 +274,24 @@ def test_progress_hears_about_every_file(tmp_path: Path) -> None:
 def test_check_paths_can_pick_the_backend(tmp_path: Path) -> None:
     write_tree(tmp_path, {"g.tools.cancel.result.json": GOOD_RESULT})
     assert check_paths([tmp_path], backend="python").backend == "python"
+
+
+def test_a_directory_that_cannot_be_listed_is_a_finding(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write_tree(tmp_path, {"ok/g.tools.cancel.result.json": GOOD_RESULT, "locked/x.json": "{}"})
+    real_scandir = os.scandir
+
+    def scandir(path: Any) -> Any:
+        if Path(path).name == "locked":
+            raise PermissionError(13, "Permission denied")
+        return real_scandir(path)
+
+    monkeypatch.setattr(paths.os, "scandir", scandir)
+    report = check_paths([tmp_path])
+    locked, good = report.files
+    assert (locked.path, locked.kind) == (str(tmp_path / "locked"), None)
+    assert [(f.code, f.message) for f in locked.findings] == [
+        ("PF501", "cannot list directory: Permission denied")
+    ]
+    assert good.kind == "rpc-result"
