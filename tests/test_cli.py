@@ -261,7 +261,7 @@ def test_docs_findings_md_is_generated_from_the_catalogue() -> None:
 @pytest.mark.parametrize(
     ("args", "module"),
     [
-        (("seal", "map.json"), "pairling_fast.maps"),
+        (("seal", "map.json", "--in-place"), "pairling_fast.maps"),
         (("chain", "j.jsonl", "-o", "out.jsonl"), "pairling_fast.journal"),
         (("generate", "map"), "pairling_fast.generate.map"),
     ],

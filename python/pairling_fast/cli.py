@@ -17,11 +17,14 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Callable, NoReturn, Optional
 
+from rich.console import Console
+
 from . import _backend, schemas
 from .canonical import DIGEST_PREFIX, canonicalize_json, digest_hex, parse_json
 from .codes import CODES
 from .config import Config, ConfigError, find_config
-from .errors import CanonicalizationError, PairlingError
+from .errors import CanonicalizationError, PairlingError, ValidationError
+from .output import FORMATS, RichProgress, finding_line, print_rich, render, summary_line
 from .paths import KINDS, PathArgumentError, check_paths, optional_module
 
 __all__ = ["build_parser", "findings_markdown", "main"]
@@ -108,10 +111,6 @@ def _required(module_name: str, command: str) -> Any:
 
 
 def _command_check(args: argparse.Namespace) -> int:
-    from rich.console import Console
-
-    from .output import RichProgress, print_rich, render, summary_line
-
     config = _config(args)
     fail_on = args.fail_on or config.fail_on or "error"
     follow = args.follow_symlinks if args.follow_symlinks is not None else config.follow_symlinks
@@ -204,13 +203,17 @@ def _command_canonicalize(args: argparse.Namespace) -> int:
 
 def _command_seal(args: argparse.Namespace) -> int:
     maps = _required("pairling_fast.maps", "seal")
-    maps.write_sealed(args.map, out_path=args.output, in_place=args.in_place)
+    written = maps.write_sealed(args.map, out_path=args.output, in_place=args.in_place)
+    print(f"sealed {args.map} -> {written}", file=sys.stderr)
     return EXIT_OK
 
 
 def _command_chain(args: argparse.Namespace) -> int:
     journal = _required("pairling_fast.journal", "chain")
-    journal.chain_journal(args.journal, args.output)
+    report = journal.chain_journal(args.journal, args.output)
+    for finding in report.findings:
+        print(finding_line(finding), file=sys.stderr)
+    print(f"chained {args.journal} -> {args.output}", file=sys.stderr)
     return EXIT_OK
 
 
@@ -290,8 +293,6 @@ def _add_backend_option(parser: argparse.ArgumentParser) -> None:
 
 
 def _add_check_parser(commands: Any) -> None:
-    from .output import FORMATS
-
     check = commands.add_parser(
         "check",
         help="check files and directories (kinds told by content)",
@@ -381,7 +382,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     seal = commands.add_parser("seal", help="recompute a capability map's digests")
     seal.add_argument("map", metavar="MAP")
-    target = seal.add_mutually_exclusive_group()
+    target = seal.add_mutually_exclusive_group(required=True)
     target.add_argument("--output", "-o", metavar="OUT", help="write the sealed map to OUT")
     target.add_argument("--in-place", action="store_true", help="rewrite MAP")
     seal.set_defaults(run=_command_seal)
@@ -434,6 +435,11 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     except (CliError, ConfigError, PathArgumentError) as error:
         print(f"{PROG}: error: {error}", file=sys.stderr)
         return EXIT_USAGE
+    except ValidationError as error:
+        # seal and chain refuse an invalid input and write nothing: show every reason.
+        for finding in error.findings:
+            print(finding_line(finding), file=sys.stderr)
+        return EXIT_FINDINGS
     except PairlingError as error:
         print(f"{PROG}: {error}", file=sys.stderr)
         return EXIT_FINDINGS

@@ -35,12 +35,14 @@ from .report import Finding, Severity
 __all__ = [
     "FORMATS",
     "RichProgress",
+    "finding_line",
     "github",
     "junit",
     "plain_text",
     "print_rich",
     "render",
     "sarif",
+    "summary_line",
 ]
 
 FORMATS = ("text", "json", "sarif", "junit", "github")
@@ -71,7 +73,7 @@ def _counts(file: FileResult) -> str:
     return ", ".join(parts)
 
 
-def _finding_line(finding: Finding) -> str:
+def finding_line(finding: Finding) -> str:
     return f"{finding.location()}: {finding.severity} {finding.code}: {finding.message}"
 
 
@@ -108,7 +110,7 @@ def plain_text(report: PathsReport) -> str:
         lines.append(
             f"{_status(file, report):<4} {file.path} ({kind}){': ' + counts if counts else ''}"
         )
-        lines.extend(f"  {_finding_line(finding)}" for finding in file.findings)
+        lines.extend(f"  {finding_line(finding)}" for finding in file.findings)
     lines.extend(f"skip {skipped.path}: {skipped.reason}" for skipped in report.skipped)
     if report.timings:
         lines.append("timings:")
@@ -337,7 +339,7 @@ def junit(report: PathsReport) -> str:
                 "time": f"{file.seconds:.3f}",
             },
         )
-        details = "\n".join(_xml_text(_finding_line(f)) for f in file.findings)
+        details = "\n".join(_xml_text(finding_line(f)) for f in file.findings)
         if _unreadable(file):
             element = ET.SubElement(case, "error", {"type": "PF501"})
         elif file.fails(report.fail_on):
