@@ -32,6 +32,13 @@ MAP_HEAD = b'{\n  "$schema": "./coding-agent-remote-control-capability-map.schem
         ("a.tools.cancel.result.json", b"true", "rpc-result"),
         ("tools.stream.subscribe.result.json", b"", "rpc-result"),
         ("\xef\xbb\xbfbom.json", b"\xef\xbb\xbf" + MAP_HEAD, "map"),
+        ("min.json", b'{"schema_version":"2.0.0","providers":[]}\n', "map"),
+        # A transcript whose records mention a bundle is still a transcript.
+        (
+            "s.jsonl",
+            b'{"jsonrpc":"2.0","id":1,"result":{"format":"car.wire-schema.v1"}}\n{}',
+            "transcript",
+        ),
     ],
 )
 def test_kinds_are_told_by_content_and_result_names(name: str, head: bytes, kind: str) -> None:
@@ -52,6 +59,7 @@ def test_the_method_is_the_longest_known_suffix_of_the_name() -> None:
         ("config.json", b'{"name": "x", "version": 1}', "not a document kind"),
         ("nope.frobnicate.result.json", b"{}", "no known RPC method"),
         ("events.jsonl", b'{"kind": "x"}\n', "not a document kind"),
+        ("nested.json", b'{"data": {"format": "car.wire-schema.v1"}}', "not a document kind"),
     ],
 )
 def test_other_files_are_skipped_with_a_reason(name: str, head: bytes, reason: str) -> None:

@@ -19,7 +19,7 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from types import ModuleType
-from typing import Any, Callable, Literal, Optional, Protocol, Union
+from typing import Any, Callable, Literal, NamedTuple, Optional, Protocol, Union
 
 from . import _backend, schemas
 from .canonical import parse_json
@@ -70,12 +70,18 @@ INTERNAL_ERROR = "PF901"
 
 # Enough to see the top-level markers of a document and the first line of a JSONL file.
 SNIFF_BYTES = 1 << 20
+_MAP_SCHEMA_FILE = "coding-agent-remote-control-capability-map.schema.json"
+_WIRE_FORMAT = "car.wire-schema.v1"
 _MAP_SCHEMA_MARK = re.compile(
     rb'"\$schema"\s*:\s*"[^"]*coding-agent-remote-control-capability-map\.schema\.json"'
 )
 _MAP_VERSION_MARK = re.compile(rb'"schema_version"\s*:\s*"2\.0\.0"')
 _MAP_PROVIDERS_MARK = re.compile(rb'"providers"\s*:')
 _WIRE_SCHEMA_MARK = re.compile(rb'"format"\s*:\s*"car\.wire-schema\.v1"')
+_KIND_REASONS = {
+    "map": "capability map ($schema / schema_version)",
+    "wire-schema": f'format "{_WIRE_FORMAT}"',
+}
 _RESULT_SUFFIX = ".result.json"
 _RPC_ID_PREFIX = "car.rpc."
 _RPC_ID_SUFFIX = ".result"
@@ -123,13 +129,32 @@ def result_method(name: str, methods: Iterable[str]) -> Optional[str]:
     return None
 
 
-def _first_line_value(head: bytes) -> Any:
+class _FirstLine(NamedTuple):
+    value: Any
+    complete: bool  # the line is one whole JSON value (a JSON Lines record, or a one-line file)
+
+
+def _first_line(head: bytes) -> _FirstLine:
     for line in head.splitlines():
         if line.strip(_JSON_WHITESPACE):
             try:
-                return json.loads(line)
+                return _FirstLine(json.loads(line), True)
             except ValueError:
-                return None
+                return _FirstLine(None, False)
+    return _FirstLine(None, False)
+
+
+def _document_kind(value: Any) -> Optional[str]:
+    """The kind a whole parsed document has by its top-level members, if any."""
+    if not isinstance(value, dict):
+        return None
+    schema = value.get("$schema")
+    if (isinstance(schema, str) and schema.endswith(_MAP_SCHEMA_FILE)) or (
+        value.get("schema_version") == "2.0.0" and "providers" in value
+    ):
+        return "map"
+    if value.get("format") == _WIRE_FORMAT:
+        return "wire-schema"
     return None
 
 
@@ -151,20 +176,28 @@ def _is_event(value: Any) -> bool:
 def classify(name: str, head: bytes, methods: Iterable[str]) -> Classification:
     """Tell a file's kind from its first bytes (``head``) and, for RPC results, its name.
 
-    Content decides first: a capability map (``$schema`` naming the map schema, or
-    ``schema_version`` 2.0.0 with ``providers``), a CAR wire-schema bundle (``format``
-    ``car.wire-schema.v1``); then the name ``*.<method>.result.json``; then JSON Lines whose first
-    non-blank line is a CAR journal event or a JSON-RPC 2.0 message.
+    JSON Lines whose first record is a CAR journal event or a JSON-RPC 2.0 message are a journal
+    or a transcript; a document is a capability map (``$schema`` naming the map schema, or
+    ``schema_version`` 2.0.0 with ``providers``) or a CAR wire-schema bundle (``format``
+    ``car.wire-schema.v1``) by its top-level members; else the name ``*.<method>.result.json``
+    makes an RPC result.
     """
     text = head[len(_BOM) :] if head.startswith(_BOM) else head
     stripped = text.lstrip(_JSON_WHITESPACE)
-    if stripped.startswith(b"{"):
-        if _MAP_SCHEMA_MARK.search(text) or (
-            _MAP_VERSION_MARK.search(text) and _MAP_PROVIDERS_MARK.search(text)
-        ):
-            return Classification("map", "capability map markers ($schema / schema_version)")
-        if _WIRE_SCHEMA_MARK.search(text):
-            return Classification("wire-schema", 'format "car.wire-schema.v1"')
+    first = _first_line(stripped)
+    if first.complete:
+        if _is_event(first.value):
+            return Classification("journal", "first line is a CAR journal event")
+        if _is_rpc_message(first.value):
+            return Classification("transcript", "first line is a JSON-RPC 2.0 message")
+        kind = _document_kind(first.value)
+    elif stripped.startswith(b"{"):
+        # A document over several lines: its top-level markers, found in the text.
+        kind = _marked_kind(text)
+    else:
+        kind = None
+    if kind is not None:
+        return Classification(kind, _KIND_REASONS[kind])
     if name.endswith(_RESULT_SUFFIX):
         method = result_method(name, methods)
         if method is not None:
@@ -172,11 +205,6 @@ def classify(name: str, head: bytes, methods: Iterable[str]) -> Classification:
         return Classification(
             None, "named *.result.json, but no known RPC method in the name (see `schemas`)"
         )
-    first = _first_line_value(stripped)
-    if _is_event(first):
-        return Classification("journal", "first line is a CAR journal event")
-    if _is_rpc_message(first):
-        return Classification("transcript", "first line is a JSON-RPC 2.0 message")
     if not stripped:
         return Classification(None, "empty file")
     if b"\x00" in text[:8192]:
@@ -184,6 +212,16 @@ def classify(name: str, head: bytes, methods: Iterable[str]) -> Classification:
     if not stripped.startswith((b"{", b"[")):
         return Classification(None, "not JSON")
     return Classification(None, "JSON, but not a document kind pairling_fast checks")
+
+
+def _marked_kind(text: bytes) -> Optional[str]:
+    if _MAP_SCHEMA_MARK.search(text) or (
+        _MAP_VERSION_MARK.search(text) and _MAP_PROVIDERS_MARK.search(text)
+    ):
+        return "map"
+    if _WIRE_SCHEMA_MARK.search(text):
+        return "wire-schema"
+    return None
 
 
 # ---------------------------------------------------------------------------------------------
