@@ -9,9 +9,10 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-import pairling_fast
 import pytest
 from cli_helpers import BROKEN_RESULT, GOOD_RESULT, run_cli, sample_tree, write_tree
+
+import pairling_fast
 from pairling_fast import _backend
 from pairling_fast.cli import findings_markdown
 from pairling_fast.paths import optional_module
@@ -205,11 +206,14 @@ def test_digest_whole_document_pointer_and_hex(cli: Cli, tmp_path: Path) -> None
 
 
 def test_digest_of_invalid_json_is_a_located_finding(cli: Cli, tmp_path: Path) -> None:
-    write_tree(tmp_path, {"dup.json": '{"a": 1,\n "a": 2}'})
-    done = cli("digest", "dup.json")
-    assert done.returncode == 1
-    assert _one_error_line(done.stderr).startswith("dup.json:2:")
-    assert "PF002 at /a" in done.stderr
+    write_tree(tmp_path, {"dup.json": '{"a": 1,\n "a": 2}', "syntax.json": '{"a": 1,\n ,}'})
+    duplicate = cli("digest", "dup.json")
+    assert duplicate.returncode == 1
+    assert _one_error_line(duplicate.stderr).startswith("dup.json")
+    assert "PF002 at /a" in duplicate.stderr
+    syntax = cli("digest", "syntax.json")
+    assert syntax.returncode == 1
+    assert _one_error_line(syntax.stderr).startswith("syntax.json:2:2: PF001")
 
 
 def test_canonicalize_to_stdout_and_atomically_to_a_file(cli: Cli, tmp_path: Path) -> None:

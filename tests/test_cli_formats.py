@@ -16,6 +16,7 @@ from typing import Any
 import jsonschema
 import pytest
 from cli_helpers import GOOD_RESULT, PACKAGE_PARENT, run_cli, sample_tree, write_tree
+
 from pairling_fast import _backend
 from pairling_fast.codes import CODES
 from pairling_fast.output import github, junit, plain_text, sarif

@@ -6,9 +6,10 @@ import os
 from pathlib import Path
 from typing import Any
 
-import pairling_fast
 import pytest
 from cli_helpers import BAD_RESULT, BROKEN_RESULT, GOOD_RESULT, sample_tree, write_tree
+
+import pairling_fast
 from pairling_fast import _backend, paths
 from pairling_fast.paths import PathArgumentError, Skipped, check_paths, classify
 

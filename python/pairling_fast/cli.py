@@ -15,7 +15,7 @@ import tempfile
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Callable, NoReturn, Optional
+from typing import Any, Callable, NoReturn
 
 from rich.console import Console
 
@@ -219,11 +219,7 @@ def _command_chain(args: argparse.Namespace) -> int:
 
 def _command_schemas(args: argparse.Namespace) -> int:
     for schema_id in schemas.ids():
-        source = schemas.path(schema_id)
-        where = source.name
-        if schema_id.startswith(schemas.WIRE_ID_PREFIX):
-            where += f"#/schemas/{schema_id[len(schemas.WIRE_ID_PREFIX) :]}"
-        print(f"{schema_id}\t{where}")
+        print(f"{schema_id}\t{schemas.source(schema_id)}")
     return EXIT_OK
 
 
@@ -409,7 +405,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 @contextmanager
-def _selected_backend(name: Optional[str]) -> Iterator[None]:
+def _selected_backend(name: str | None) -> Iterator[None]:
     if name is None:
         yield
         return
@@ -421,7 +417,7 @@ def _selected_backend(name: Optional[str]) -> Iterator[None]:
         yield
 
 
-def main(argv: Optional[Sequence[str]] = None) -> int:
+def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit code."""
     for stream in (sys.stdout, sys.stderr):
         # Findings quote documents; a terminal or log that cannot show a character gets an

@@ -11,7 +11,7 @@ import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Optional, cast
+from typing import Any, cast
 
 from .codes import CODES
 from .errors import PairlingError
@@ -40,10 +40,10 @@ class Config:
     """The defaults a configuration file gives; None where it says nothing."""
 
     exclude: tuple[str, ...] = ()
-    fail_on: Optional[Severity] = None
-    follow_symlinks: Optional[bool] = None
+    fail_on: Severity | None = None
+    follow_symlinks: bool | None = None
     severity: dict[str, SeverityOverride] = field(default_factory=dict)
-    source: Optional[str] = None
+    source: str | None = None
 
 
 def _read_toml(path: Path) -> dict[str, Any]:
@@ -98,7 +98,7 @@ def load_config(section: Mapping[str, Any], where: str) -> Config:
     )
 
 
-def _section_of(path: Path) -> Optional[tuple[Mapping[str, Any], str]]:
+def _section_of(path: Path) -> tuple[Mapping[str, Any], str] | None:
     document = _read_toml(path)
     if path.name != PYPROJECT:
         return document, str(path)
@@ -111,7 +111,7 @@ def _section_of(path: Path) -> Optional[tuple[Mapping[str, Any], str]]:
     return section, f"{path} [tool.pairling_fast]"
 
 
-def find_config(start: Path, explicit: Optional[Path] = None) -> Config:
+def find_config(start: Path, explicit: Path | None = None) -> Config:
     """The configuration for a run started in ``start`` (or the file ``explicit`` names)."""
     if explicit is not None:
         found = _section_of(explicit)

@@ -12,7 +12,7 @@ import os
 import re
 import xml.etree.ElementTree as ET
 from pathlib import Path
-from typing import Any, Callable, Optional, Union
+from typing import Any, Callable
 from urllib.parse import quote
 
 from rich.console import Console
@@ -173,8 +173,8 @@ class RichProgress:
 
     def __init__(self, console: Console) -> None:
         self.console = console
-        self.progress: Optional[Progress] = None
-        self.task: Optional[TaskID] = None
+        self.progress: Progress | None = None
+        self.task: TaskID | None = None
 
     def start(self, files: int, total_bytes: int) -> None:
         if files < PROGRESS_MIN_FILES and total_bytes < PROGRESS_MIN_BYTES:
@@ -192,7 +192,7 @@ class RichProgress:
         self.task = self.progress.add_task("check", total=total_bytes, last="")
         self.progress.start()
 
-    def advance(self, result: Union[FileResult, Skipped], size: int) -> None:
+    def advance(self, result: FileResult | Skipped, size: int) -> None:
         if self.progress is not None and self.task is not None:
             self.progress.update(self.task, advance=size, last=result.path)
 

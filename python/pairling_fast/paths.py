@@ -19,7 +19,7 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from types import ModuleType
-from typing import Any, Callable, Literal, NamedTuple, Optional, Protocol, Union
+from typing import Any, Callable, Literal, NamedTuple, Protocol
 
 from . import _backend, schemas
 from .canonical import parse_json
@@ -102,9 +102,9 @@ class PathArgumentError(PairlingError, OSError):
 class Classification:
     """What a file is: ``kind`` (one of ``KINDS``) or None with the ``reason`` it is skipped."""
 
-    kind: Optional[str]
+    kind: str | None
     reason: str
-    method: Optional[str] = None
+    method: str | None = None
 
 
 def rpc_methods() -> frozenset[str]:
@@ -116,7 +116,7 @@ def rpc_methods() -> frozenset[str]:
     )
 
 
-def result_method(name: str, methods: Iterable[str]) -> Optional[str]:
+def result_method(name: str, methods: Iterable[str]) -> str | None:
     """The method a ``*.<method>.result.json`` file name names (the longest known one)."""
     if not name.endswith(_RESULT_SUFFIX):
         return None
@@ -144,7 +144,7 @@ def _first_line(head: bytes) -> _FirstLine:
     return _FirstLine(None, False)
 
 
-def _document_kind(value: Any) -> Optional[str]:
+def _document_kind(value: Any) -> str | None:
     """The kind a whole parsed document has by its top-level members, if any."""
     if not isinstance(value, dict):
         return None
@@ -214,7 +214,7 @@ def classify(name: str, head: bytes, methods: Iterable[str]) -> Classification:
     return Classification(None, "JSON, but not a document kind pairling_fast checks")
 
 
-def _marked_kind(text: bytes) -> Optional[str]:
+def _marked_kind(text: bytes) -> str | None:
     if _MAP_SCHEMA_MARK.search(text) or (
         _MAP_VERSION_MARK.search(text) and _MAP_PROVIDERS_MARK.search(text)
     ):
@@ -244,7 +244,7 @@ class FileResult:
     """One checked file: its kind (None when it could not even be read), findings and stats."""
 
     path: str
-    kind: Optional[str]
+    kind: str | None
     findings: list[Finding] = field(default_factory=list)
     stats: dict[str, Any] = field(default_factory=dict)
     size: int = 0
@@ -274,7 +274,7 @@ class FileResult:
         }
 
 
-def _rate(size: int, seconds: float) -> Optional[float]:
+def _rate(size: int, seconds: float) -> float | None:
     return round(size / seconds, 1) if seconds > 0 else None
 
 
@@ -338,7 +338,7 @@ class PathsReport:
             }
         return report
 
-    def to_json(self, *, indent: Optional[int] = 2) -> str:
+    def to_json(self, *, indent: int | None = 2) -> str:
         return json.dumps(self.to_dict(), indent=indent, ensure_ascii=False)
 
 
@@ -346,7 +346,7 @@ class CheckProgress(Protocol):
     """Told how much work there is, then about each file as it is done (in completion order)."""
 
     def start(self, files: int, total_bytes: int) -> None: ...
-    def advance(self, result: Union[FileResult, Skipped], size: int) -> None: ...
+    def advance(self, result: FileResult | Skipped, size: int) -> None: ...
 
 
 # ---------------------------------------------------------------------------------------------
@@ -388,7 +388,7 @@ class _Walker:
         self._files_seen: dict[tuple[int, int], str] = {}
         self._directories_seen: dict[tuple[int, int], str] = {}
 
-    def _excluded_by(self, display: str, name: str) -> Optional[str]:
+    def _excluded_by(self, display: str, name: str) -> str | None:
         posix = display.replace(os.sep, "/")
         for pattern in self.excludes:
             if fnmatch.fnmatchcase(name, pattern) or fnmatch.fnmatchcase(posix, pattern):
@@ -498,7 +498,7 @@ _PARTIAL_CHECKS = {
 }
 
 
-def optional_module(name: str) -> Optional[ModuleType]:
+def optional_module(name: str) -> ModuleType | None:
     """The module ``name``, or None when this build does not have it (or its package).
 
     The document families land one by one; a missing one must not break the others, but an
@@ -513,11 +513,11 @@ def optional_module(name: str) -> Optional[ModuleType]:
         raise
 
 
-def _document_check(kind: str) -> Optional[Callable[..., Report]]:
+def _document_check(kind: str) -> Callable[..., Report] | None:
     """The document check of ``kind``, or None when its module is not in this build."""
     module_name, function_name = _DOCUMENT_CHECKS[kind]
     module = optional_module(module_name)
-    check: Optional[Callable[..., Report]] = getattr(module, function_name, None)
+    check: Callable[..., Report] | None = getattr(module, function_name, None)
     return check
 
 
@@ -545,7 +545,7 @@ def _schema_check(schema_id: str) -> Callable[[bytes], Report]:
     return schema_validator(schema_id).validate_json
 
 
-def _partial_check(kind: str, path: Path, method: Optional[str]) -> Report:
+def _partial_check(kind: str, path: Path, method: str | None) -> Report:
     """The checks that exist without the kind's own module (and say that they are partial)."""
     if kind == "map":
         report = _schema_check(schemas.MAP_SCHEMA_ID)(path.read_bytes())
@@ -566,7 +566,7 @@ def _partial_check(kind: str, path: Path, method: Optional[str]) -> Report:
     return Report(findings=[*report.findings, note], stats=report.stats)
 
 
-def _run_check(kind: str, path: Path, method: Optional[str]) -> Report:
+def _run_check(kind: str, path: Path, method: str | None) -> Report:
     check = _document_check(kind)
     if check is None:
         return _partial_check(kind, path, method)
@@ -616,10 +616,10 @@ def _read_head(path: Path) -> bytes:
 
 def _check_one(
     candidate: _Candidate,
-    kind: Optional[str],
+    kind: str | None,
     methods: frozenset[str],
     severities: Mapping[str, SeverityOverride],
-) -> Union[FileResult, Skipped]:
+) -> FileResult | Skipped:
     started = time.perf_counter()
     result = FileResult(candidate.display, kind, size=candidate.size)
     try:
@@ -654,18 +654,18 @@ def _check_one(
 
 
 def check_paths(
-    paths: Iterable[Union[str, os.PathLike[str]]],
+    paths: Iterable[str | os.PathLike[str]],
     *,
-    kind: Optional[str] = None,
+    kind: str | None = None,
     exclude: Sequence[str] = (),
     default_excludes: bool = True,
     follow_symlinks: bool = False,
-    jobs: Optional[int] = None,
+    jobs: int | None = None,
     fail_on: Severity = "error",
-    severities: Optional[Mapping[str, SeverityOverride]] = None,
+    severities: Mapping[str, SeverityOverride] | None = None,
     timings: bool = False,
-    backend: Optional[str] = None,
-    progress: Optional[CheckProgress] = None,
+    backend: str | None = None,
+    progress: CheckProgress | None = None,
 ) -> PathsReport:
     """Check every document under ``paths`` (files or directories), in parallel.
 
