@@ -21,6 +21,7 @@ from .errors import (
 )
 from .report import REPORT_VERSION, Finding, Report
 from .validator import Validator, schema_validator
+from .wire import check_rpc_result, check_transcript, check_wire_schema, wire_schema_digest
 
 try:
     __version__ = version("pairling_fast")
@@ -42,11 +43,15 @@ __all__ = [
     "backend",
     "canonicalize",
     "canonicalize_json",
+    "check_rpc_result",
+    "check_transcript",
+    "check_wire_schema",
     "digest",
     "digest_hex",
     "parse_json",
     "schema_validator",
     "schemas",
+    "wire_schema_digest",
 ]
 
 

@@ -11,7 +11,9 @@ import os
 import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any, Protocol, Union
+from typing import Any, Optional, Protocol, Union
+
+from .report import RawFinding
 
 __all__ = ["BACKENDS", "CompiledSchema", "Engine", "active", "active_name", "engine", "use"]
 
@@ -20,12 +22,19 @@ BACKEND_ENV = "PAIRLING_FAST_BACKEND"
 
 RawViolation = tuple[str, str, str, str]
 """(pointer, schema_pointer, keyword, message)"""
+WireOutcome = tuple[list[RawFinding], dict[str, Any]]
+"""The findings of a wire check and its stats."""
 
 
 class CompiledSchema(Protocol):
     def is_valid(self, instance: Any) -> bool: ...
     def errors(self, instance: Any) -> list[RawViolation]: ...
     def errors_json(self, data: Union[bytes, str]) -> list[RawViolation]: ...
+
+
+class TranscriptChecker(Protocol):
+    def feed_lines(self, lines: list[bytes]) -> None: ...
+    def finish(self) -> WireOutcome: ...
 
 
 class Engine(Protocol):
@@ -38,6 +47,13 @@ class Engine(Protocol):
     ) -> CompiledSchema: ...
     def bundled_schema_ids(self) -> list[str]: ...
     def bundled_validator(self, schema_id: str) -> CompiledSchema: ...
+    def check_rpc_result(
+        self, method: str, result: Any, catalog: Any, wire_schema_digest: Optional[str]
+    ) -> WireOutcome: ...
+    def check_transcript_file(self, path: str, wire_schema_digest: Optional[str]) -> WireOutcome: ...
+    def TranscriptChecker(self, wire_schema_digest: Optional[str]) -> TranscriptChecker: ...  # noqa: N802
+    def check_wire_schema(self, path: str) -> WireOutcome: ...
+    def wire_schema_digest(self, path: str) -> str: ...
 
 
 def engine(name: str) -> Engine:
