@@ -252,12 +252,19 @@ mod python {
 
     type WireOutcome = (Vec<RawFinding>, PyObject);
 
-    fn wire_outcome(py: Python<'_>, (findings, stats): (Vec<crate::report::Finding>, serde_json::Value)) -> PyResult<WireOutcome> {
+    fn wire_outcome(
+        py: Python<'_>,
+        (findings, stats): (Vec<crate::report::Finding>, serde_json::Value),
+    ) -> PyResult<WireOutcome> {
         Ok((raw_findings(findings), to_python(py, &stats)?))
     }
 
     /// A Python value as JSON; `what` names the argument in the error, as the fallback does.
-    fn argument_value(py: Python<'_>, what: &str, value: &Bound<'_, PyAny>) -> PyResult<serde_json::Value> {
+    fn argument_value(
+        py: Python<'_>,
+        what: &str,
+        value: &Bound<'_, PyAny>,
+    ) -> PyResult<serde_json::Value> {
         to_value(value).map_err(|mut error| {
             error.message = format!("{what}: {}", error.message);
             canonicalization_error(py, error)
@@ -275,7 +282,9 @@ mod python {
     ) -> PyResult<WireOutcome> {
         guarded(py, "check_rpc_result", || {
             let result = argument_value(py, "result", result)?;
-            let catalog = catalog.map(|catalog| argument_value(py, "catalog", catalog)).transpose()?;
+            let catalog = catalog
+                .map(|catalog| argument_value(py, "catalog", catalog))
+                .transpose()?;
             let outcome = py.allow_threads(|| {
                 crate::wire::check_rpc_result(method, &result, catalog.as_ref(), wire_schema_digest)
             });
@@ -291,7 +300,8 @@ mod python {
         wire_schema_digest: Option<String>,
     ) -> PyResult<WireOutcome> {
         guarded(py, "check_transcript_file", || {
-            let outcome = py.allow_threads(|| crate::wire::check_transcript_file(&path, wire_schema_digest))?;
+            let outcome =
+                py.allow_threads(|| crate::wire::check_transcript_file(&path, wire_schema_digest))?;
             wire_outcome(py, outcome)
         })
     }
@@ -304,9 +314,9 @@ mod python {
 
     impl TranscriptChecker {
         fn running(&mut self) -> PyResult<&mut crate::wire::TranscriptChecker> {
-            self.inner
-                .as_mut()
-                .ok_or_else(|| pyo3::exceptions::PyValueError::new_err("the transcript checker is finished"))
+            self.inner.as_mut().ok_or_else(|| {
+                pyo3::exceptions::PyValueError::new_err("the transcript checker is finished")
+            })
         }
     }
 
@@ -315,7 +325,9 @@ mod python {
         #[new]
         #[pyo3(signature = (wire_schema_digest=None))]
         fn new(wire_schema_digest: Option<String>) -> Self {
-            TranscriptChecker { inner: Some(crate::wire::TranscriptChecker::new(wire_schema_digest)) }
+            TranscriptChecker {
+                inner: Some(crate::wire::TranscriptChecker::new(wire_schema_digest)),
+            }
         }
 
         fn feed_lines(&mut self, py: Python<'_>, lines: Vec<Bound<'_, PyBytes>>) -> PyResult<()> {
@@ -347,7 +359,9 @@ mod python {
 
     #[pyfunction]
     fn wire_schema_digest(py: Python<'_>, path: std::path::PathBuf) -> PyResult<String> {
-        guarded(py, "wire_schema_digest", || Ok(py.allow_threads(|| crate::wire::wire_schema_digest(&path))?))
+        guarded(py, "wire_schema_digest", || {
+            Ok(py.allow_threads(|| crate::wire::wire_schema_digest(&path))?)
+        })
     }
 
     #[pyfunction]

@@ -15,7 +15,7 @@ use sha2::{Digest, Sha256};
 
 use crate::canonical;
 use crate::parse::{self, escape_pointer_token, JsonError};
-use crate::report::{Finding, Severity};
+use crate::report::Finding;
 use crate::validate::{self, CompileOptions, SchemaValidator};
 
 pub const WIRE_FORMAT: &str = "car.wire-schema.v1";
@@ -122,7 +122,10 @@ impl CatalogIndex {
                 .entry(text_of(&row["model"]["id"]).to_owned())
                 .or_insert_with(|| text_of(&row["row_digest"]).to_owned());
         }
-        CatalogIndex { revision: text_of(&snapshot["catalog_revision"]).to_owned(), row_digests }
+        CatalogIndex {
+            revision: text_of(&snapshot["catalog_revision"]).to_owned(),
+            row_digests,
+        }
     }
 }
 
@@ -130,7 +133,9 @@ impl CatalogIndex {
 pub fn rpc_coverage(method: &str) -> &'static str {
     let coverage = &validate::wire_bundle()["coverage"]["rpc_results"];
     let lists = |member: &str| {
-        coverage[member].as_array().is_some_and(|list| list.iter().any(|m| m.as_str() == Some(method)))
+        coverage[member]
+            .as_array()
+            .is_some_and(|list| list.iter().any(|m| m.as_str() == Some(method)))
     };
     if lists("covered") {
         "covered"
@@ -146,7 +151,11 @@ fn result_validator(method: &str) -> Option<&'static SchemaValidator> {
 }
 
 fn schema_findings(validator: &SchemaValidator, value: &Value) -> Vec<Finding> {
-    validator.violations(value).into_iter().map(Finding::from).collect()
+    validator
+        .violations(value)
+        .into_iter()
+        .map(Finding::from)
+        .collect()
 }
 
 /// The findings on one result (pointers relative to it) and whether it matched its schema.
@@ -160,10 +169,14 @@ pub fn result_findings(
 ) -> (Vec<Finding>, bool) {
     let Some(validator) = result_validator(method) else {
         let finding = if rpc_coverage(method) == "uncovered" {
-            let message = format!("unchecked: no schema in car.wire-schema.v1 for {method} results");
+            let message =
+                format!("unchecked: no schema in car.wire-schema.v1 for {method} results");
             Finding::info(UNCHECKED_METHOD, message)
         } else {
-            let message = format!("unknown method {}: not in car.wire-schema.v1 coverage", quoted(method));
+            let message = format!(
+                "unknown method {}: not in car.wire-schema.v1 coverage",
+                quoted(method)
+            );
             Finding::warning(UNKNOWN_METHOD, message)
         };
         return (vec![finding.at("")], false);
@@ -194,8 +207,10 @@ fn count_matches(result: &Value, list_member: &str) -> Option<Finding> {
     if count == Some(entries as i128) {
         return None;
     }
-    let message =
-        format!("count is {} but {list_member} has {entries} entries", display_integer(count));
+    let message = format!(
+        "count is {} but {list_member} has {entries} entries",
+        display_integer(count)
+    );
     Some(Finding::error(COUNT_MISMATCH, message).at("/count"))
 }
 
@@ -211,7 +226,8 @@ fn check_infer(result: &Value, catalog: Option<&CatalogIndex>, findings: &mut Ve
                 display_integer(total),
                 prompt + completion
             );
-            findings.push(Finding::warning(USAGE_TOTAL_MISMATCH, message).at("/usage/total_tokens"));
+            findings
+                .push(Finding::warning(USAGE_TOTAL_MISMATCH, message).at("/usage/total_tokens"));
         }
     }
     let Some(catalog) = catalog else { return };
@@ -228,8 +244,10 @@ fn check_infer(result: &Value, catalog: Option<&CatalogIndex>, findings: &mut Ve
     let row_digest = text_of(&result["row_digest"]);
     match catalog.row_digests.get(model_id) {
         None => {
-            let message =
-                format!("resolved_model_id {} is not in the catalog snapshot", quoted(model_id));
+            let message = format!(
+                "resolved_model_id {} is not in the catalog snapshot",
+                quoted(model_id)
+            );
             findings.push(Finding::error(MODEL_NOT_IN_CATALOG, message).at("/resolved_model_id"));
         }
         Some(expected) if expected != row_digest => {
@@ -254,29 +272,46 @@ fn terminal_chunk_of_status(status: &str) -> Option<&'static str> {
 }
 
 fn check_tools_poll(result: &Value, findings: &mut Vec<Finding>) {
-    let Some(poll) = result.as_object() else { return };
+    let Some(poll) = result.as_object() else {
+        return;
+    };
     let status = text_of(&poll["status"]);
     let chunks: &[Value] = poll["chunks"].as_array().map_or(&[], Vec::as_slice);
     if status == "succeeded" && !poll.contains_key("result") {
         findings.push(
-            Finding::error(POLL_PAYLOAD_MISSING, "status is succeeded but result is missing").at(""),
+            Finding::error(
+                POLL_PAYLOAD_MISSING,
+                "status is succeeded but result is missing",
+            )
+            .at(""),
         );
     }
     let error = poll.get("error").filter(|error| !error.is_null());
     if status == "failed" && error.is_none() {
-        let pointer = if poll.contains_key("error") { "/error" } else { "" };
+        let pointer = if poll.contains_key("error") {
+            "/error"
+        } else {
+            ""
+        };
         findings.push(
-            Finding::error(POLL_PAYLOAD_MISSING, "status is failed but error is not set").at(pointer),
+            Finding::error(
+                POLL_PAYLOAD_MISSING,
+                "status is failed but error is not set",
+            )
+            .at(pointer),
         );
     }
     let kind = |chunk: &Value| text_of(&chunk["kind"]).to_owned();
-    let Some((last, earlier)) = chunks.split_last() else { return };
+    let Some((last, earlier)) = chunks.split_last() else {
+        return;
+    };
     for (index, chunk) in earlier.iter().enumerate() {
         let chunk_kind = kind(chunk);
         if TERMINAL_CHUNKS.contains(&chunk_kind.as_str()) {
             let message =
                 format!("chunk {index} is a terminal {chunk_kind} chunk but more chunks follow it");
-            findings.push(Finding::error(POLL_TERMINAL_CHUNK, message).at(format!("/chunks/{index}")));
+            findings
+                .push(Finding::error(POLL_TERMINAL_CHUNK, message).at(format!("/chunks/{index}")));
         }
     }
     let last_pointer = format!("/chunks/{}", earlier.len());
@@ -288,7 +323,8 @@ fn check_tools_poll(result: &Value, findings: &mut Vec<Finding>) {
             findings.push(Finding::error(POLL_TERMINAL_CHUNK, message).at(last_pointer));
         }
         None if status == "running" && TERMINAL_CHUNKS.contains(&last_kind.as_str()) => {
-            let message = format!("status is running but the last chunk is the terminal {last_kind} chunk");
+            let message =
+                format!("status is running but the last chunk is the terminal {last_kind} chunk");
             findings.push(Finding::error(POLL_TERMINAL_CHUNK, message).at(last_pointer));
         }
         _ => {}
@@ -309,7 +345,12 @@ fn check_tools_poll(result: &Value, findings: &mut Vec<Finding>) {
 fn check_catalog_snapshot(result: &Value, findings: &mut Vec<Finding>) {
     let mut seen: HashSet<&str> = HashSet::new();
     let mut previous: Option<&str> = None;
-    for (index, row) in result["models"].as_array().into_iter().flatten().enumerate() {
+    for (index, row) in result["models"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .enumerate()
+    {
         let model_id = text_of(&row["model"]["id"]);
         let id_pointer = format!("/models/{index}/model/id");
         if seen.contains(model_id) {
@@ -341,7 +382,8 @@ fn check_catalog_snapshot(result: &Value, findings: &mut Vec<Finding>) {
                 quoted(&computed)
             );
             findings.push(
-                Finding::warning(ROW_DIGEST_MISMATCH, message).at(format!("/models/{index}/row_digest")),
+                Finding::warning(ROW_DIGEST_MISMATCH, message)
+                    .at(format!("/models/{index}/row_digest")),
             );
         }
     }
@@ -394,7 +436,10 @@ pub fn check_rpc_result(
         }
     }
     findings.extend(result_findings(method, result, index.as_ref(), wire_schema_digest).0);
-    (findings, json!({"method": method, "coverage": rpc_coverage(method)}))
+    (
+        findings,
+        json!({"method": method, "coverage": rpc_coverage(method)}),
+    )
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -446,12 +491,16 @@ pub struct TranscriptChecker {
 }
 
 fn json_whitespace_only(line: &[u8]) -> bool {
-    line.iter().all(|byte| matches!(byte, b' ' | b'\t' | b'\r' | b'\n'))
+    line.iter()
+        .all(|byte| matches!(byte, b' ' | b'\t' | b'\r' | b'\n'))
 }
 
 impl TranscriptChecker {
     pub fn new(wire_schema_digest: Option<String>) -> Self {
-        TranscriptChecker { wire_schema_digest, ..Default::default() }
+        TranscriptChecker {
+            wire_schema_digest,
+            ..Default::default()
+        }
     }
 
     fn add(&mut self, finding: Finding) {
@@ -475,7 +524,8 @@ impl TranscriptChecker {
         let message = match parse::parse_strict(text) {
             Ok(message) => message,
             Err(error) => {
-                self.findings.push(json_error_finding(error, Some(self.line)));
+                self.findings
+                    .push(json_error_finding(error, Some(self.line)));
                 return;
             }
         };
@@ -495,7 +545,10 @@ impl TranscriptChecker {
         } else if message.contains_key("result") || message.contains_key("error") {
             self.response(message);
         } else {
-            self.malformed("neither a request (method) nor a response (result or error)", "");
+            self.malformed(
+                "neither a request (method) nor a response (result or error)",
+                "",
+            );
         }
     }
 
@@ -529,7 +582,10 @@ impl TranscriptChecker {
         if message.contains_key("result") || message.contains_key("error") {
             self.malformed("a request must not carry result or error", "");
         }
-        if message.get("params").is_some_and(|params| !params.is_array() && !params.is_object()) {
+        if message
+            .get("params")
+            .is_some_and(|params| !params.is_array() && !params.is_object())
+        {
             self.malformed("params must be an array or an object", "/params");
         }
         let Some(id) = message.get("id") else {
@@ -537,12 +593,21 @@ impl TranscriptChecker {
             return;
         };
         self.counts.requests += 1;
-        let Some((key, rendered_id)) = self.id_key(id) else { return };
+        let Some((key, rendered_id)) = self.id_key(id) else {
+            return;
+        };
         if let Some(in_flight) = self.pending.get(&key) {
-            let text = format!("id {rendered_id} is already in flight (request on line {})", in_flight.line);
+            let text = format!(
+                "id {rendered_id} is already in flight (request on line {})",
+                in_flight.line
+            );
             return self.add(Finding::error(DUPLICATE_ID_IN_FLIGHT, text).at("/id"));
         }
-        let request = Request { method, line: self.line, rendered_id };
+        let request = Request {
+            method,
+            line: self.line,
+            rendered_id,
+        };
         match self.orphans.remove(&key) {
             Some(response) => self.answer(&request, response),
             None => {
@@ -569,9 +634,19 @@ impl TranscriptChecker {
         if id.is_null() && has_error && !has_result {
             return; // the answer to a request whose id could not be read (JSON-RPC 2.0 §5)
         }
-        let Some((key, rendered_id)) = self.id_key(id) else { return };
-        let result = if has_error { None } else { message.remove("result") };
-        let response = Response { line: self.line, rendered_id, result };
+        let Some((key, rendered_id)) = self.id_key(id) else {
+            return;
+        };
+        let result = if has_error {
+            None
+        } else {
+            message.remove("result")
+        };
+        let response = Response {
+            line: self.line,
+            rendered_id,
+            result,
+        };
         if let Some(request) = self.pending.remove(&key) {
             return self.answer(&request, response);
         }
@@ -588,9 +663,13 @@ impl TranscriptChecker {
 
     fn check_error_object(&mut self, error: &Value) {
         let Some(error) = error.as_object() else {
-            return self.add(Finding::error(MALFORMED_ERROR_OBJECT, "error must be an object").at("/error"));
+            return self.add(
+                Finding::error(MALFORMED_ERROR_OBJECT, "error must be an object").at("/error"),
+            );
         };
-        let problem = |message: &str, pointer: &str| Finding::error(MALFORMED_ERROR_OBJECT, message).at(pointer);
+        let problem = |message: &str, pointer: &str| {
+            Finding::error(MALFORMED_ERROR_OBJECT, message).at(pointer)
+        };
         let mut found = Vec::new();
         match error.get("code") {
             None => found.push(problem("error has no code", "/error")),
@@ -606,7 +685,10 @@ impl TranscriptChecker {
             }
             Some(_) => {}
         }
-        for member in error.keys().filter(|member| !ERROR_OBJECT_MEMBERS.contains(&member.as_str())) {
+        for member in error
+            .keys()
+            .filter(|member| !ERROR_OBJECT_MEMBERS.contains(&member.as_str()))
+        {
             let message = format!("unexpected member {} in error", quoted(member));
             found.push(problem(&message, &format!("/error{}", token(member))));
         }
@@ -616,9 +698,15 @@ impl TranscriptChecker {
     }
 
     fn answer(&mut self, request: &Request, response: Response) {
-        let (Some(method), Some(result)) = (&request.method, response.result) else { return };
-        let (findings, valid) =
-            result_findings(method, &result, self.catalog.as_ref(), self.wire_schema_digest.as_deref());
+        let (Some(method), Some(result)) = (&request.method, response.result) else {
+            return;
+        };
+        let (findings, valid) = result_findings(
+            method,
+            &result,
+            self.catalog.as_ref(),
+            self.wire_schema_digest.as_deref(),
+        );
         for mut finding in findings {
             finding.pointer = Some(format!("/result{}", finding.pointer.unwrap_or_default()));
             self.add(finding.on_line(response.line));
@@ -634,15 +722,27 @@ impl TranscriptChecker {
         let orphans = std::mem::take(&mut self.orphans);
         for request in pending.values() {
             let method = request.method.as_deref().unwrap_or("None");
-            let message = format!("request {} ({method}) was never answered", request.rendered_id);
-            self.add(Finding::warning(REQUEST_UNANSWERED, message).at("/id").on_line(request.line));
+            let message = format!(
+                "request {} ({method}) was never answered",
+                request.rendered_id
+            );
+            self.add(
+                Finding::warning(REQUEST_UNANSWERED, message)
+                    .at("/id")
+                    .on_line(request.line),
+            );
         }
         for response in orphans.values() {
             let message = format!("response to id {} has no request", response.rendered_id);
-            self.add(Finding::error(RESPONSE_WITHOUT_REQUEST, message).at("/id").on_line(response.line));
+            self.add(
+                Finding::error(RESPONSE_WITHOUT_REQUEST, message)
+                    .at("/id")
+                    .on_line(response.line),
+            );
         }
         // Stable: findings of one line keep the order they were found in.
-        self.findings.sort_by_key(|finding| finding.line.unwrap_or(0));
+        self.findings
+            .sort_by_key(|finding| finding.line.unwrap_or(0));
         let counts = &self.counts;
         let stats = json!({
             "lines": self.line,
@@ -713,7 +813,11 @@ fn string_list<'a>(
     let list = container.get(member).and_then(Value::as_array);
     let strings: Option<Vec<&str>> = list.and_then(|list| list.iter().map(Value::as_str).collect());
     if strings.is_none() {
-        findings.push(error_at(MALFORMED_BUNDLE, format!("{member} must be an array of strings"), pointer));
+        findings.push(error_at(
+            MALFORMED_BUNDLE,
+            format!("{member} must be an array of strings"),
+            pointer,
+        ));
     }
     strings
 }
@@ -724,10 +828,22 @@ fn sorted_and_unique(items: &[&str], pointer: &str, findings: &mut Vec<Finding>)
     for (index, &item) in items.iter().enumerate() {
         if seen.contains(item) {
             let message = format!("{} is listed twice", quoted(item));
-            findings.push(error_at(COVERAGE_LISTED_TWICE, message, format!("{pointer}/{index}")));
+            findings.push(error_at(
+                COVERAGE_LISTED_TWICE,
+                message,
+                format!("{pointer}/{index}"),
+            ));
         } else if let Some(previous) = previous.filter(|&previous| item < previous) {
-            let message = format!("not sorted: {} comes after {}", quoted(item), quoted(previous));
-            findings.push(error_at(COVERAGE_UNSORTED, message, format!("{pointer}/{index}")));
+            let message = format!(
+                "not sorted: {} comes after {}",
+                quoted(item),
+                quoted(previous)
+            );
+            findings.push(error_at(
+                COVERAGE_UNSORTED,
+                message,
+                format!("{pointer}/{index}"),
+            ));
         }
         seen.insert(item);
         previous = Some(item);
@@ -744,15 +860,26 @@ fn partition<'a>(
 ) -> Option<Partition<'a>> {
     let pointer = format!("/coverage/{member}");
     let Some(part) = coverage.get(member).and_then(Value::as_object) else {
-        findings.push(error_at(MALFORMED_BUNDLE, format!("coverage.{member} must be an object"), pointer));
+        findings.push(error_at(
+            MALFORMED_BUNDLE,
+            format!("coverage.{member} must be an object"),
+            pointer,
+        ));
         return None;
     };
     let covered = string_list(part, "covered", &format!("{pointer}/covered"), findings);
     let uncovered = string_list(part, "uncovered", &format!("{pointer}/uncovered"), findings);
-    let total = part.get("total").and_then(integer).filter(|total| *total >= 0);
+    let total = part
+        .get("total")
+        .and_then(integer)
+        .filter(|total| *total >= 0);
     if total.is_none() {
         let message = format!("coverage.{member}.total must be a non-negative integer");
-        findings.push(error_at(MALFORMED_BUNDLE, message, format!("{pointer}/total")));
+        findings.push(error_at(
+            MALFORMED_BUNDLE,
+            message,
+            format!("{pointer}/total"),
+        ));
     }
     let (covered, uncovered) = (covered?, uncovered?);
     sorted_and_unique(&covered, &format!("{pointer}/covered"), findings);
@@ -761,7 +888,11 @@ fn partition<'a>(
     for (index, item) in uncovered.iter().enumerate() {
         if covered_set.contains(item) {
             let message = format!("{} is both covered and uncovered", quoted(item));
-            findings.push(error_at(COVERAGE_LISTED_TWICE, message, format!("{pointer}/uncovered/{index}")));
+            findings.push(error_at(
+                COVERAGE_LISTED_TWICE,
+                message,
+                format!("{pointer}/uncovered/{index}"),
+            ));
         }
     }
     let listed = (covered.len() + uncovered.len()) as i128;
@@ -771,77 +902,136 @@ fn partition<'a>(
             covered.len(),
             uncovered.len()
         );
-        findings.push(error_at(COVERAGE_TOTAL_MISMATCH, message, format!("{pointer}/total")));
+        findings.push(error_at(
+            COVERAGE_TOTAL_MISMATCH,
+            message,
+            format!("{pointer}/total"),
+        ));
     }
     Some((covered, uncovered))
 }
 
 /// Every string of every `enum` in `schema` and its `oneOf`/`anyOf` branches, in document order.
 fn enum_strings<'a>(schema: &'a Value, into: &mut Vec<&'a str>) {
-    let Some(schema) = schema.as_object() else { return };
+    let Some(schema) = schema.as_object() else {
+        return;
+    };
     if let Some(values) = schema.get("enum").and_then(Value::as_array) {
         into.extend(values.iter().filter_map(Value::as_str));
     }
     for keyword in ["oneOf", "anyOf"] {
-        for branch in schema.get(keyword).and_then(Value::as_array).into_iter().flatten() {
+        for branch in schema
+            .get(keyword)
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
             enum_strings(branch, into);
         }
     }
 }
 
 fn event_kinds(schemas: &Map<String, Value>) -> Option<Vec<&str>> {
-    let kind = schemas.get("journal.event")?.get("definitions")?.get("EventKind")?;
+    let kind = schemas
+        .get("journal.event")?
+        .get("definitions")?
+        .get("EventKind")?;
     let mut kinds = Vec::new();
     enum_strings(kind, &mut kinds);
     (!kinds.is_empty()).then_some(kinds)
 }
 
 fn check_schemas(schemas: &Map<String, Value>, findings: &mut Vec<Finding>) {
-    let options = CompileOptions { validate_formats: Some(true), resources: Vec::new() };
+    let options = CompileOptions {
+        validate_formats: Some(true),
+        resources: Vec::new(),
+    };
     for (name, schema) in schemas {
         let pointer = format!("/schemas{}", token(name));
         if schema.get("$schema").and_then(Value::as_str) != Some(DRAFT_07) || !schema.is_object() {
-            let message = format!("schema {} does not declare $schema {}", quoted(name), quoted(DRAFT_07));
+            let message = format!(
+                "schema {} does not declare $schema {}",
+                quoted(name),
+                quoted(DRAFT_07)
+            );
             findings.push(error_at(BUNDLE_SCHEMA_INVALID, message, pointer));
             continue;
         }
         if let Err(error) = SchemaValidator::compile(schema, &options) {
-            let message = format!("schema {} does not compile: {} {}", quoted(name), error.code, error.message);
-            findings.push(error_at(BUNDLE_SCHEMA_INVALID, message, pointer + &error.schema_pointer));
+            let message = format!(
+                "schema {} does not compile: {} {}",
+                quoted(name),
+                error.code,
+                error.message
+            );
+            findings.push(error_at(
+                BUNDLE_SCHEMA_INVALID,
+                message,
+                pointer + &error.schema_pointer,
+            ));
         }
     }
 }
 
-fn check_covered_schemas(covered: &[&str], schemas: &Map<String, Value>, findings: &mut Vec<Finding>) {
+fn check_covered_schemas(
+    covered: &[&str],
+    schemas: &Map<String, Value>,
+    findings: &mut Vec<Finding>,
+) {
     sorted_and_unique(covered, "/coverage/covered", findings);
     for (index, name) in covered.iter().enumerate() {
         if !schemas.contains_key(*name) {
-            let message = format!("coverage.covered lists {}, which is not in schemas", quoted(name));
-            findings.push(error_at(COVERED_SCHEMAS_MISMATCH, message, format!("/coverage/covered/{index}")));
+            let message = format!(
+                "coverage.covered lists {}, which is not in schemas",
+                quoted(name)
+            );
+            findings.push(error_at(
+                COVERED_SCHEMAS_MISMATCH,
+                message,
+                format!("/coverage/covered/{index}"),
+            ));
         }
     }
     let listed: HashSet<&str> = covered.iter().copied().collect();
-    for name in schemas.keys().filter(|name| !listed.contains(name.as_str())) {
+    for name in schemas
+        .keys()
+        .filter(|name| !listed.contains(name.as_str()))
+    {
         let message = format!("schema {} is not listed in coverage.covered", quoted(name));
-        findings.push(error_at(COVERED_SCHEMAS_MISMATCH, message, format!("/schemas{}", token(name))));
+        findings.push(error_at(
+            COVERED_SCHEMAS_MISMATCH,
+            message,
+            format!("/schemas{}", token(name)),
+        ));
     }
 }
 
 fn check_rpc_coverage(methods: &[&str], schemas: &Map<String, Value>, findings: &mut Vec<Finding>) {
     for (index, method) in methods.iter().enumerate() {
         if !schemas.contains_key(&format!("rpc.{method}.result")) {
-            let message =
-                format!("covered RPC method {} has no rpc.{method}.result schema", quoted(method));
+            let message = format!(
+                "covered RPC method {} has no rpc.{method}.result schema",
+                quoted(method)
+            );
             let pointer = format!("/coverage/rpc_results/covered/{index}");
             findings.push(error_at(RPC_COVERAGE_MISMATCH, message, pointer));
         }
     }
     let covered: HashSet<&str> = methods.iter().copied().collect();
     for name in schemas.keys() {
-        let method = name.strip_prefix("rpc.").and_then(|rest| rest.strip_suffix(".result"));
+        let method = name
+            .strip_prefix("rpc.")
+            .and_then(|rest| rest.strip_suffix(".result"));
         if method.is_some_and(|method| !covered.contains(method)) {
-            let message = format!("schema {} is not in coverage.rpc_results.covered", quoted(name));
-            findings.push(error_at(RPC_COVERAGE_MISMATCH, message, format!("/schemas{}", token(name))));
+            let message = format!(
+                "schema {} is not in coverage.rpc_results.covered",
+                quoted(name)
+            );
+            findings.push(error_at(
+                RPC_COVERAGE_MISMATCH,
+                message,
+                format!("/schemas{}", token(name)),
+            ));
         }
     }
 }
@@ -850,14 +1040,25 @@ fn check_event_coverage(partition: &Partition<'_>, kinds: &[&str], findings: &mu
     let pointer = "/coverage/journal_event_payloads";
     let listed: HashSet<&str> = partition.0.iter().chain(&partition.1).copied().collect();
     for kind in kinds.iter().filter(|kind| !listed.contains(*kind)) {
-        let message = format!("event kind {} is in neither covered nor uncovered", quoted(kind));
+        let message = format!(
+            "event kind {} is in neither covered nor uncovered",
+            quoted(kind)
+        );
         findings.push(error_at(EVENT_KIND_COVERAGE_MISMATCH, message, pointer));
     }
     let known: HashSet<&str> = kinds.iter().copied().collect();
     for (member, items) in [("covered", &partition.0), ("uncovered", &partition.1)] {
-        for (index, item) in items.iter().enumerate().filter(|(_, item)| !known.contains(*item)) {
+        for (index, item) in items
+            .iter()
+            .enumerate()
+            .filter(|(_, item)| !known.contains(*item))
+        {
             let message = format!("{} is not an EventKind of journal.event", quoted(item));
-            findings.push(error_at(EVENT_KIND_COVERAGE_MISMATCH, message, format!("{pointer}/{member}/{index}")));
+            findings.push(error_at(
+                EVENT_KIND_COVERAGE_MISMATCH,
+                message,
+                format!("{pointer}/{member}/{index}"),
+            ));
         }
     }
 }
@@ -865,15 +1066,31 @@ fn check_event_coverage(partition: &Partition<'_>, kinds: &[&str], findings: &mu
 /// Every integrity problem of a parsed wire-schema bundle.
 pub fn bundle_findings(bundle: &Value) -> Vec<Finding> {
     let Some(bundle) = bundle.as_object() else {
-        return vec![error_at(MALFORMED_BUNDLE, "the wire-schema bundle must be an object", "")];
+        return vec![error_at(
+            MALFORMED_BUNDLE,
+            "the wire-schema bundle must be an object",
+            "",
+        )];
     };
     let mut findings = Vec::new();
     if bundle.get("format").and_then(Value::as_str) != Some(WIRE_FORMAT) {
-        let pointer = if bundle.contains_key("format") { "/format" } else { "" };
-        findings.push(error_at(MALFORMED_BUNDLE, format!("format must be {}", quoted(WIRE_FORMAT)), pointer));
+        let pointer = if bundle.contains_key("format") {
+            "/format"
+        } else {
+            ""
+        };
+        findings.push(error_at(
+            MALFORMED_BUNDLE,
+            format!("format must be {}", quoted(WIRE_FORMAT)),
+            pointer,
+        ));
     }
     if bundle.get("json_schema_draft").and_then(Value::as_str) != Some(DRAFT_07) {
-        let pointer = if bundle.contains_key("json_schema_draft") { "/json_schema_draft" } else { "" };
+        let pointer = if bundle.contains_key("json_schema_draft") {
+            "/json_schema_draft"
+        } else {
+            ""
+        };
         let message = format!("json_schema_draft must be {}", quoted(DRAFT_07));
         findings.push(error_at(MALFORMED_BUNDLE, message, pointer));
     }
@@ -881,13 +1098,21 @@ pub fn bundle_findings(bundle: &Value) -> Vec<Finding> {
     let schemas = match bundle.get("schemas").and_then(Value::as_object) {
         Some(schemas) => schemas,
         None => {
-            findings.push(error_at(MALFORMED_BUNDLE, "schemas must be an object", "/schemas"));
+            findings.push(error_at(
+                MALFORMED_BUNDLE,
+                "schemas must be an object",
+                "/schemas",
+            ));
             &empty
         }
     };
     check_schemas(schemas, &mut findings);
     let Some(coverage) = bundle.get("coverage").and_then(Value::as_object) else {
-        findings.push(error_at(MALFORMED_BUNDLE, "coverage must be an object", "/coverage"));
+        findings.push(error_at(
+            MALFORMED_BUNDLE,
+            "coverage must be an object",
+            "/coverage",
+        ));
         return findings;
     };
     if let Some(covered) = string_list(coverage, "covered", "/coverage/covered", &mut findings) {
@@ -900,7 +1125,11 @@ pub fn bundle_findings(bundle: &Value) -> Vec<Finding> {
     match (event_kinds(schemas), events) {
         (None, _) => {
             let message = "journal.event has no EventKind enum (definitions.EventKind)";
-            findings.push(error_at(EVENT_KIND_COVERAGE_MISMATCH, message, "/schemas/journal.event"));
+            findings.push(error_at(
+                EVENT_KIND_COVERAGE_MISMATCH,
+                message,
+                "/schemas/journal.event",
+            ));
         }
         (Some(kinds), Some(events)) => check_event_coverage(&events, &kinds, &mut findings),
         (Some(_), None) => {}
@@ -914,10 +1143,21 @@ pub fn check_wire_schema(path: &Path) -> io::Result<(Vec<Finding>, Value)> {
     let digest = hex(&Sha256::digest(&data));
     let bundle = match parse::parse_strict(&data) {
         Ok(bundle) => bundle,
-        Err(error) => return Ok((vec![json_error_finding(error, None)], json!({"digest": digest, "schemas": 0}))),
+        Err(error) => {
+            return Ok((
+                vec![json_error_finding(error, None)],
+                json!({"digest": digest, "schemas": 0}),
+            ))
+        }
     };
-    let schemas = bundle.get("schemas").and_then(Value::as_object).map_or(0, Map::len);
-    Ok((bundle_findings(&bundle), json!({"digest": digest, "schemas": schemas})))
+    let schemas = bundle
+        .get("schemas")
+        .and_then(Value::as_object)
+        .map_or(0, Map::len);
+    Ok((
+        bundle_findings(&bundle),
+        json!({"digest": digest, "schemas": schemas}),
+    ))
 }
 
 #[cfg(test)]
@@ -939,7 +1179,10 @@ mod tests {
         let rpc = &mut bundle["coverage"]["rpc_results"];
         rpc["covered"].as_array_mut().unwrap().swap(0, 1);
         rpc["total"] = json!(1);
-        assert_eq!(codes(&bundle_findings(&bundle)), [COVERAGE_UNSORTED, COVERAGE_TOTAL_MISMATCH]);
+        assert_eq!(
+            codes(&bundle_findings(&bundle)),
+            [COVERAGE_UNSORTED, COVERAGE_TOTAL_MISMATCH]
+        );
     }
 
     #[test]

@@ -15,11 +15,10 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Callable
 
-import pytest
-
 import pairling_fast
+import pytest
 from pairling_fast import _backend, schemas
-from pairling_fast.report import Finding, Report
+from pairling_fast.report import Report
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "transcripts" / "session.jsonl"
 WIRE = schemas.directory() / schemas.WIRE_SCHEMA_FILE
@@ -102,7 +101,9 @@ def test_example_session_calls_every_covered_method() -> None:
     assert set(BUNDLE["coverage"]["rpc_results"]["covered"]) <= methods
 
 
-@pytest.mark.parametrize("source_kind", ["path", "binary file", "text file", "lines", "bytes lines"])
+@pytest.mark.parametrize(
+    "source_kind", ["path", "binary file", "text file", "lines", "bytes lines"]
+)
 def test_every_transcript_source_gives_the_same_report(
     backend: _backend.Engine, source_kind: str, tmp_path: Path
 ) -> None:
@@ -134,7 +135,9 @@ def _drop(request_id: Any, *, request: bool) -> Callable[[Messages], None]:
     return mutate
 
 
-def _response(request_id: Any, change: Callable[[dict[str, Any]], None]) -> Callable[[Messages], None]:
+def _response(
+    request_id: Any, change: Callable[[dict[str, Any]], None]
+) -> Callable[[Messages], None]:
     def mutate(messages: Messages) -> None:
         change(messages[index_of(messages, request_id, request=False)])
 
@@ -473,7 +476,10 @@ RPC_CASES: dict[str, tuple[str, Any]] = {
     "count": ("capabilities.list", {"caller_role": "owner", "count": 1.0, "methods": []}),
     "usage": (
         "infer",
-        {**result_of(session(), "infer"), "usage": {**result_of(session(), "infer")["usage"], "total_tokens": 1}},
+        {
+            **result_of(session(), "infer"),
+            "usage": {**result_of(session(), "infer")["usage"], "total_tokens": 1},
+        },
     ),
     "snapshot": ("models.catalog_snapshot", {"catalog_revision": "r", "models": []}),
     "uncovered": ("a2a.send", [1, 2]),
@@ -581,6 +587,12 @@ _EVENTS = BUNDLE["coverage"]["journal_event_payloads"]["uncovered"]
 _COVERED = BUNDLE["coverage"]["rpc_results"]["covered"]
 _UNCOVERED = BUNDLE["coverage"]["rpc_results"]["uncovered"]
 
+
+def _position(listed: list[str], added: str) -> int:
+    """Where ``added`` lands once inserted into the sorted list ``listed``."""
+    return sorted([*listed, added]).index(added)
+
+
 # name: (mutation, the findings it must cause as (code, pointer))
 BUNDLE_TWINS: dict[str, tuple[Callable[[Any], None], list[tuple[str, str]]]] = {
     "drop a listed kind": (
@@ -594,7 +606,10 @@ BUNDLE_TWINS: dict[str, tuple[Callable[[Any], None], list[tuple[str, str]]]] = {
         _rename_enum_kind,
         [
             ("PF436", "/coverage/journal_event_payloads"),
-            ("PF436", f"/coverage/journal_event_payloads/uncovered/{_EVENTS.index('gate_accepted')}"),
+            (
+                "PF436",
+                f"/coverage/journal_event_payloads/uncovered/{_EVENTS.index('gate_accepted')}",
+            ),
         ],
     ),
     "schema not listed": (_unlisted_schema, [("PF431", "/schemas/type.tool_receipt")]),
@@ -603,7 +618,12 @@ BUNDLE_TWINS: dict[str, tuple[Callable[[Any], None], list[tuple[str, str]]]] = {
     "wrong total": (_wrong_total, [("PF433", "/coverage/rpc_results/total")]),
     "covered and uncovered": (
         _covered_and_uncovered,
-        [("PF434", f"/coverage/rpc_results/uncovered/{sorted([*_UNCOVERED, 'infer']).index('infer')}")],
+        [
+            (
+                "PF434",
+                f"/coverage/rpc_results/uncovered/{_position(_UNCOVERED, 'infer')}",
+            )
+        ],
     ),
     "listed twice": (
         _listed_twice,
@@ -611,7 +631,7 @@ BUNDLE_TWINS: dict[str, tuple[Callable[[Any], None], list[tuple[str, str]]]] = {
     ),
     "covered method without schema": (
         _covered_method_without_schema,
-        [("PF435", f"/coverage/rpc_results/covered/{sorted([*_COVERED, 'models.list']).index('models.list')}")],
+        [("PF435", f"/coverage/rpc_results/covered/{_position(_COVERED, 'models.list')}")],
     ),
     "rpc schema not covered": (
         _rpc_schema_not_covered,

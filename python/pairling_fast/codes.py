@@ -123,7 +123,7 @@ CODES: dict[str, CodeInfo] = {
         "token usage does not add up",
         "warning",
         "An `infer` result's `usage.total_tokens` is not `prompt_tokens + completion_tokens`, "
-        "as the TokenUsage schema describes it (\"Total tokens (prompt + completion)\").",
+        'as the TokenUsage schema describes it ("Total tokens (prompt + completion)").',
     ),
     "PF405": CodeInfo(
         "tool poll status without its payload",
@@ -143,7 +143,7 @@ CODES: dict[str, CodeInfo] = {
         "catalog snapshot not sorted",
         "error",
         "The models of a `models.catalog_snapshot` result are not sorted by `model.id` (the schema "
-        "describes the snapshot as \"a sorted, content-addressed view\").",
+        'describes the snapshot as "a sorted, content-addressed view").',
     ),
     "PF408": CodeInfo(
         "duplicate model id in catalog snapshot",
@@ -194,7 +194,7 @@ CODES: dict[str, CodeInfo] = {
         "malformed JSON-RPC message",
         "error",
         "A transcript line is not a JSON-RPC 2.0 message: not an object, `jsonrpc` missing or not "
-        "\"2.0\", a request whose `method` is not a string or whose `params` is neither array "
+        '"2.0", a request whose `method` is not a string or whose `params` is neither array '
         "nor object, a response with both `result` and `error` or without an `id`, or an `id` "
         "that is not a string or an integer (null only in error responses).",
     ),

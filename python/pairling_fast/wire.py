@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Iterator
 from itertools import islice
-from typing import IO, Any, Optional, Union
+from typing import IO, Any, Union
 
 from . import _backend
 from .errors import CanonicalizationError
@@ -30,7 +30,7 @@ TranscriptSource = Union[PathLike, IO[bytes], IO[str], Iterable[Union[bytes, str
 BATCH_LINES = 1024
 
 
-def _report(outcome: tuple[list[RawFinding], dict[str, Any]], path: Optional[str]) -> Report:
+def _report(outcome: tuple[list[RawFinding], dict[str, Any]], path: str | None) -> Report:
     raw, stats = outcome
     return Report(findings=[Finding.from_raw(finding, path) for finding in raw], stats=stats)
 
@@ -46,7 +46,7 @@ def check_rpc_result(
     result: Any,
     *,
     catalog: Any = None,
-    wire_schema: Optional[PathLike] = None,
+    wire_schema: PathLike | None = None,
 ) -> Report:
     """Check the result of JSON-RPC ``method`` against ``rpc.<method>.result`` and the invariants
     its schema describes.
@@ -64,14 +64,14 @@ def check_rpc_result(
     return _report(outcome, None)
 
 
-def _as_bytes(line: Union[bytes, str]) -> bytes:
+def _as_bytes(line: bytes | str) -> bytes:
     if isinstance(line, str):
         # Lone surrogates stay as they are so the parser reports them (PF003) on their line.
         return line.encode("utf-8", "surrogatepass")
     return bytes(line)
 
 
-def _batches(lines: Iterable[Union[bytes, str]]) -> Iterator[list[bytes]]:
+def _batches(lines: Iterable[bytes | str]) -> Iterator[list[bytes]]:
     iterator = iter(lines)
     while True:
         batch = [_as_bytes(line) for line in islice(iterator, BATCH_LINES)]
@@ -80,7 +80,7 @@ def _batches(lines: Iterable[Union[bytes, str]]) -> Iterator[list[bytes]]:
         yield batch
 
 
-def check_transcript(source: TranscriptSource, *, wire_schema: Optional[PathLike] = None) -> Report:
+def check_transcript(source: TranscriptSource, *, wire_schema: PathLike | None = None) -> Report:
     """Check a JSONL transcript of JSON-RPC 2.0 messages, streaming.
 
     ``source`` is a path, a file object (binary or text) or an iterable of lines. Responses are

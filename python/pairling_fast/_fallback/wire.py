@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Iterable
-from typing import Any, NamedTuple, Optional, Union
+from typing import Any, NamedTuple, Union
 
 from ..errors import CanonicalizationError, SchemaCompileError
 from ..report import RawFinding, Severity
@@ -73,18 +73,18 @@ def _finding(
     code: str,
     severity: Severity,
     message: str,
-    pointer: Optional[str],
-    line: Optional[int] = None,
-    schema_pointer: Optional[str] = None,
+    pointer: str | None,
+    line: int | None = None,
+    schema_pointer: str | None = None,
 ) -> RawFinding:
     return (code, severity, message, line, pointer, schema_pointer)
 
 
-def _error(code: str, message: str, pointer: Optional[str]) -> RawFinding:
+def _error(code: str, message: str, pointer: str | None) -> RawFinding:
     return _finding(code, "error", message, pointer)
 
 
-def _token(key: Union[str, int]) -> str:
+def _token(key: str | int) -> str:
     return "/" + str(key).replace("~", "~0").replace("/", "~1")
 
 
@@ -92,7 +92,7 @@ def _quoted(text: str) -> str:
     return json.dumps(text, ensure_ascii=False)
 
 
-def _integer(value: Any) -> Optional[int]:
+def _integer(value: Any) -> int | None:
     """An integral JSON number (``3`` or ``3.0``) as an int; None for anything else."""
     if isinstance(value, bool):
         return None
@@ -103,7 +103,7 @@ def _integer(value: Any) -> Optional[int]:
     return None
 
 
-def _json_error_finding(error: CanonicalizationError, line: Optional[int]) -> RawFinding:
+def _json_error_finding(error: CanonicalizationError, line: int | None) -> RawFinding:
     """A strict-JSON error; on a JSONL line the column goes in the message, the line is the line."""
     if line is None:
         message = error.message
@@ -161,8 +161,8 @@ def _has_schema(method: str) -> bool:
 def result_findings(
     method: str,
     result: Any,
-    catalog: Optional[CatalogIndex],
-    wire_schema_digest: Optional[str],
+    catalog: CatalogIndex | None,
+    wire_schema_digest: str | None,
 ) -> tuple[list[RawFinding], bool]:
     """The findings on one result (pointers relative to it) and whether it matched its schema.
 
@@ -200,9 +200,7 @@ def _check_capabilities_list(result: Any, _catalog: Any, _digest: Any) -> list[R
     return _count_matches(result, "methods")
 
 
-def _check_infer(
-    result: Any, catalog: Optional[CatalogIndex], _digest: Any
-) -> list[RawFinding]:
+def _check_infer(result: Any, catalog: CatalogIndex | None, _digest: Any) -> list[RawFinding]:
     findings: list[RawFinding] = []
     usage = result.get("usage")
     if usage is not None:
@@ -247,10 +245,14 @@ def _check_tools_poll(result: Any, _catalog: Any, _digest: Any) -> list[RawFindi
     status = result["status"]
     chunks = result["chunks"]
     if status == "succeeded" and "result" not in result:
-        findings.append(_error(POLL_PAYLOAD_MISSING, "status is succeeded but result is missing", ""))
+        findings.append(
+            _error(POLL_PAYLOAD_MISSING, "status is succeeded but result is missing", "")
+        )
     if status == "failed" and result.get("error") is None:
         pointer = "/error" if "error" in result else ""
-        findings.append(_error(POLL_PAYLOAD_MISSING, "status is failed but error is not set", pointer))
+        findings.append(
+            _error(POLL_PAYLOAD_MISSING, "status is failed but error is not set", pointer)
+        )
     for index, chunk in enumerate(chunks[:-1]):
         if chunk["kind"] in TERMINAL_CHUNKS:
             message = f"chunk {index} is a terminal {chunk['kind']} chunk but more chunks follow it"
@@ -280,7 +282,7 @@ def _check_tools_poll(result: Any, _catalog: Any, _digest: Any) -> list[RawFindi
 def _check_catalog_snapshot(result: Any, _catalog: Any, _digest: Any) -> list[RawFinding]:
     findings: list[RawFinding] = []
     seen: set[str] = set()
-    previous: Optional[str] = None
+    previous: str | None = None
     for index, row in enumerate(result["models"]):
         model_id = row["model"]["id"]
         id_pointer = f"/models/{index}/model/id"
@@ -288,7 +290,9 @@ def _check_catalog_snapshot(result: Any, _catalog: Any, _digest: Any) -> list[Ra
             message = f"model id {_quoted(model_id)} appears more than once"
             findings.append(_error(CATALOG_DUPLICATE_ID, message, id_pointer))
         elif previous is not None and model_id < previous:
-            message = f"models are not sorted by id: {_quoted(model_id)} comes after {_quoted(previous)}"
+            message = (
+                f"models are not sorted by id: {_quoted(model_id)} comes after {_quoted(previous)}"
+            )
             findings.append(_error(CATALOG_UNSORTED, message, id_pointer))
         seen.add(model_id)
         previous = model_id
@@ -310,7 +314,7 @@ def _check_catalog_snapshot(result: Any, _catalog: Any, _digest: Any) -> list[Ra
 
 
 def _check_server_schema(
-    result: Any, _catalog: Any, wire_schema_digest: Optional[str]
+    result: Any, _catalog: Any, wire_schema_digest: str | None
 ) -> list[RawFinding]:
     if wire_schema_digest is None or result["digest"] == wire_schema_digest:
         return []
@@ -331,7 +335,7 @@ _SEMANTIC_CHECKS = {
 }
 
 
-def _catalog_argument(catalog: Any) -> tuple[Optional[CatalogIndex], list[RawFinding]]:
+def _catalog_argument(catalog: Any) -> tuple[CatalogIndex | None, list[RawFinding]]:
     violations = _schema_findings(_schema_id(SNAPSHOT_METHOD), catalog)
     if not violations:
         return _catalog_index(catalog), []
@@ -348,21 +352,19 @@ def _prefixed_value_error(what: str, value: Any) -> None:
     try:
         check_value(value)
     except CanonicalizationError as error:
-        raise CanonicalizationError(
-            error.code, f"{what}: {error.message}", error.pointer
-        ) from None
+        raise CanonicalizationError(error.code, f"{what}: {error.message}", error.pointer) from None
 
 
 def check_rpc_result(
     method: str,
     result: Any,
     catalog: Any = None,
-    wire_schema_digest: Optional[str] = None,
+    wire_schema_digest: str | None = None,
 ) -> tuple[list[RawFinding], dict[str, Any]]:
     """Findings on one RPC result; raises ``CanonicalizationError`` for a non-JSON value."""
     _prefixed_value_error("result", result)
     findings: list[RawFinding] = []
-    index: Optional[CatalogIndex] = None
+    index: CatalogIndex | None = None
     if catalog is not None:
         _prefixed_value_error("catalog", catalog)
         if method == "infer":
@@ -377,7 +379,7 @@ def check_rpc_result(
 
 
 class _Request(NamedTuple):
-    method: Optional[str]
+    method: str | None
     line: int
     rendered_id: str
 
@@ -403,12 +405,12 @@ class TranscriptChecker:
     their request), not by the transcript's length.
     """
 
-    def __init__(self, wire_schema_digest: Optional[str] = None) -> None:
+    def __init__(self, wire_schema_digest: str | None = None) -> None:
         self._wire_schema_digest = wire_schema_digest
         self._findings: list[RawFinding] = []
         self._pending: dict[IdKey, _Request] = {}
         self._orphans: dict[IdKey, _Response] = {}
-        self._catalog: Optional[CatalogIndex] = None
+        self._catalog: CatalogIndex | None = None
         self._line = 0
         self._counts = dict.fromkeys(
             (
@@ -447,9 +449,9 @@ class TranscriptChecker:
         code: str,
         severity: Severity,
         message: str,
-        pointer: Optional[str],
-        line: Optional[int] = None,
-        schema_pointer: Optional[str] = None,
+        pointer: str | None,
+        line: int | None = None,
+        schema_pointer: str | None = None,
     ) -> None:
         self._findings.append(
             _finding(code, severity, message, pointer, line or self._line, schema_pointer)
@@ -486,7 +488,7 @@ class TranscriptChecker:
         else:
             self._malformed("neither a request (method) nor a response (result or error)", "")
 
-    def _id_key(self, message: dict[str, Any]) -> Optional[tuple[IdKey, str]]:
+    def _id_key(self, message: dict[str, Any]) -> tuple[IdKey, str] | None:
         value = message["id"]
         if isinstance(value, str):
             return ("s", value), _quoted(value)
@@ -565,14 +567,14 @@ class TranscriptChecker:
 
     def _check_error_object(self, error: Any) -> None:
         if not isinstance(error, dict):
-            self._add(
-                MALFORMED_ERROR_OBJECT, "error", "error must be an object", "/error"
-            )
+            self._add(MALFORMED_ERROR_OBJECT, "error", "error must be an object", "/error")
             return
         if "code" not in error:
             self._add(MALFORMED_ERROR_OBJECT, "error", "error has no code", "/error")
         elif isinstance(error["code"], bool) or not isinstance(error["code"], int):
-            self._add(MALFORMED_ERROR_OBJECT, "error", "error.code must be an integer", "/error/code")
+            self._add(
+                MALFORMED_ERROR_OBJECT, "error", "error.code must be an integer", "/error/code"
+            )
         if "message" not in error:
             self._add(MALFORMED_ERROR_OBJECT, "error", "error has no message", "/error")
         elif not isinstance(error["message"], str):
@@ -596,7 +598,7 @@ class TranscriptChecker:
 
 
 def check_transcript_file(
-    path: str, wire_schema_digest: Optional[str] = None
+    path: str, wire_schema_digest: str | None = None
 ) -> tuple[list[RawFinding], dict[str, Any]]:
     checker = TranscriptChecker(wire_schema_digest)
     with open(path, "rb") as lines:
@@ -619,7 +621,7 @@ def wire_schema_digest(path: str) -> str:
 
 def _string_list(
     container: dict[str, Any], member: str, pointer: str, findings: list[RawFinding]
-) -> Optional[list[str]]:
+) -> list[str] | None:
     value = container.get(member)
     if isinstance(value, list) and all(isinstance(item, str) for item in value):
         return value
@@ -629,7 +631,7 @@ def _string_list(
 
 def _sorted_and_unique(items: list[str], pointer: str, findings: list[RawFinding]) -> None:
     seen: set[str] = set()
-    previous: Optional[str] = None
+    previous: str | None = None
     for index, item in enumerate(items):
         if item in seen:
             message = f"{_quoted(item)} is listed twice"
@@ -643,7 +645,7 @@ def _sorted_and_unique(items: list[str], pointer: str, findings: list[RawFinding
 
 def _partition(
     coverage: dict[str, Any], member: str, findings: list[RawFinding]
-) -> Optional[tuple[list[str], list[str]]]:
+) -> tuple[list[str], list[str]] | None:
     """A covered/uncovered/total partition: sorted, unique, disjoint, adding up to total."""
     pointer = f"/coverage/{member}"
     partition = coverage.get(member)
@@ -689,7 +691,7 @@ def _enum_strings(schema: Any, into: list[str]) -> list[str]:
     return into
 
 
-def _event_kinds(schemas: dict[str, Any]) -> Optional[list[str]]:
+def _event_kinds(schemas: dict[str, Any]) -> list[str] | None:
     event = schemas.get("journal.event")
     definitions = event.get("definitions") if isinstance(event, dict) else None
     kind = definitions.get("EventKind") if isinstance(definitions, dict) else None

@@ -16,7 +16,7 @@ import json
 import random
 import sys
 from collections.abc import Iterator
-from typing import IO, Any, Callable, Optional
+from typing import IO, Any, Callable
 
 from ..canonical import digest_hex
 from ..schemas import WIRE_SCHEMA_FILE, directory
@@ -118,12 +118,16 @@ def catalog_snapshot() -> dict[str, Any]:
     """A small catalog snapshot sorted by id, each row digested as sha256(JCS(model))."""
     models = [
         _local_model("local/qwen2.5-coder-14b-q4", "Qwen2.5 Coder 14B", "qwen", "14B"),
-        _remote_model("remote/acme-large@2025-09", "Acme Large", "acme", "acme", 200000, (3.0, 15.0)),
+        _remote_model(
+            "remote/acme-large@2025-09", "Acme Large", "acme", "acme", 200000, (3.0, 15.0)
+        ),
         _remote_model("remote/acme-mini@2025-07", "Acme Mini", "acme", "acme", 128000, (0.25, 2.0)),
-        _remote_model("remote/orbit-pro@2025-08", "Orbit Pro", "orbit", "orbit", 1000000, (1.25, 10.0)),
+        _remote_model(
+            "remote/orbit-pro@2025-08", "Orbit Pro", "orbit", "orbit", 1000000, (1.25, 10.0)
+        ),
     ]
+    models.sort(key=lambda model: str(model["id"]))
     rows = [{"model": model, "row_digest": digest_hex(model)} for model in models]
-    rows.sort(key=lambda row: row["model"]["id"])
     return {"catalog_revision": digest_hex([row["row_digest"] for row in rows]), "models": rows}
 
 
@@ -313,7 +317,7 @@ def _line(message: dict[str, Any]) -> str:
 
 
 def generate_transcript(messages: int, seed: int) -> Iterator[str]:
-    """``messages`` JSONL lines (without line ends) of a valid session; deterministic in ``seed``."""
+    """``messages`` JSONL lines (without line ends) of a valid session, the same for one seed."""
     rng = random.Random(seed)
     session = _Session(rng)
     makers = _exchange_makers(session)
@@ -330,9 +334,8 @@ def generate_transcript(messages: int, seed: int) -> Iterator[str]:
             yield _line({"jsonrpc": "2.0", "id": request_id, "result": result})
         elif remaining - len(in_flight) < 2 or (not opening and rng.random() < 0.05):
             # A notification needs no answer: it fills an odd count without leaving a request open.
-            notification = {"jsonrpc": "2.0", "method": "tools.stream.chunk"}
-            notification["params"] = {"handle": f"h-{session.handle_counter:05d}", "seq": next_id}
-            yield _line(notification)
+            chunk = {"handle": f"h-{session.handle_counter:05d}", "seq": next_id}
+            yield _line({"jsonrpc": "2.0", "method": "tools.stream.chunk", "params": chunk})
         else:
             method, params, result = opening.pop(0) if opening else rng.choice(makers)()
             yield _line({"jsonrpc": "2.0", "id": next_id, "method": method, "params": params})
@@ -362,7 +365,7 @@ def run(args: argparse.Namespace) -> int:
     if args.messages < 0:
         print("generate transcript: --messages must not be negative", file=sys.stderr)
         return 2
-    output: Optional[str] = args.output
+    output: str | None = args.output
     if output is None:
         write_transcript(sys.stdout, args.messages, args.seed)
     else:
