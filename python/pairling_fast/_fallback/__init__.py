@@ -2,7 +2,7 @@
 
 ``parse.py`` ↔ ``rust/parse.rs``, ``canonical.py`` ↔ ``rust/canonical.rs``,
 ``validate.py`` ↔ ``rust/validate.rs``. It is the reference the core is tested against, and what
-runs where the extension cannot be built.
+runs where the extension cannot be built. ``wire.py`` ↔ ``rust/wire.rs``: the CAR wire checks.
 """
 
 from __future__ import annotations
