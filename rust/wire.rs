@@ -275,8 +275,8 @@ fn check_tools_poll(result: &Value, findings: &mut Vec<Finding>) {
     let Some(poll) = result.as_object() else {
         return;
     };
-    let status = text_of(&poll["status"]);
-    let chunks: &[Value] = poll["chunks"].as_array().map_or(&[], Vec::as_slice);
+    let status = text_of(&result["status"]);
+    let chunks: &[Value] = result["chunks"].as_array().map_or(&[], Vec::as_slice);
     if status == "succeeded" && !poll.contains_key("result") {
         findings.push(
             Finding::error(

@@ -377,6 +377,29 @@ def test_duplicate_response_while_waiting_for_its_request(backend: _backend.Engi
     assert [(f.code, f.pointer, f.line) for f in report.findings] == [("PF423", "/id", 2)]
 
 
+def test_undecodable_lines_are_located(backend: _backend.Engine) -> None:
+    lines = [
+        b'{"jsonrpc": "2.0", "id": 1, "method": "state.get"}\n',
+        b'{"jsonrpc": "2.0", "id": 1, "result": "caf\xe9"}\n',
+        '{"jsonrpc": "2.0", "id": 2, "method": "state.get", "params": ["\ud800"]}',
+        '{"jsonrpc": "2.0", "id": 3, "method": "state.get", "params": ["\\ud800"]}',
+        "[" * 600 + "]" * 600,
+    ]
+    report = pairling_fast.check_transcript(lines)
+    assert [(f.code, f.line) for f in report.findings] == [
+        ("PF424", 1),
+        ("PF003", 2),
+        ("PF003", 3),
+        ("PF004", 4),
+        ("PF008", 5),
+    ]
+
+
+def test_transcript_parity_on_undecodable_lines() -> None:
+    lines = [b'{"id": 1, "result": "caf\xe9"}', b'{"a": 1, "a": 2}', b"[1e400]", b"{"]
+    assert_parity(lambda: pairling_fast.check_transcript(lines))
+
+
 def test_a_missing_transcript_file_raises(backend: _backend.Engine, tmp_path: Path) -> None:
     with pytest.raises(FileNotFoundError):
         pairling_fast.check_transcript(tmp_path / "missing.jsonl")
