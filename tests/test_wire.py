@@ -744,3 +744,42 @@ def test_fallback_memory_does_not_grow_with_transcript_length() -> None:
         pairling_fast.check_transcript(_generated(300))  # compiles and caches the validators
         short, long = peak(1_000), peak(6_000)
     assert long < short * 1.2, (short, long)
+
+
+# ---------------------------------------------------------------------------------------------
+# The transcript generator
+
+
+@pytest.mark.parametrize("messages", [0, 1, 2, 3, 5, 8, 13, 250])
+def test_generated_transcripts_are_valid_at_any_length(
+    backend: _backend.Engine, messages: int
+) -> None:
+    from pairling_fast.generate.transcript import generate_transcript
+
+    report = pairling_fast.check_transcript(list(generate_transcript(messages, seed=messages)))
+    assert report.findings == []
+    assert report.stats["messages"] == messages
+    assert report.stats["unanswered"] == 0
+
+
+def test_generated_transcripts_depend_only_on_the_seed() -> None:
+    from pairling_fast.generate.transcript import generate_transcript
+
+    first = list(generate_transcript(400, seed=4))
+    assert first == list(generate_transcript(400, seed=4))
+    assert first != list(generate_transcript(400, seed=5))
+
+
+def test_generate_transcript_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import argparse
+
+    from pairling_fast.generate import transcript
+
+    parser = argparse.ArgumentParser()
+    transcript.add_arguments(parser)
+    output = tmp_path / "generated.jsonl"
+    assert transcript.run(parser.parse_args(["--messages", "60", "-o", str(output)])) == 0
+    assert len(output.read_text(encoding="utf-8").splitlines()) == 60
+    assert pairling_fast.check_transcript(output).findings == []
+    assert transcript.run(parser.parse_args(["--messages", "-1"])) == 2
+    assert "--messages" in capsys.readouterr().err
