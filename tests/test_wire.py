@@ -400,6 +400,13 @@ def test_transcript_parity_on_undecodable_lines() -> None:
     assert_parity(lambda: pairling_fast.check_transcript(lines))
 
 
+def test_a_transcript_source_of_the_wrong_type_is_refused(backend: _backend.Engine) -> None:
+    with pytest.raises(TypeError, match="not bytes"):
+        pairling_fast.check_transcript(b'{"jsonrpc": "2.0"}')
+    with pytest.raises(TypeError, match="must be bytes or str"):
+        pairling_fast.check_transcript([1, 2])
+
+
 def test_a_missing_transcript_file_raises(backend: _backend.Engine, tmp_path: Path) -> None:
     with pytest.raises(FileNotFoundError):
         pairling_fast.check_transcript(tmp_path / "missing.jsonl")

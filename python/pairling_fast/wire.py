@@ -68,7 +68,9 @@ def _as_bytes(line: bytes | str) -> bytes:
     if isinstance(line, str):
         # Lone surrogates stay as they are so the parser reports them (PF003) on their line.
         return line.encode("utf-8", "surrogatepass")
-    return bytes(line)
+    if isinstance(line, (bytes, bytearray, memoryview)):
+        return bytes(line)
+    raise TypeError(f"transcript lines must be bytes or str, not {type(line).__name__}")
 
 
 def _batches(lines: Iterable[bytes | str]) -> Iterator[list[bytes]]:
@@ -94,6 +96,11 @@ def check_transcript(source: TranscriptSource, *, wire_schema: PathLike | None =
     if isinstance(source, (str, os.PathLike)):
         path = os.fspath(source)
         return _report(engine.check_transcript_file(path, digest), path)
+    if isinstance(source, (bytes, bytearray)):
+        raise TypeError(
+            "check_transcript takes a path, a file object or an iterable of lines, not bytes; "
+            "pass data.splitlines(keepends=True)"
+        )
     checker = engine.TranscriptChecker(digest)
     for batch in _batches(source):
         checker.feed_lines(batch)
