@@ -15,13 +15,14 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Callable
 
-import pairling_fast
 import pytest
+
+import pairling_fast
 from pairling_fast import _backend, schemas
 from pairling_fast.report import Report
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "transcripts" / "session.jsonl"
-WIRE = schemas.directory() / schemas.WIRE_SCHEMA_FILE
+WIRE = Path(__file__).resolve().parents[1] / "schemas" / schemas.WIRE_SCHEMA_FILE
 WIRE_DIGEST = hashlib.sha256(WIRE.read_bytes()).hexdigest()
 BUNDLE = json.loads(WIRE.read_bytes())
 

@@ -260,8 +260,9 @@ CODES: dict[str, CodeInfo] = {
     "PF436": CodeInfo(
         "event-kind coverage does not match EventKind",
         "error",
-        "`coverage.journal_event_payloads.covered ∪ uncovered` must be exactly the EventKind enum "
-        "of the `journal.event` schema: a kind in neither list, or a listed name that is no kind.",
+        "`coverage.journal_event_payloads.covered` and `uncovered` together must be exactly the "
+        "EventKind enum of the `journal.event` schema: a kind in neither list, or a listed name "
+        "that is no kind.",
     ),
     "PF437": CodeInfo(
         "malformed wire-schema bundle",

@@ -12,15 +12,16 @@ CLI: ``python -m pairling_fast generate transcript --messages N --seed S [-o FIL
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import random
 import sys
 from collections.abc import Iterator
 from typing import IO, Any, Callable
 
+from .._fallback.validate import schema_files
 from ..canonical import digest_hex
-from ..schemas import WIRE_SCHEMA_FILE, directory
-from ..wire import wire_schema_digest
+from ..schemas import WIRE_SCHEMA_FILE
 
 __all__ = ["add_arguments", "generate_transcript", "run", "write_transcript"]
 
@@ -174,12 +175,13 @@ class _Session:
             "server_version": CAR_VERSION,
         }
         hello = {"client_version": "car-cli/0.42.3", "protocol_version": 3}
-        bundle_path = directory() / WIRE_SCHEMA_FILE
+        # The bundle as shipped: its exact bytes are what `server.schema` digests.
+        bundle = (schema_files() / WIRE_SCHEMA_FILE).read_bytes()
         schema = {
             "car_version": CAR_VERSION,
-            "digest": wire_schema_digest(bundle_path),
+            "digest": hashlib.sha256(bundle).hexdigest(),
             "digest_algorithm": "sha256",
-            "schema": json.loads(bundle_path.read_bytes()),
+            "schema": json.loads(bundle),
         }
         return [
             ("server.handshake", hello, handshake),
