@@ -80,27 +80,16 @@ fn text_of(value: &Value) -> &str {
     value.as_str().unwrap_or_default()
 }
 
-/// A strict-JSON error; on a JSONL line (`line` given) the column goes in the message and the
-/// line is the transcript's line.
-fn json_error_finding(error: JsonError, line: Option<u64>) -> Finding {
-    let mut message = error.message;
-    let line = match line {
-        Some(line) => {
-            if let Some(column) = error.column {
-                message.push_str(&format!(" (column {column})"));
-            }
-            Some(line)
-        }
-        None => {
-            if let (Some(line), Some(column)) = (error.line, error.column) {
-                message.push_str(&format!(" (line {line}, column {column})"));
-            }
-            error.line.map(|line| line as u64)
-        }
+/// A strict-JSON error on one transcript line: the line is the transcript's, the column goes in
+/// the message.
+fn line_error_finding(error: JsonError, line: u64) -> Finding {
+    let message = match error.column {
+        Some(column) => format!("{} (column {column})", error.message),
+        None => error.message,
     };
-    let mut finding = Finding::error(error.code, message).at(error.pointer);
-    finding.line = line;
-    finding
+    Finding::error(error.code, message)
+        .at(error.pointer)
+        .on_line(line)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -524,8 +513,7 @@ impl TranscriptChecker {
         let message = match parse::parse_strict(text) {
             Ok(message) => message,
             Err(error) => {
-                self.findings
-                    .push(json_error_finding(error, Some(self.line)));
+                self.findings.push(line_error_finding(error, self.line));
                 return;
             }
         };
@@ -1145,7 +1133,7 @@ pub fn check_wire_schema(path: &Path) -> io::Result<(Vec<Finding>, Value)> {
         Ok(bundle) => bundle,
         Err(error) => {
             return Ok((
-                vec![json_error_finding(error, None)],
+                vec![Finding::from(error)],
                 json!({"digest": digest, "schemas": 0}),
             ))
         }
