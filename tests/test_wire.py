@@ -729,9 +729,9 @@ def _generated(messages: int) -> Iterator[str]:
 
 
 def test_large_transcript_keeps_in_flight_state_bounded(backend: _backend.Engine) -> None:
-    report = pairling_fast.check_transcript(_generated(20_000))
+    report = pairling_fast.check_transcript(_generated(10_000))
     assert report.findings == []
-    assert report.stats["messages"] == 20_000
+    assert report.stats["messages"] == 10_000
     assert report.stats["max_in_flight"] <= 6
 
 
@@ -750,7 +750,7 @@ def test_fallback_memory_does_not_grow_with_transcript_length() -> None:
 
     with _backend.use("python"):
         pairling_fast.check_transcript(_generated(300))  # compiles and caches the validators
-        short, long = peak(1_000), peak(6_000)
+        short, long = peak(800), peak(4_000)
     assert long < short * 1.2, (short, long)
 
 
