@@ -364,10 +364,15 @@ mod python {
         path: std::path::PathBuf,
         wire_schema_digest: Option<String>,
     ) -> PyResult<WireOutcome> {
+        // Slice by slice without the GIL, checking for Ctrl-C between slices.
+        const LINES_PER_SLICE: usize = 1 << 14;
         guarded(py, "check_transcript_file", || {
-            let outcome =
-                py.allow_threads(|| crate::wire::check_transcript_file(&path, wire_schema_digest))?;
-            wire_outcome(py, outcome)
+            let mut reader = crate::wire::open_transcript(&path)?;
+            let mut checker = crate::wire::TranscriptChecker::new(wire_schema_digest);
+            while !py.allow_threads(|| checker.feed_from(&mut reader, LINES_PER_SLICE))? {
+                py.check_signals()?;
+            }
+            wire_outcome(py, checker.finish())
         })
     }
 
@@ -398,9 +403,8 @@ mod python {
         fn feed_lines(&mut self, py: Python<'_>, lines: Vec<Bound<'_, PyBytes>>) -> PyResult<()> {
             guarded(py, "TranscriptChecker.feed_lines", || {
                 let checker = self.running()?;
-                for line in &lines {
-                    checker.feed_line(line.as_bytes());
-                }
+                let lines: Vec<&[u8]> = lines.iter().map(|line| line.as_bytes()).collect();
+                py.allow_threads(|| lines.iter().for_each(|line| checker.feed_line(line)));
                 Ok(())
             })
         }

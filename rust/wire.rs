@@ -747,23 +747,34 @@ impl TranscriptChecker {
         (self.findings, stats)
     }
 
-    /// Every line of `reader` (split at `\n`), then `finish`.
-    pub fn check_reader(mut self, mut reader: impl BufRead) -> io::Result<(Vec<Finding>, Value)> {
+    /// Feeds up to `max_lines` lines of `reader` (split at `\n`); true once it is exhausted.
+    /// Callers that must stay interruptible feed a large input slice by slice.
+    pub fn feed_from(&mut self, reader: &mut impl BufRead, max_lines: usize) -> io::Result<bool> {
         let mut line = Vec::new();
-        while reader.read_until(b'\n', &mut line)? > 0 {
+        for _ in 0..max_lines {
+            if reader.read_until(b'\n', &mut line)? == 0 {
+                return Ok(true);
+            }
             self.feed_line(&line);
             line.clear();
         }
-        Ok(self.finish())
+        Ok(false)
     }
+}
+
+/// A buffered reader over a transcript file.
+pub fn open_transcript(path: &Path) -> io::Result<BufReader<File>> {
+    Ok(BufReader::with_capacity(1 << 16, File::open(path)?))
 }
 
 pub fn check_transcript_file(
     path: &Path,
     wire_schema_digest: Option<String>,
 ) -> io::Result<(Vec<Finding>, Value)> {
-    let reader = BufReader::with_capacity(1 << 16, File::open(path)?);
-    TranscriptChecker::new(wire_schema_digest).check_reader(reader)
+    let mut reader = open_transcript(path)?;
+    let mut checker = TranscriptChecker::new(wire_schema_digest);
+    while !checker.feed_from(&mut reader, usize::MAX)? {}
+    Ok(checker.finish())
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1179,6 +1190,15 @@ mod tests {
         let (findings, valid) = result_findings("tools.list", &result, None, None);
         assert!(valid);
         assert_eq!(codes(&findings), [COUNT_MISMATCH]);
+    }
+
+    #[test]
+    fn example_session_passes_clean() {
+        let example =
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/transcripts/session.jsonl");
+        let (findings, stats) = check_transcript_file(&example, None).unwrap();
+        assert_eq!(findings, Vec::new());
+        assert_eq!(stats["messages"], 41);
     }
 
     #[test]
