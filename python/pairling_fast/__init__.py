@@ -22,6 +22,7 @@ from .errors import (
 from .paths import PathsReport, check_paths
 from .report import REPORT_VERSION, Finding, Report
 from .validator import Validator, schema_validator
+from .wire import check_rpc_result, check_transcript, check_wire_schema, wire_schema_digest
 
 try:
     __version__ = version("pairling_fast")
@@ -45,11 +46,15 @@ __all__ = [
     "canonicalize",
     "canonicalize_json",
     "check_paths",
+    "check_rpc_result",
+    "check_transcript",
+    "check_wire_schema",
     "digest",
     "digest_hex",
     "parse_json",
     "schema_validator",
     "schemas",
+    "wire_schema_digest",
 ]
 
 
