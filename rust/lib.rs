@@ -3,6 +3,7 @@
 //! PyO3 glue below and in `pyvalue.rs` is compiled only with the `python` feature.
 
 pub mod canonical;
+pub mod graph;
 pub mod parse;
 pub mod report;
 pub mod validate;
@@ -21,6 +22,8 @@ mod python {
     use pyo3::types::{PyBytes, PyDict, PyString};
 
     use crate::canonical::{self, CanonicalizationError};
+    use crate::graph;
+    use crate::report::Finding;
     use crate::parse::{self, JsonError};
     use crate::pyvalue::{to_python, to_value};
     use crate::validate::{self, CompileError, CompileOptions, SchemaValidator, SchemaViolation};
@@ -170,7 +173,6 @@ mod python {
     /// (code, severity, message, line, pointer, schema_pointer).
     type RawFinding = (&'static str, &'static str, String, Option<u64>, Option<String>, Option<String>);
 
-    #[allow(dead_code)] // used by the document checks' glue
     fn raw_findings(findings: Vec<crate::report::Finding>) -> Vec<RawFinding> {
         findings
             .into_iter()
@@ -249,6 +251,43 @@ mod python {
         })
     }
 
+    type RawMapCheck = (Vec<RawFinding>, PyObject);
+
+    fn raw_map_check(py: Python<'_>, check: graph::MapCheck) -> PyResult<RawMapCheck> {
+        let stats = to_python(py, &check.stats.to_value())?;
+        Ok((raw_findings(check.findings), stats))
+    }
+
+    /// A parsed map; a Python value outside the JSON model is the one finding, not an exception.
+    #[pyfunction]
+    fn check_map(py: Python<'_>, document: &Bound<'_, PyAny>) -> PyResult<RawMapCheck> {
+        guarded(py, "check_map", || {
+            let check = match to_value(document) {
+                Ok(value) => py.allow_threads(|| graph::check_map(&value)),
+                Err(error) => graph::MapCheck::unreadable(Finding::from(error)),
+            };
+            raw_map_check(py, check)
+        })
+    }
+
+    #[pyfunction]
+    fn check_map_json(py: Python<'_>, data: &Bound<'_, PyAny>) -> PyResult<RawMapCheck> {
+        guarded(py, "check_map_json", || {
+            let bytes = text_bytes(data)?;
+            let check = py.allow_threads(|| graph::check_map_json(&bytes));
+            raw_map_check(py, check)
+        })
+    }
+
+    #[pyfunction]
+    fn seal_map(py: Python<'_>, document: &Bound<'_, PyAny>) -> PyResult<PyObject> {
+        guarded(py, "seal_map", || {
+            let mut value = python_value(py, document)?;
+            py.allow_threads(|| graph::seal_map(&mut value)).map_err(|e| canonicalization_error(py, e))?;
+            to_python(py, &value)
+        })
+    }
+
     #[pyfunction]
     fn build_info(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
         let info = PyDict::new(py);
@@ -275,6 +314,9 @@ mod python {
         m.add_function(wrap_pyfunction!(bundled_schema_ids, m)?)?;
         m.add_function(wrap_pyfunction!(bundled_validator, m)?)?;
         m.add_function(wrap_pyfunction!(build_info, m)?)?;
+        m.add_function(wrap_pyfunction!(check_map, m)?)?;
+        m.add_function(wrap_pyfunction!(check_map_json, m)?)?;
+        m.add_function(wrap_pyfunction!(seal_map, m)?)?;
         m.add_class::<CompiledSchema>()?;
         Ok(())
     }

@@ -15,10 +15,12 @@ from .canonical import canonicalize, canonicalize_json, digest, digest_hex, pars
 from .errors import (
     CanonicalizationError,
     InternalError,
+    MapInvalidError,
     PairlingError,
     SchemaCompileError,
     ValidationError,
 )
+from .maps import check_map, seal_map, write_sealed
 from .report import REPORT_VERSION, Finding, Report
 from .validator import Validator, schema_validator
 
@@ -32,6 +34,7 @@ __all__ = [
     "CanonicalizationError",
     "Finding",
     "InternalError",
+    "MapInvalidError",
     "PairlingError",
     "Report",
     "SchemaCompileError",
@@ -41,12 +44,15 @@ __all__ = [
     "__version__",
     "backend",
     "canonicalize",
+    "check_map",
     "canonicalize_json",
     "digest",
     "digest_hex",
     "parse_json",
     "schema_validator",
+    "seal_map",
     "schemas",
+    "write_sealed",
 ]
 
 

@@ -13,6 +13,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any, Protocol, Union
 
+from .report import RawFinding
+
 __all__ = ["BACKENDS", "CompiledSchema", "Engine", "active", "active_name", "engine", "use"]
 
 BACKENDS = ("rust", "python")
@@ -38,6 +40,11 @@ class Engine(Protocol):
     ) -> CompiledSchema: ...
     def bundled_schema_ids(self) -> list[str]: ...
     def bundled_validator(self, schema_id: str) -> CompiledSchema: ...
+    def check_map(self, document: Any) -> tuple[list[RawFinding], dict[str, Any]]: ...
+    def check_map_json(
+        self, data: Union[bytes, str]
+    ) -> tuple[list[RawFinding], dict[str, Any]]: ...
+    def seal_map(self, document: Any) -> Any: ...
 
 
 def engine(name: str) -> Engine:

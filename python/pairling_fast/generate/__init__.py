@@ -1,0 +1,1 @@
+"""Generators of large valid documents for tests and benchmarks."""
