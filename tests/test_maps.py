@@ -10,16 +10,14 @@ import stat
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 import pairling_fast
+import pytest
+from map_twins import EXAMPLE, TWINS, Twin, broken, example
 from pairling_fast import MapInvalidError, _backend, check_map, seal_map, write_sealed
 from pairling_fast.codes import CODES
 from pairling_fast.generate import map as generate
 from pairling_fast.generate.map import generate_map
 from pairling_fast.report import Report
-
-from map_twins import EXAMPLE, TWINS, Twin, broken, example
 
 MAP_CODES = sorted(code for code in CODES if code.startswith("PF2"))
 DOCS = Path(__file__).resolve().parents[1] / "docs"

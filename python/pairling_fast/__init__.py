@@ -44,14 +44,14 @@ __all__ = [
     "__version__",
     "backend",
     "canonicalize",
-    "check_map",
     "canonicalize_json",
+    "check_map",
     "digest",
     "digest_hex",
     "parse_json",
     "schema_validator",
-    "seal_map",
     "schemas",
+    "seal_map",
     "write_sealed",
 ]
 

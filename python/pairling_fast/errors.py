@@ -83,7 +83,7 @@ class MapInvalidError(ValidationError):
     ``findings`` lists every finding of the check (warnings too); ``path`` is the file, if any.
     """
 
-    def __init__(self, findings: list[Finding], path: Optional[str] = None) -> None:
+    def __init__(self, findings: list[Finding], path: str | None = None) -> None:
         super().__init__(findings)
         self.path = path
 

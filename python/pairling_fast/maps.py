@@ -1,7 +1,7 @@
 """Pairling capability maps: check, seal, and write sealed maps atomically.
 
 ``check_map`` runs, in one pass on the active backend, strict parsing, validation against the
-bundled ``pairling.capability-map.2.0.0`` schema, every integrity rule (PF201–PF227,
+bundled ``pairling.capability-map.2.0.0`` schema, every integrity rule (PF201 to PF227,
 ``docs/maps.md``) and the ``pairling.semantic-digest.v1`` check of each operation binding
 (``docs/digests.md``). ``seal_map`` recomputes the digests of a map that is otherwise free of
 errors; ``write_sealed`` is what ``python -m pairling_fast seal`` writes with.
@@ -13,7 +13,7 @@ import json
 import os
 import tempfile
 from pathlib import Path
-from typing import Any, Optional, Union
+from typing import Any, Union
 
 from . import _backend
 from .errors import MapInvalidError
@@ -33,11 +33,11 @@ __all__ = [
 SEMANTIC_DIGEST_VERSION = "pairling.semantic-digest.v1"
 DIGEST_MISMATCH = "PF221"
 
-MapSource = Union[str, "os.PathLike[str]", bytes, bytearray, dict]  # type: ignore[type-arg]
+MapSource = Union[str, "os.PathLike[str]", bytes, bytearray, "dict[str, Any]"]
 """A map to check: a file path, JSON text as bytes, or an already parsed dict."""
 
 
-def _check(source: MapSource) -> tuple[Report, Optional[bytes], Optional[str]]:
+def _check(source: MapSource) -> tuple[Report, bytes | None, str | None]:
     """The report, the JSON text (None for a dict) and the path (None unless one was given)."""
     engine = _backend.active()
     if isinstance(source, dict):
@@ -91,8 +91,8 @@ def dump_map(document: dict[str, Any]) -> str:
 
 
 def write_sealed(
-    source_path: Union[str, os.PathLike[str]],
-    out_path: Union[str, os.PathLike[str], None] = None,
+    source_path: str | os.PathLike[str],
+    out_path: str | os.PathLike[str] | None = None,
     *,
     in_place: bool = False,
 ) -> Path:

@@ -1,14 +1,14 @@
 """The pure-Python backend: the same engine API as the Rust core, module for module.
 
 ``parse.py`` ↔ ``rust/parse.rs``, ``canonical.py`` ↔ ``rust/canonical.rs``,
-``validate.py`` ↔ ``rust/validate.rs``, ``graph.py`` ↔ ``rust/graph.rs``. It is the reference the core is tested against, and what
-runs where the extension cannot be built.
+``validate.py`` ↔ ``rust/validate.rs``, ``graph.py`` ↔ ``rust/graph.rs``. It is the reference the
+core is tested against, and what runs where the extension cannot be built.
 """
 
 from __future__ import annotations
 
-from .graph import check_map, check_map_json, seal_map
 from .canonical import canonicalize, canonicalize_json, digest_hex
+from .graph import check_map, check_map_json, seal_map
 from .parse import parse_json
 from .validate import bundled_schema_ids, bundled_validator, compile_schema
 

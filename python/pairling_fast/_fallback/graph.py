@@ -1,7 +1,7 @@
 """Capability maps: schema, referential integrity and semantic digests (↔ ``rust/graph.rs``).
 
 One pass over a ``pairling.capability-map.2.0.0`` document: strict parse, schema validation, then
-every integrity rule of ``docs/maps.md`` (PF201–PF227), which run even when the schema found
+every integrity rule of ``docs/maps.md`` (PF201 to PF227), which run even when the schema found
 errors: an entry or field of the wrong type is skipped, never trusted. Findings come out in
 document order (see ``_document_position``), so both backends list them identically.
 """
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Iterable, Iterator
-from typing import Any, Optional, Union
+from typing import Any
 
 from ..errors import CanonicalizationError
 from ..report import RawFinding, Severity
@@ -85,7 +85,7 @@ def _is_array(value: Any) -> bool:
     return isinstance(value, (list, tuple))
 
 
-def _text(entry: dict[str, Any], key: str) -> Optional[str]:
+def _text(entry: dict[str, Any], key: str) -> str | None:
     value = entry.get(key)
     return value if isinstance(value, str) else None
 
@@ -131,10 +131,10 @@ class _Map:
             self.index[collection] = by_id
             self.first[collection] = first
 
-    def known_provider(self, provider_id: Optional[str]) -> bool:
+    def known_provider(self, provider_id: str | None) -> bool:
         return provider_id is not None and provider_id in self.index["providers"]
 
-    def provider_of(self, collection: str, entry_id: str) -> Optional[str]:
+    def provider_of(self, collection: str, entry_id: str) -> str | None:
         """The provider of a known entry, if that provider is itself known."""
         entry = self.index[collection].get(entry_id)
         provider = _text(entry, "provider_id") if entry is not None else None
@@ -270,11 +270,7 @@ def _capabilities(graph: _Map) -> Iterator[RawFinding]:
                 )
                 continue
             implementation_provider = graph.provider_of("implementations", implementation_id)
-            if (
-                own_provider
-                and implementation_provider
-                and implementation_provider != own_provider
-            ):
+            if own_provider and implementation_provider and implementation_provider != own_provider:
                 yield _error(
                     "PF210",
                     f"implementation '{implementation_id}' belongs to provider "
@@ -475,7 +471,7 @@ def _digests(graph: _Map, counts: dict[str, int]) -> Iterator[RawFinding]:
     counts["unchecked"] = total - counts["verified"] - counts["mismatched"]
 
 
-def _document_position(document: Any, pointer: Optional[str]) -> list[tuple[int, str]]:
+def _document_position(document: Any, pointer: str | None) -> list[tuple[int, str]]:
     """Where ``pointer`` is in the document: member and item positions, token by token.
 
     Object members count in their order in the document, array items by index; a token that does
@@ -552,7 +548,7 @@ def check_map(document: Any) -> tuple[list[RawFinding], dict[str, Any]]:
     return _check_document(document)
 
 
-def check_map_json(data: Union[bytes, str]) -> tuple[list[RawFinding], dict[str, Any]]:
+def check_map_json(data: bytes | str) -> tuple[list[RawFinding], dict[str, Any]]:
     """Parse JSON text strictly, then check it; a parse error is the one finding."""
     try:
         document = parse_json(data)

@@ -92,14 +92,26 @@ class _Builder:
     def provider(self, number: int, bindings: int) -> None:
         provider = f"agent_{number:04d}"
         source = f"agent-{number:04d}-docs"
-        self.add("evidence_sources", {"source_id": source, "uri": f"https://{provider}.example/docs",
-                                      "kind": "official_docs"})
-        self.add("providers", {
-            "provider_id": provider,
-            "display_name": f"Agent {number}",
-            "implementation_eligibility": {"status": "implementation_candidate", "reason": "generated"},
-            "source_refs": [source],
-        })
+        self.add(
+            "evidence_sources",
+            {
+                "source_id": source,
+                "uri": f"https://{provider}.example/docs",
+                "kind": "official_docs",
+            },
+        )
+        self.add(
+            "providers",
+            {
+                "provider_id": provider,
+                "display_name": f"Agent {number}",
+                "implementation_eligibility": {
+                    "status": "implementation_candidate",
+                    "reason": "generated",
+                },
+                "source_refs": [source],
+            },
+        )
         implementations = [
             self.implementation(provider, index, source) for index in range(self.rng.randint(1, 3))
         ]
@@ -110,8 +122,10 @@ class _Builder:
         ]
         for index in range(bindings):
             # The first bindings take each capability once, so none is left unbound.
-            bound = [capabilities[index]] if index < len(capabilities) else self.rng.sample(
-                capabilities, min(len(capabilities), self.rng.randint(1, 2))
+            bound = (
+                [capabilities[index]]
+                if index < len(capabilities)
+                else self.rng.sample(capabilities, min(len(capabilities), self.rng.randint(1, 2)))
             )
             self.binding(provider, index, self.rng.choice(implementations), bound, source)
 
@@ -121,12 +135,15 @@ class _Builder:
         for number in range(self.rng.randint(1, 2)):
             transport_id = f"{implementation_id}.transport_{number}"
             transports.append(transport_id)
-            self.add("transports", {
-                "transport_id": transport_id,
-                "provider_id": provider,
-                "description": f"transport {number} of {implementation_id}",
-                "kind": self.rng.choice(TRANSPORT_KINDS),
-            })
+            self.add(
+                "transports",
+                {
+                    "transport_id": transport_id,
+                    "provider_id": provider,
+                    "description": f"transport {number} of {implementation_id}",
+                    "kind": self.rng.choice(TRANSPORT_KINDS),
+                },
+            )
         version = f"{self.rng.randint(0, 9)}.{self.rng.randint(0, 30)}.{index}"
         pinned = self.rng.random() < 0.7
         implementation = {
@@ -149,9 +166,10 @@ class _Builder:
             else None,
         }
         self.add("implementations", implementation)
-        self.add("evidence_claims", _claim(
-            f"claim.{implementation_id}", "implementation", implementation_id, source
-        ))
+        self.add(
+            "evidence_claims",
+            _claim(f"claim.{implementation_id}", "implementation", implementation_id, source),
+        )
         return implementation
 
     def capability(
@@ -176,9 +194,9 @@ class _Builder:
             "source_refs": [source],
         }
         self.add("capabilities", capability)
-        self.add("evidence_claims", _claim(
-            f"claim.{capability_id}", "capability", capability_id, source
-        ))
+        self.add(
+            "evidence_claims", _claim(f"claim.{capability_id}", "capability", capability_id, source)
+        )
         return capability
 
     def binding(
@@ -200,32 +218,36 @@ class _Builder:
         if releasable:
             requires.append({"kind": "release_membership"})
         implemented = "do_not_expose" not in safety and self.rng.random() < 0.8
-        self.add("operation_bindings", {
-            "implementation_operation_id": binding_id,
-            "implementation_id": implementation["implementation_id"],
-            "operation_id": self.rng.choice(OPERATIONS),
-            "capability_ids": [c["capability_id"] for c in capabilities],
-            "implementation_status": "implemented" if implemented else "mapped",
-            "release_status": "released" if releasable else "not_released",
-            "requires": requires,
-            "effects": [{"kind": "return_data", "target": f"result_{index}"}],
-            "invalidates": [{"kind": "snapshot"}],
-            "forbids": [{"kind": "identity_fallback"}],
-            "retry": {
-                "replay": "same_action_only",
-                "recovery": "provider_event",
-                "ambiguity": "outcome_unknown",
-                "correlation": "client_action_id",
+        self.add(
+            "operation_bindings",
+            {
+                "implementation_operation_id": binding_id,
+                "implementation_id": implementation["implementation_id"],
+                "operation_id": self.rng.choice(OPERATIONS),
+                "capability_ids": [c["capability_id"] for c in capabilities],
+                "implementation_status": "implemented" if implemented else "mapped",
+                "release_status": "released" if releasable else "not_released",
+                "requires": requires,
+                "effects": [{"kind": "return_data", "target": f"result_{index}"}],
+                "invalidates": [{"kind": "snapshot"}],
+                "forbids": [{"kind": "identity_fallback"}],
+                "retry": {
+                    "replay": "same_action_only",
+                    "recovery": "provider_event",
+                    "ambiguity": "outcome_unknown",
+                    "correlation": "client_action_id",
+                },
+                "runtime_proofs_required": ["operation_discovered", "exact_session"],
+                "evidence_claim_ids": [f"claim.{binding_id}"],
+                "source_refs": [source],
+                "required_pairling_addition": "",
+                "semantic_digest": "",
             },
-            "runtime_proofs_required": ["operation_discovered", "exact_session"],
-            "evidence_claim_ids": [f"claim.{binding_id}"],
-            "source_refs": [source],
-            "required_pairling_addition": "",
-            "semantic_digest": "",
-        })
-        self.add("evidence_claims", _claim(
-            f"claim.{binding_id}", "operation_binding", binding_id, source
-        ))
+        )
+        self.add(
+            "evidence_claims",
+            _claim(f"claim.{binding_id}", "operation_binding", binding_id, source),
+        )
 
 
 def generate_map(bindings: int, seed: int) -> dict[str, Any]:
