@@ -210,7 +210,7 @@ def _implementations(graph: _Map) -> Iterator[RawFinding]:
                 )
                 continue
             transport_provider = graph.provider_of("transports", transport_id)
-            if own_provider and transport_provider and transport_provider != own_provider:
+            if own_provider is not None and transport_provider not in (None, own_provider):
                 yield _error(
                     "PF206",
                     f"transport '{transport_id}' belongs to provider '{transport_provider}', "
@@ -222,7 +222,7 @@ def _implementations(graph: _Map) -> Iterator[RawFinding]:
         pointer = f"{base}/release_membership/runtime_provider_id"
         if runtime is not None and not graph.known_provider(runtime):
             yield _error("PF207", f"runtime_provider_id '{runtime}' names no provider", pointer)
-        elif runtime is not None and own_provider and runtime != own_provider:
+        elif runtime is not None and own_provider is not None and runtime != own_provider:
             yield _warning(
                 "PF208",
                 f"runtime_provider_id '{runtime}' differs from the implementation's provider "
@@ -270,7 +270,7 @@ def _capabilities(graph: _Map) -> Iterator[RawFinding]:
                 )
                 continue
             implementation_provider = graph.provider_of("implementations", implementation_id)
-            if own_provider and implementation_provider and implementation_provider != own_provider:
+            if own_provider is not None and implementation_provider not in (None, own_provider):
                 yield _error(
                     "PF210",
                     f"implementation '{implementation_id}' belongs to provider "
