@@ -3,7 +3,14 @@
 
 use std::{env, fs, path::Path};
 
-const REPORTED_CRATES: &[&str] = &["jsonschema", "pyo3", "serde_json", "sha2", "ryu-js", "rayon"];
+const REPORTED_CRATES: &[&str] = &[
+    "jsonschema",
+    "pyo3",
+    "serde_json",
+    "sha2",
+    "ryu-js",
+    "rayon",
+];
 
 fn main() {
     let lock = Path::new(&env::var("CARGO_MANIFEST_DIR").unwrap()).join("Cargo.lock");
@@ -21,5 +28,8 @@ fn main() {
             name = None;
         }
     }
-    println!("cargo:rustc-env=PAIRLING_FAST_DEPENDENCIES={}", found.join(","));
+    println!(
+        "cargo:rustc-env=PAIRLING_FAST_DEPENDENCIES={}",
+        found.join(",")
+    );
 }

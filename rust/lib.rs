@@ -38,7 +38,7 @@ mod python {
         module.bind(py).getattr(name)
     }
 
-    fn raise(py: Python<'_>, class: &str, args: impl IntoPyObject<'_, Target = pyo3::types::PyTuple>) -> PyErr {
+    fn raise<'py>(py: Python<'py>, class: &str, args: impl pyo3::call::PyCallArgs<'py>) -> PyErr {
         match error_class(py, class).and_then(|cls| cls.call1(args)) {
             Ok(instance) => PyErr::from_value(instance),
             Err(error) => error,
@@ -47,24 +47,42 @@ mod python {
 
     fn canonicalization_error(py: Python<'_>, error: CanonicalizationError) -> PyErr {
         let none: Option<usize> = None;
-        raise(py, "CanonicalizationError", (error.code, error.message, error.pointer, none, none))
+        raise(
+            py,
+            "CanonicalizationError",
+            (error.code, error.message, error.pointer, none, none),
+        )
     }
 
     fn json_error(py: Python<'_>, error: JsonError) -> PyErr {
         raise(
             py,
             "CanonicalizationError",
-            (error.code, error.message, error.pointer, Some(error.line), Some(error.column)),
+            (
+                error.code,
+                error.message,
+                error.pointer,
+                error.line,
+                error.column,
+            ),
         )
     }
 
     fn compile_error(py: Python<'_>, error: CompileError) -> PyErr {
-        raise(py, "SchemaCompileError", (error.code, error.message, error.schema_pointer))
+        raise(
+            py,
+            "SchemaCompileError",
+            (error.code, error.message, error.schema_pointer),
+        )
     }
 
     /// Runs `work`, turning a Rust panic into `pairling_fast.InternalError` instead of letting it
     /// cross the FFI boundary as PyO3's `PanicException` (a BaseException users cannot catch sanely).
-    fn guarded<T>(py: Python<'_>, context: &str, work: impl FnOnce() -> PyResult<T>) -> PyResult<T> {
+    fn guarded<T>(
+        py: Python<'_>,
+        context: &str,
+        work: impl FnOnce() -> PyResult<T>,
+    ) -> PyResult<T> {
         match catch_unwind(AssertUnwindSafe(work)) {
             Ok(result) => result,
             Err(payload) => {
@@ -73,7 +91,11 @@ mod python {
                     .map(|s| s.to_string())
                     .or_else(|| payload.downcast_ref::<String>().cloned())
                     .unwrap_or_else(|| "unknown panic".to_string());
-                Err(raise(py, "InternalError", (format!("{context}: {detail}"),)))
+                Err(raise(
+                    py,
+                    "InternalError",
+                    (format!("{context}: {detail}"),),
+                ))
             }
         }
     }
@@ -90,7 +112,9 @@ mod python {
             // Lone surrogates: encode them as-is so the parser reports the bytes as not UTF-8
             // (PF003), exactly as the fallback does with `str.encode("utf-8", "surrogatepass")`.
             let encoded = text.call_method1("encode", ("utf-8", "surrogatepass"))?;
-            return Ok(std::borrow::Cow::Owned(encoded.downcast::<PyBytes>()?.as_bytes().to_vec()));
+            return Ok(std::borrow::Cow::Owned(
+                encoded.downcast::<PyBytes>()?.as_bytes().to_vec(),
+            ));
         }
         Err(PyTypeError::new_err(format!(
             "expected JSON text as bytes or str, got {}",
@@ -100,7 +124,8 @@ mod python {
 
     fn parse_text(py: Python<'_>, data: &Bound<'_, PyAny>) -> PyResult<serde_json::Value> {
         let bytes = text_bytes(data)?;
-        py.allow_threads(|| parse::parse_strict(&bytes)).map_err(|e| json_error(py, e))
+        py.allow_threads(|| parse::parse_strict(&bytes))
+            .map_err(|e| json_error(py, e))
     }
 
     fn python_value(py: Python<'_>, value: &Bound<'_, PyAny>) -> PyResult<serde_json::Value> {
@@ -116,7 +141,10 @@ mod python {
     }
 
     #[pyfunction]
-    fn canonicalize<'py>(py: Python<'py>, value: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyBytes>> {
+    fn canonicalize<'py>(
+        py: Python<'py>,
+        value: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyBytes>> {
         guarded(py, "canonicalize", || {
             let value = python_value(py, value)?;
             let bytes = py
@@ -127,7 +155,10 @@ mod python {
     }
 
     #[pyfunction]
-    fn canonicalize_json<'py>(py: Python<'py>, data: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyBytes>> {
+    fn canonicalize_json<'py>(
+        py: Python<'py>,
+        data: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyBytes>> {
         guarded(py, "canonicalize_json", || {
             let value = parse_text(py, data)?;
             let bytes = py
@@ -171,12 +202,28 @@ mod python {
 
     /// A finding as the tuple `pairling_fast.report.Finding.from_raw` takes:
     /// (code, severity, message, line, pointer, schema_pointer).
-    type RawFinding = (&'static str, &'static str, String, Option<u64>, Option<String>, Option<String>);
+    type RawFinding = (
+        &'static str,
+        &'static str,
+        String,
+        Option<u64>,
+        Option<String>,
+        Option<String>,
+    );
 
     fn raw_findings(findings: Vec<crate::report::Finding>) -> Vec<RawFinding> {
         findings
             .into_iter()
-            .map(|f| (f.code, f.severity.as_str(), f.message, f.line, f.pointer, f.schema_pointer))
+            .map(|f| {
+                (
+                    f.code,
+                    f.severity.as_str(),
+                    f.message,
+                    f.line,
+                    f.pointer,
+                    f.schema_pointer,
+                )
+            })
             .collect()
     }
 
@@ -196,18 +243,27 @@ mod python {
             })
         }
 
-        fn errors(&self, py: Python<'_>, instance: &Bound<'_, PyAny>) -> PyResult<Vec<RawViolation>> {
+        fn errors(
+            &self,
+            py: Python<'_>,
+            instance: &Bound<'_, PyAny>,
+        ) -> PyResult<Vec<RawViolation>> {
             guarded(py, "errors", || {
                 let value = python_value(py, instance)?;
                 Ok(raw(py.allow_threads(|| self.inner.violations(&value))))
             })
         }
 
-        fn errors_json(&self, py: Python<'_>, data: &Bound<'_, PyAny>) -> PyResult<Vec<RawViolation>> {
+        fn errors_json(
+            &self,
+            py: Python<'_>,
+            data: &Bound<'_, PyAny>,
+        ) -> PyResult<Vec<RawViolation>> {
             guarded(py, "errors_json", || {
                 let bytes = text_bytes(data)?;
                 let inner = &*self.inner;
-                let outcome = py.allow_threads(|| parse::parse_strict(&bytes).map(|v| inner.violations(&v)));
+                let outcome =
+                    py.allow_threads(|| parse::parse_strict(&bytes).map(|v| inner.violations(&v)));
                 outcome.map(raw).map_err(|e| json_error(py, e))
             })
         }
@@ -223,16 +279,23 @@ mod python {
     ) -> PyResult<CompiledSchema> {
         guarded(py, "compile_schema", || {
             let schema = python_value(py, schema)?;
-            let mut options = CompileOptions { validate_formats, resources: Vec::new() };
+            let mut options = CompileOptions {
+                validate_formats,
+                resources: Vec::new(),
+            };
             if let Some(resources) = resources {
                 for (uri, document) in resources.iter() {
-                    options.resources.push((uri.extract::<String>()?, python_value(py, &document)?));
+                    options
+                        .resources
+                        .push((uri.extract::<String>()?, python_value(py, &document)?));
                 }
             }
             let validator = py
                 .allow_threads(|| SchemaValidator::compile(&schema, &options))
                 .map_err(|e| compile_error(py, e))?;
-            Ok(CompiledSchema { inner: Compiled::Owned(Arc::new(validator)) })
+            Ok(CompiledSchema {
+                inner: Compiled::Owned(Arc::new(validator)),
+            })
         })
     }
 
@@ -246,7 +309,9 @@ mod python {
         guarded(py, "bundled_validator", || {
             let validator = py.allow_threads(|| validate::bundled_validator(schema_id));
             validator
-                .map(|v| CompiledSchema { inner: Compiled::Bundled(v) })
+                .map(|v| CompiledSchema {
+                    inner: Compiled::Bundled(v),
+                })
                 .ok_or_else(|| pyo3::exceptions::PyKeyError::new_err(schema_id.to_string()))
         })
     }
@@ -293,7 +358,10 @@ mod python {
         let info = PyDict::new(py);
         info.set_item("crate_version", env!("CARGO_PKG_VERSION"))?;
         let dependencies = PyDict::new(py);
-        for pair in env!("PAIRLING_FAST_DEPENDENCIES").split(',').filter(|p| !p.is_empty()) {
+        for pair in env!("PAIRLING_FAST_DEPENDENCIES")
+            .split(',')
+            .filter(|p| !p.is_empty())
+        {
             if let Some((name, version)) = pair.split_once('=') {
                 dependencies.set_item(name, version)?;
             }

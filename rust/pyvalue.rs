@@ -6,7 +6,7 @@ use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 use serde_json::{Map, Number, Value};
 
 use crate::canonical::CanonicalizationError;
-use crate::parse::{escape_pointer_token, MAX_DEPTH};
+use crate::parse::{escape_pointer_token, LONE_SURROGATE, MAX_DEPTH, NOT_FINITE, TOO_DEEP};
 
 /// A conversion failure; the pointer is collected in reverse while the error unwinds, so the
 /// success path never builds one.
@@ -14,15 +14,24 @@ struct Unconvertible {
     code: &'static str,
     message: String,
     reversed_tokens: Vec<String>,
+    /// Too-deep values are reported at the root (pointer ""), as the parser does.
+    at_root: bool,
 }
 
 impl Unconvertible {
     fn new(code: &'static str, message: impl Into<String>) -> Self {
-        Unconvertible { code, message: message.into(), reversed_tokens: Vec::new() }
+        Unconvertible {
+            code,
+            message: message.into(),
+            reversed_tokens: Vec::new(),
+            at_root: false,
+        }
     }
 
     fn inside(mut self, token: impl Into<String>) -> Self {
-        self.reversed_tokens.push(token.into());
+        if !self.at_root {
+            self.reversed_tokens.push(token.into());
+        }
         self
     }
 
@@ -32,7 +41,11 @@ impl Unconvertible {
             pointer.push('/');
             pointer.push_str(&escape_pointer_token(token));
         }
-        CanonicalizationError { code: self.code, message: self.message, pointer }
+        CanonicalizationError {
+            code: self.code,
+            message: self.message,
+            pointer,
+        }
     }
 }
 
@@ -45,12 +58,26 @@ fn text_of(string: &Bound<'_, PyString>) -> Result<String, Unconvertible> {
     string
         .to_cow()
         .map(|text| text.into_owned())
-        .map_err(|_| Unconvertible::new("PF004", "string contains a lone UTF-16 surrogate"))
+        .map_err(|_| Unconvertible::new("PF004", LONE_SURROGATE))
 }
 
-/// A key for a pointer even when it cannot be UTF-8 (lone surrogates become U+FFFD).
+/// A key for a pointer even when it cannot be UTF-8: each lone surrogate becomes one U+FFFD, as in
+/// the fallback (`to_string_lossy` would give three, one per byte of its CESU-8 form).
 fn key_token(key: &Bound<'_, PyString>) -> String {
-    key.to_string_lossy().into_owned()
+    let units: Vec<u16> = key
+        .call_method1("encode", ("utf-16-le", "surrogatepass"))
+        .ok()
+        .and_then(|encoded| encoded.extract::<Vec<u8>>().ok())
+        .map(|bytes| {
+            bytes
+                .chunks_exact(2)
+                .map(|pair| u16::from_le_bytes([pair[0], pair[1]]))
+                .collect()
+        })
+        .unwrap_or_default();
+    char::decode_utf16(units)
+        .map(|unit| unit.unwrap_or(char::REPLACEMENT_CHARACTER))
+        .collect()
 }
 
 fn convert(object: &Bound<'_, PyAny>, depth: usize) -> Result<Value, Unconvertible> {
@@ -67,12 +94,15 @@ fn convert(object: &Bound<'_, PyAny>, depth: usize) -> Result<Value, Unconvertib
         if let Ok(large) = object.extract::<u64>() {
             return Ok(Value::Number(large.into()));
         }
-        return Err(Unconvertible::new("PF005", "integer outside the 64-bit range"));
+        return Err(Unconvertible::new(
+            "PF005",
+            "integer outside the 64-bit range",
+        ));
     }
     if let Ok(float) = object.downcast::<PyFloat>() {
         return Number::from_f64(float.value())
             .map(Value::Number)
-            .ok_or_else(|| Unconvertible::new("PF006", "NaN and Infinity are not JSON numbers"));
+            .ok_or_else(|| Unconvertible::new("PF006", NOT_FINITE));
     }
     if let Ok(string) = object.downcast::<PyString>() {
         return text_of(string).map(Value::String);
@@ -85,7 +115,10 @@ fn convert(object: &Bound<'_, PyAny>, depth: usize) -> Result<Value, Unconvertib
             let Ok(key) = key.downcast::<PyString>() else {
                 return Err(Unconvertible::new(
                     "PF007",
-                    format!("object key {} is not a string", key.repr().map(|r| r.to_string()).unwrap_or_default()),
+                    format!(
+                        "object key {} is not a string",
+                        key.repr().map(|r| r.to_string()).unwrap_or_default()
+                    ),
                 ));
             };
             let name = text_of(key).map_err(|e| e.inside(key_token(key)))?;
@@ -102,17 +135,22 @@ fn convert(object: &Bound<'_, PyAny>, depth: usize) -> Result<Value, Unconvertib
         check_depth(nested)?;
         return convert_items(tuple.iter(), tuple.len(), nested);
     }
-    let type_name = object.get_type().name().map(|n| n.to_string()).unwrap_or_default();
-    Err(Unconvertible::new("PF009", format!("a {type_name} is not a JSON value")))
+    let type_name = object
+        .get_type()
+        .name()
+        .map(|n| n.to_string())
+        .unwrap_or_default();
+    Err(Unconvertible::new(
+        "PF009",
+        format!("a {type_name} is not a JSON value"),
+    ))
 }
 
 fn check_depth(depth: usize) -> Result<(), Unconvertible> {
     if depth > MAX_DEPTH {
-        // The pointer of a too-deep value is the root: both backends agree on that cheaply.
         return Err(Unconvertible {
-            code: "PF008",
-            message: format!("nesting deeper than {MAX_DEPTH} arrays/objects"),
-            reversed_tokens: Vec::new(),
+            at_root: true,
+            ..Unconvertible::new("PF008", TOO_DEEP)
         });
     }
     Ok(())
@@ -140,7 +178,12 @@ pub fn to_python(py: Python<'_>, value: &Value) -> PyResult<PyObject> {
             } else if let Some(large) = number.as_u64() {
                 large.into_pyobject(py)?.into_any().unbind()
             } else {
-                number.as_f64().unwrap_or(f64::NAN).into_pyobject(py)?.into_any().unbind()
+                number
+                    .as_f64()
+                    .unwrap_or(f64::NAN)
+                    .into_pyobject(py)?
+                    .into_any()
+                    .unbind()
             }
         }
         Value::String(text) => PyString::new(py, text).into_any().unbind(),

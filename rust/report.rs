@@ -94,14 +94,19 @@ impl From<SchemaViolation> for Finding {
 }
 
 impl From<JsonError> for Finding {
-    /// A whole-document parse error keeps the line where it was found; the column goes in the message.
+    /// A parse error keeps the line where it was found; the column goes in the message.
     fn from(error: JsonError) -> Self {
-        Finding::error(
-            error.code,
-            format!("{} (line {}, column {})", error.message, error.line, error.column),
-        )
-        .at(error.pointer)
-        .on_line(error.line as u64)
+        let message = match (error.line, error.column) {
+            (Some(line), Some(column)) => {
+                format!("{} (line {line}, column {column})", error.message)
+            }
+            _ => error.message,
+        };
+        let finding = Finding::error(error.code, message).at(error.pointer);
+        match error.line {
+            Some(line) => finding.on_line(line as u64),
+            None => finding,
+        }
     }
 }
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Union
+from typing import Any
 
 from . import _backend
 
@@ -11,7 +11,7 @@ __all__ = ["canonicalize", "canonicalize_json", "digest", "digest_hex", "parse_j
 DIGEST_PREFIX = "sha256:"
 
 
-def parse_json(data: Union[bytes, str]) -> Any:
+def parse_json(data: bytes | str) -> Any:
     """Parse strict JSON: duplicate keys, lone surrogates, NaN/Infinity, integers beyond 64 bits
     and nesting deeper than 512 raise ``CanonicalizationError`` with the code and a JSON Pointer."""
     return _backend.active().parse_json(data)
@@ -22,7 +22,7 @@ def canonicalize(value: Any) -> bytes:
     return _backend.active().canonicalize(value)
 
 
-def canonicalize_json(data: Union[bytes, str]) -> bytes:
+def canonicalize_json(data: bytes | str) -> bytes:
     """Parse JSON text strictly (see ``parse_json``), then canonicalize it."""
     return _backend.active().canonicalize_json(data)
 

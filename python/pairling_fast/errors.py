@@ -6,7 +6,7 @@ so callers can react to the kind of problem without parsing messages.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Optional
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from .report import Finding
@@ -33,8 +33,8 @@ class CanonicalizationError(PairlingError, ValueError):
         code: str,
         message: str,
         pointer: str = "",
-        line: Optional[int] = None,
-        column: Optional[int] = None,
+        line: int | None = None,
+        column: int | None = None,
     ) -> None:
         super().__init__(code, message, pointer, line, column)
         self.code = code
@@ -51,7 +51,8 @@ class CanonicalizationError(PairlingError, ValueError):
 
 
 class SchemaCompileError(PairlingError, ValueError):
-    """A schema that cannot be compiled: invalid against its meta-schema, or an unresolvable `$ref`."""
+    """A schema that cannot be compiled: invalid against its meta-schema, or a `$ref` that
+    cannot be resolved."""
 
     def __init__(self, code: str, message: str, schema_pointer: str = "") -> None:
         super().__init__(code, message, schema_pointer)
@@ -65,7 +66,7 @@ class SchemaCompileError(PairlingError, ValueError):
 
 
 class ValidationError(PairlingError, ValueError):
-    """Raised by ``Validator.validate``: the instance is invalid; ``findings`` lists every reason."""
+    """Raised by ``Validator.validate`` for an invalid instance; ``findings`` lists every reason."""
 
     def __init__(self, findings: list[Finding]) -> None:
         super().__init__(findings)

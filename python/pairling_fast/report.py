@@ -33,10 +33,10 @@ class Finding:
     code: str
     severity: Severity
     message: str
-    path: Optional[str] = None
-    line: Optional[int] = None
-    pointer: Optional[str] = None
-    schema_pointer: Optional[str] = None
+    path: str | None = None
+    line: int | None = None
+    pointer: str | None = None
+    schema_pointer: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -50,7 +50,7 @@ class Finding:
         }
 
     @classmethod
-    def from_raw(cls, raw: RawFinding, path: Optional[str] = None) -> Finding:
+    def from_raw(cls, raw: RawFinding, path: str | None = None) -> Finding:
         """From the engine's tuple (code, severity, message, line, pointer, schema_pointer)."""
         code, severity, message, line, pointer, schema_pointer = raw
         return cls(code, severity, message, path, line, pointer, schema_pointer)
@@ -104,5 +104,5 @@ class Report:
             "stats": self.stats,
         }
 
-    def to_json(self, *, indent: Optional[int] = None) -> str:
+    def to_json(self, *, indent: int | None = None) -> str:
         return json.dumps(self.to_dict(), indent=indent, ensure_ascii=False, sort_keys=False)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from typing import Any, Optional, Union
+from typing import Any
 
 from . import _backend
 from .errors import CanonicalizationError, ValidationError
@@ -47,16 +47,14 @@ class Validator:
         self,
         schema: Any,
         *,
-        validate_formats: Optional[bool] = None,
-        resources: Optional[Mapping[str, Any]] = None,
+        validate_formats: bool | None = None,
+        resources: Mapping[str, Any] | None = None,
     ) -> None:
         self.schema = schema
         self.validate_formats = validate_formats
         self.resources = dict(resources) if resources is not None else None
         self.backend = _backend.active_name()
-        self._compiled = _backend.active().compile_schema(
-            schema, validate_formats, self.resources
-        )
+        self._compiled = _backend.active().compile_schema(schema, validate_formats, self.resources)
 
     @classmethod
     def _from_compiled(cls, schema_id: str, compiled: _backend.CompiledSchema) -> Validator:
@@ -99,7 +97,7 @@ class Validator:
         if findings:
             raise ValidationError(findings)
 
-    def validate_json(self, data: Union[bytes, str]) -> Report:
+    def validate_json(self, data: bytes | str) -> Report:
         """Parse JSON text strictly and validate it, without building Python objects first."""
         try:
             raw = self._compiled.errors_json(data)
@@ -109,7 +107,7 @@ class Validator:
 
 
 def _rebuild(
-    schema: Any, validate_formats: Optional[bool], resources: Optional[dict[str, Any]]
+    schema: Any, validate_formats: bool | None, resources: dict[str, Any] | None
 ) -> Validator:
     return Validator(schema, validate_formats=validate_formats, resources=resources)
 

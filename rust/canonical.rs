@@ -1,0 +1,387 @@
+//! RFC 8785 JSON Canonicalization Scheme (JCS) and the sha256 digests computed over it.
+//!
+//! Members are sorted by the UTF-16 code units of their keys, strings are escaped minimally, and
+//! numbers are written as ECMAScript's `Number.prototype.toString` would (via `ryu-js`). An integer
+//! beyond ±(2^53-1) has no exact I-JSON form, so it is an error (PF005) rather than silently
+//! rounded. Errors name the first offending value in canonical (sorted) order.
+
+use std::cmp::Ordering;
+use std::fmt;
+
+use serde_json::{Number, Value};
+use sha2::{Digest, Sha256};
+
+use crate::parse::{UnwindingPointer, MAX_DEPTH, TOO_DEEP};
+
+const MAX_SAFE_INTEGER: u64 = (1 << 53) - 1;
+
+/// A value without an RFC 8785 canonical form.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CanonicalizationError {
+    pub code: &'static str,
+    pub message: String,
+    /// RFC 6901 pointer of the offending value (`""` for PF008).
+    pub pointer: String,
+}
+
+impl fmt::Display for CanonicalizationError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.code, self.message)?;
+        if !self.pointer.is_empty() {
+            write!(f, " at {:?}", self.pointer)?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for CanonicalizationError {}
+
+/// Where canonical bytes go. Unlike `io::Write` it cannot fail, so canonicalization has exactly
+/// one kind of error; a hasher is a sink, which lets digests stream without a buffer.
+pub trait ByteSink {
+    fn put(&mut self, bytes: &[u8]);
+}
+
+impl ByteSink for Vec<u8> {
+    fn put(&mut self, bytes: &[u8]) {
+        self.extend_from_slice(bytes);
+    }
+}
+
+impl ByteSink for Sha256 {
+    fn put(&mut self, bytes: &[u8]) {
+        self.update(bytes);
+    }
+}
+
+/// Writes the canonical form of `value` into `sink`. On error the sink holds a partial prefix.
+pub fn write_canonical<S: ByteSink + ?Sized>(
+    value: &Value,
+    sink: &mut S,
+) -> Result<(), CanonicalizationError> {
+    let mut writer = Writer {
+        sink,
+        numbers: ryu_js::Buffer::new(),
+    };
+    writer
+        .value(value, 0)
+        .map_err(|failure| failure.into_error())
+}
+
+/// The canonical UTF-8 bytes of `value`.
+pub fn canonicalize(value: &Value) -> Result<Vec<u8>, CanonicalizationError> {
+    let mut canonical = Vec::new();
+    write_canonical(value, &mut canonical)?;
+    Ok(canonical)
+}
+
+/// Lowercase hex sha256 of the canonical bytes of `value`.
+pub fn digest_hex(value: &Value) -> Result<String, CanonicalizationError> {
+    let mut hasher = Sha256::new();
+    write_canonical(value, &mut hasher)?;
+    Ok(hasher
+        .finalize()
+        .iter()
+        .map(|byte| format!("{byte:02x}"))
+        .collect())
+}
+
+/// Orders strings by their UTF-16 code units, as RFC 8785 requires. UTF-8 byte order agrees
+/// except where a character above U+FFFF meets one in U+E000..=U+FFFF, so only the first
+/// differing characters are compared in UTF-16.
+pub fn cmp_utf16(left: &str, right: &str) -> Ordering {
+    let common = left
+        .bytes()
+        .zip(right.bytes())
+        .take_while(|(l, r)| l == r)
+        .count();
+    let mut boundary = common;
+    while !left.is_char_boundary(boundary) {
+        boundary -= 1;
+    }
+    let first_unit = |c: char| {
+        let mut units = [0u16; 2];
+        c.encode_utf16(&mut units)[0]
+    };
+    match (
+        left[boundary..].chars().next(),
+        right[boundary..].chars().next(),
+    ) {
+        (Some(l), Some(r)) => first_unit(l).cmp(&first_unit(r)).then(l.cmp(&r)),
+        (l, r) => l.is_some().cmp(&r.is_some()),
+    }
+}
+
+struct Failure {
+    code: &'static str,
+    message: &'static str,
+    /// `None` for PF008, which is always reported at the root.
+    pointer: Option<UnwindingPointer>,
+}
+
+type Written = Result<(), Box<Failure>>;
+
+impl Failure {
+    fn within_index(mut self: Box<Self>, index: usize) -> Box<Self> {
+        if let Some(pointer) = &mut self.pointer {
+            pointer.push_index(index);
+        }
+        self
+    }
+
+    fn within_key(mut self: Box<Self>, key: &str) -> Box<Self> {
+        if let Some(pointer) = &mut self.pointer {
+            pointer.push_key(key);
+        }
+        self
+    }
+
+    fn into_error(self) -> CanonicalizationError {
+        let pointer = self
+            .pointer
+            .as_ref()
+            .map(UnwindingPointer::render)
+            .unwrap_or_default();
+        CanonicalizationError {
+            code: self.code,
+            message: self.message.to_owned(),
+            pointer,
+        }
+    }
+}
+
+struct Writer<'s, S: ?Sized> {
+    sink: &'s mut S,
+    numbers: ryu_js::Buffer,
+}
+
+impl<S: ByteSink + ?Sized> Writer<'_, S> {
+    fn value(&mut self, value: &Value, depth: usize) -> Written {
+        match value {
+            Value::Null => self.sink.put(b"null"),
+            Value::Bool(true) => self.sink.put(b"true"),
+            Value::Bool(false) => self.sink.put(b"false"),
+            Value::Number(number) => self.number(number)?,
+            Value::String(string) => self.string(string),
+            Value::Array(items) => {
+                let depth = enter(depth)?;
+                self.sink.put(b"[");
+                for (index, item) in items.iter().enumerate() {
+                    if index > 0 {
+                        self.sink.put(b",");
+                    }
+                    self.value(item, depth).map_err(|f| f.within_index(index))?;
+                }
+                self.sink.put(b"]");
+            }
+            Value::Object(members) => {
+                let depth = enter(depth)?;
+                let mut sorted: Vec<(&String, &Value)> = members.iter().collect();
+                sorted.sort_unstable_by(|(left, _), (right, _)| cmp_utf16(left, right));
+                self.sink.put(b"{");
+                for (index, (key, item)) in sorted.into_iter().enumerate() {
+                    if index > 0 {
+                        self.sink.put(b",");
+                    }
+                    self.string(key);
+                    self.sink.put(b":");
+                    self.value(item, depth).map_err(|f| f.within_key(key))?;
+                }
+                self.sink.put(b"}");
+            }
+        }
+        Ok(())
+    }
+
+    fn number(&mut self, number: &Number) -> Written {
+        let exact = match (number.as_u64(), number.as_i64()) {
+            (Some(unsigned), _) => (unsigned <= MAX_SAFE_INTEGER).then_some(unsigned as f64),
+            (None, Some(signed)) => {
+                (signed.unsigned_abs() <= MAX_SAFE_INTEGER).then_some(signed as f64)
+            }
+            // serde_json numbers that are neither u64 nor i64 are finite f64.
+            (None, None) => number.as_f64(),
+        };
+        let Some(float) = exact else {
+            return Err(Box::new(Failure {
+                code: "PF005",
+                message: "integer beyond ±(2^53-1) has no exact canonical form",
+                pointer: Some(UnwindingPointer::default()),
+            }));
+        };
+        // ECMAScript prints -0 as "0"; adding +0.0 turns -0.0 into +0.0 and changes nothing else.
+        self.sink
+            .put(self.numbers.format_finite(float + 0.0).as_bytes());
+        Ok(())
+    }
+
+    /// JCS string escaping: `"` and `\` and the C0 controls only (short forms where JSON has
+    /// them, else lowercase `\u00xx`); everything else, U+007F and U+2028 included, is literal.
+    fn string(&mut self, string: &str) {
+        const HEX: &[u8; 16] = b"0123456789abcdef";
+        let bytes = string.as_bytes();
+        self.sink.put(b"\"");
+        let mut chunk_start = 0;
+        for (index, &byte) in bytes.iter().enumerate() {
+            let unicode_escape;
+            let escaped: &[u8] = match byte {
+                b'"' => b"\\\"",
+                b'\\' => b"\\\\",
+                0x08 => b"\\b",
+                0x0c => b"\\f",
+                b'\n' => b"\\n",
+                b'\r' => b"\\r",
+                b'\t' => b"\\t",
+                0x00..=0x1f => {
+                    unicode_escape = [
+                        b'\\',
+                        b'u',
+                        b'0',
+                        b'0',
+                        HEX[usize::from(byte >> 4)],
+                        HEX[usize::from(byte & 0xf)],
+                    ];
+                    &unicode_escape
+                }
+                _ => continue,
+            };
+            self.sink.put(&bytes[chunk_start..index]);
+            self.sink.put(escaped);
+            chunk_start = index + 1;
+        }
+        self.sink.put(&bytes[chunk_start..]);
+        self.sink.put(b"\"");
+    }
+}
+
+/// The depth inside a container entered at `depth`, or PF008 past [`MAX_DEPTH`].
+fn enter(depth: usize) -> Result<usize, Box<Failure>> {
+    if depth >= MAX_DEPTH {
+        return Err(Box::new(Failure {
+            code: "PF008",
+            message: TOO_DEEP,
+            pointer: None,
+        }));
+    }
+    Ok(depth + 1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn canonical(value: &Value) -> String {
+        String::from_utf8(canonicalize(value).unwrap()).unwrap()
+    }
+
+    fn failure(value: &Value) -> (&'static str, String) {
+        let error = canonicalize(value).unwrap_err();
+        (error.code, error.pointer)
+    }
+
+    #[test]
+    fn rfc8785_example() {
+        let text = r#"{"numbers":[333333333.33333329,1E30,4.50,2e-3,0.000000000000000000000000001],
+            "string":"\u20ac$\u000F\u000aA'\u0042\u0022\u005c\\\"\/","literals":[null,true,false]}"#;
+        // Not serde_json::from_str: without its float_roundtrip feature it misrounds 333333333.33333329.
+        let value = crate::parse::parse_strict(text.as_bytes()).unwrap();
+        assert_eq!(
+            canonical(&value),
+            r#"{"literals":[null,true,false],"numbers":[333333333.3333333,1e+30,4.5,0.002,1e-27],"string":"€$\u000f\nA'B\"\\\\\"/"}"#
+        );
+    }
+
+    #[test]
+    fn numbers_follow_ecmascript() {
+        let cases = [
+            (json!(5e-324), "5e-324"),
+            (json!(1e21), "1e+21"),
+            (json!(1e20), "100000000000000000000"),
+            (json!(1e-7), "1e-7"),
+            (json!(1e-6), "0.000001"),
+            (json!(-0.0), "0"),
+            (json!(0.0), "0"),
+            (json!(0.1), "0.1"),
+            (json!(-1.5e300), "-1.5e+300"),
+            (json!(56.0), "56"),
+            (json!(123456789012345680000.0), "123456789012345680000"),
+            (json!(9007199254740991_u64), "9007199254740991"),
+            (json!(-9007199254740991_i64), "-9007199254740991"),
+            (json!(9007199254740992.0), "9007199254740992"),
+        ];
+        for (value, expected) in cases {
+            assert_eq!(canonical(&value), expected, "{value}");
+        }
+    }
+
+    #[test]
+    fn integers_beyond_53_bits_are_rejected_with_pointer() {
+        assert_eq!(
+            failure(&json!({"big": 9007199254740992_u64})),
+            ("PF005", "/big".into())
+        );
+        assert_eq!(
+            failure(&json!([0, -9007199254740992_i64])),
+            ("PF005", "/1".into())
+        );
+        assert_eq!(
+            failure(&json!({"a/b": {"~": u64::MAX}})),
+            ("PF005", "/a~1b/~0".into())
+        );
+    }
+
+    #[test]
+    fn first_error_in_canonical_order_wins() {
+        assert_eq!(
+            failure(&json!({"b": u64::MAX, "a": [u64::MAX]})),
+            ("PF005", "/a/0".into())
+        );
+    }
+
+    #[test]
+    fn keys_sort_by_utf16_code_units() {
+        let value = json!({"\u{1f600}": 1, "\u{e000}": 2, "b": 3, "a": 4, "": 5, "ab": 6});
+        assert_eq!(
+            canonical(&value),
+            "{\"\":5,\"a\":4,\"ab\":6,\"b\":3,\"\u{1f600}\":1,\"\u{e000}\":2}"
+        );
+        assert_eq!(cmp_utf16("\u{1f600}", "\u{e000}"), Ordering::Less);
+        assert_eq!(cmp_utf16("\u{e9}", "\u{e8}"), Ordering::Greater);
+        assert_eq!(cmp_utf16("\u{1f600}", "\u{1f601}"), Ordering::Less);
+        assert_eq!(cmp_utf16("a", "a"), Ordering::Equal);
+    }
+
+    #[test]
+    fn strings_escape_only_what_jcs_requires() {
+        let value = json!("\"\\\u{8}\u{c}\n\r\t\u{0}\u{1f}\u{7f}\u{2028}/é");
+        assert_eq!(
+            canonical(&value),
+            "\"\\\"\\\\\\b\\f\\n\\r\\t\\u0000\\u001f\u{7f}\u{2028}/é\""
+        );
+    }
+
+    #[test]
+    fn depth_is_limited_even_for_values_built_in_rust() {
+        let mut deep = json!(1);
+        for _ in 0..MAX_DEPTH {
+            deep = json!([deep]);
+        }
+        assert!(canonicalize(&deep).is_ok());
+        assert_eq!(failure(&json!({"a": deep})), ("PF008", String::new()));
+    }
+
+    #[test]
+    fn digest_streams_the_canonical_bytes() {
+        let value = json!({"b": [1, 2.5], "a": "x"});
+        let expected: String = Sha256::digest(canonicalize(&value).unwrap())
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect();
+        assert_eq!(digest_hex(&value).unwrap(), expected);
+        assert_eq!(
+            digest_hex(&json!({})).unwrap(),
+            "44136fa355b3678a1146ad16f7e8649e94fb4fc21fe77e8310c060f61caaff8a"
+        );
+    }
+}

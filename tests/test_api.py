@@ -1,0 +1,228 @@
+"""The public facade: backend selection, build info, validators, reports — on both backends."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import pickle
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import pairling_fast
+from pairling_fast import (
+    CanonicalizationError,
+    Finding,
+    Report,
+    SchemaCompileError,
+    ValidationError,
+    Validator,
+    schema_validator,
+    schemas,
+)
+
+ROOT = Path(__file__).resolve().parents[1]
+
+# The spec files are copied verbatim from the spec; the wire bundle's exact bytes are digested by
+# CAR (`digest.scope`), so any edit, even whitespace, changes behaviour. These are their digests.
+SPEC_SHA256 = {
+    "car-wire-schema.v1.json": ("b12a8c1ca823ed77300a06338992cbfbd63a6de92f9b3cd3c64e1bf61d5896d0"),
+    "coding-agent-remote-control-capability-map.schema.json": (
+        "8749a8a51b51bdf311baf7536cfee8c465749b1857bb46a2549a9c052e681509"
+    ),
+}
+
+RPC_METHODS = [
+    "capabilities.list",
+    "infer",
+    "models.catalog_snapshot",
+    "server.handshake",
+    "server.schema",
+    "state.exists",
+    "state.get",
+    "state.keys",
+    "state.set",
+    "state.snapshot",
+    "tools.cancel",
+    "tools.list",
+    "tools.poll",
+    "tools.register",
+    "tools.stream.subscribe",
+    "tools.unregister",
+]
+
+GOOD_ACTION_RESULT = {
+    "action_id": "a0",
+    "status": "succeeded",
+    "state_changes": {},
+    "timestamp": "2026-12-02T14:21:11.877945340Z",
+}
+
+
+def test_spec_files_are_verbatim_copies() -> None:
+    for name, expected in SPEC_SHA256.items():
+        digest = hashlib.sha256((ROOT / "schemas" / name).read_bytes()).hexdigest()
+        assert digest == expected, f"schemas/{name} differs from the spec it was copied from"
+        packaged = Path(pairling_fast.__file__).with_name("_schemas") / name
+        assert packaged.read_bytes() == (ROOT / "schemas" / name).read_bytes()
+
+
+def test_bundled_ids(backend: object) -> None:
+    ids = schemas.ids()
+    assert ids == sorted(ids)
+    expected = {"pairling.capability-map.2.0.0", "car.journal.event", "car.type.action_result"}
+    expected |= {f"car.rpc.{method}.result" for method in RPC_METHODS}
+    assert expected <= set(ids)
+    assert len(ids) == 20  # the two above, 16 RPC results, cli.car_inspect.result
+    for schema_id in ids:
+        assert schema_validator(schema_id) is schema_validator(schema_id)  # compiled once
+        assert isinstance(schemas.schema(schema_id), dict)
+
+
+def test_unknown_schema_id(backend: object) -> None:
+    with pytest.raises(KeyError):
+        schema_validator("car.rpc.nope.result")
+
+
+def test_backend_attribute_follows_fixture(backend: object) -> None:
+    assert pairling_fast.backend in ("rust", "python")
+    assert pairling_fast.__build__["backend"] == pairling_fast.backend
+
+
+def test_build_info_names_crate_versions() -> None:
+    build = pairling_fast.__build__
+    assert build["version"] == pairling_fast.__version__
+    assert build["core"]["dependencies"]["jsonschema"] == "0.61.2"
+
+
+def test_digest_formats(backend: object) -> None:
+    value = {"b": [1, 2.5, None], "a": "é"}
+    hex_digest = pairling_fast.digest_hex(value)
+    assert len(hex_digest) == 64 and int(hex_digest, 16) >= 0
+    assert pairling_fast.digest(value) == "sha256:" + hex_digest
+    assert hex_digest == hashlib.sha256(pairling_fast.canonicalize(value)).hexdigest()
+
+
+def test_validator_findings(backend: object) -> None:
+    validator = schema_validator("car.type.action_result")
+    assert validator.is_valid(GOOD_ACTION_RESULT)
+    bad = dict(GOOD_ACTION_RESULT, status="sometimes", extra=1)
+    findings = list(validator.iter_errors(bad))
+    assert [(f.code, f.pointer, f.schema_pointer) for f in findings] == [
+        ("PF101", "", "/additionalProperties"),
+        ("PF101", "/status", "/definitions/ActionStatus/enum"),
+    ]
+    assert all(f.severity == "error" for f in findings)
+    with pytest.raises(ValidationError) as caught:
+        validator.validate(bad)
+    assert caught.value.findings == findings
+    assert isinstance(caught.value, ValueError)
+
+
+def test_validator_rejects_values_outside_the_json_model(backend: object) -> None:
+    validator = schema_validator("car.type.action_result")
+    bad = dict(GOOD_ACTION_RESULT, duration_ms=float("nan"))
+    assert not validator.is_valid(bad)
+    [finding] = validator.iter_errors(bad)
+    assert (finding.code, finding.pointer) == ("PF006", "/duration_ms")
+
+
+def test_validate_json_parses_in_the_engine(backend: object) -> None:
+    validator = schema_validator("car.type.action_result")
+    assert validator.validate_json(json.dumps(GOOD_ACTION_RESULT).encode()).ok
+    report = validator.validate_json(b'{"action_id": "a", "action_id": "b"}')
+    assert [(f.code, f.pointer) for f in report.findings] == [("PF002", "/action_id")]
+    report = validator.validate_json(b'{"action_id": ')
+    [finding] = report.findings
+    assert (finding.code, finding.line) == ("PF001", 1)
+
+
+def test_user_schema_formats_follow_the_draft(backend: object) -> None:
+    date_time = {"type": "string", "format": "date-time"}
+    draft7 = Validator({"$schema": "http://json-schema.org/draft-07/schema#", **date_time})
+    draft2020 = Validator({"$schema": "https://json-schema.org/draft/2020-12/schema", **date_time})
+    assert not draft7.is_valid("yesterday")
+    assert draft2020.is_valid("yesterday")
+    assert not Validator(date_time, validate_formats=True).is_valid("yesterday")
+
+
+def test_remote_ref_is_refused_at_compile_time(backend: object) -> None:
+    with pytest.raises(SchemaCompileError) as caught:
+        Validator({"$ref": "https://example.com/schema.json"})
+    assert caught.value.code == "PF103"
+    served = Validator(
+        {"$ref": "https://example.com/schema.json"},
+        resources={"https://example.com/schema.json": {"type": "integer"}},
+    )
+    assert served.is_valid(3) and not served.is_valid("3")
+
+
+def test_validators_pickle(backend: object) -> None:
+    user = Validator({"type": "array", "items": {"type": "integer"}})
+    bundled = schema_validator("car.journal.event")
+    for validator in (user, bundled):
+        clone = pickle.loads(pickle.dumps(validator))
+        assert clone.is_valid([1, 2]) == validator.is_valid([1, 2])
+    assert pickle.loads(pickle.dumps(bundled)) is bundled
+
+
+def test_report_json_shape() -> None:
+    finding = Finding("PF101", "error", "bad", path="a.json", pointer="/x", schema_pointer="/type")
+    report = Report(findings=[finding], stats={"n": 1})
+    data = json.loads(report.to_json())
+    assert data == {
+        "report_version": 1,
+        "ok": False,
+        "findings": [
+            {
+                "code": "PF101",
+                "severity": "error",
+                "message": "bad",
+                "path": "a.json",
+                "line": None,
+                "pointer": "/x",
+                "schema_pointer": "/type",
+            }
+        ],
+        "stats": {"n": 1},
+    }
+    assert Finding.from_dict(data["findings"][0]) == finding
+    assert Report(findings=[Finding("PF999", "warning", "w")]).ok
+
+
+def test_canonicalization_error_is_a_value_error(backend: object) -> None:
+    with pytest.raises(ValueError) as caught:
+        pairling_fast.canonicalize({"a": float("inf")})
+    assert isinstance(caught.value, CanonicalizationError)
+    assert "PF006" in str(caught.value) and "/a" in str(caught.value)
+
+
+def _run_python(code: str, **env: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        env={**os.environ, **env},
+        check=False,
+    )
+
+
+def test_environment_selects_the_fallback() -> None:
+    result = _run_python(
+        "import pairling_fast; print(pairling_fast.backend)", PAIRLING_FAST_BACKEND="python"
+    )
+    assert result.stdout.strip() == "python" and result.returncode == 0
+
+
+def test_missing_extension_falls_back_with_one_warning() -> None:
+    code = (
+        "import sys; sys.modules['pairling_fast._core'] = None\n"
+        "import pairling_fast; print(pairling_fast.backend)"
+    )
+    result = _run_python(code, PAIRLING_FAST_BACKEND="")
+    assert result.stdout.strip() == "python"
+    warning_lines = [line for line in result.stderr.splitlines() if "RuntimeWarning" in line]
+    assert len(warning_lines) == 1 and "fallback" in warning_lines[0]

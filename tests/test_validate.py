@@ -1,0 +1,204 @@
+"""Schema validation engine: bundled schemas, our formats, compile errors, backend parity."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pairling_fast import _backend
+from pairling_fast.errors import SchemaCompileError
+
+DRAFT7 = "http://json-schema.org/draft-07/schema#"
+DRAFT2020 = "https://json-schema.org/draft/2020-12/schema"
+ACTION_RESULT = "car.type.action_result"
+JOURNAL_EVENT = "car.journal.event"
+
+
+def format_schema(name: str, dialect: str = DRAFT7) -> dict[str, Any]:
+    return {"$schema": dialect, "format": name}
+
+
+def accepts(engine: _backend.Engine, name: str, instance: Any, formats: bool | None = True) -> bool:
+    return engine.compile_schema(format_schema(name), formats, None).is_valid(instance)
+
+
+def test_bundled_ids(backend: _backend.Engine) -> None:
+    ids = backend.bundled_schema_ids()
+    assert ids == sorted(ids)
+    assert "pairling.capability-map.2.0.0" in ids
+    assert {ACTION_RESULT, JOURNAL_EVENT, "car.cli.car_inspect.result"} <= set(ids)
+    assert len([i for i in ids if i.startswith("car.rpc.") and i.endswith(".result")]) == 16
+    for schema_id in ids:
+        backend.bundled_validator(schema_id)
+
+
+def test_oracle_action_results_are_valid(backend: _backend.Engine, data_dir: Path) -> None:
+    validator = backend.bundled_validator(ACTION_RESULT)
+    text = (data_dir / "oracle" / "car-action-results.jsonl").read_text("utf-8")
+    # Not `splitlines()`: the strings hold U+2028 and friends, which it would split on.
+    lines = [line for line in text.split("\n") if line]
+    assert lines
+    for line in lines:
+        result = json.loads(line)
+        assert validator.errors(result) == [], line
+        assert validator.is_valid(result)
+
+
+@pytest.mark.parametrize(
+    ("text", "valid"),
+    [
+        ("2024-02-29T12:00:00Z", True),  # leap year
+        ("2000-02-29T00:00:00+00:00", True),  # divisible by 400
+        ("2023-02-29T12:00:00Z", False),
+        ("1900-02-29T00:00:00Z", False),  # divisible by 100, not 400
+        ("2026-12-02T14:21:11.877945340Z", True),
+        ("2026-12-02t14:21:11z", True),  # RFC 3339 5.6: T and Z in either case
+        ("2026-12-02 14:21:11Z", False),
+        ("2026-12-02T14:21:11", False),  # no offset
+        ("2026-12-02T24:00:00Z", False),
+        ("2026-12-02T23:60:00Z", False),
+        ("2026-04-31T00:00:00Z", False),
+        ("2026-12-02T14:21:11.Z", False),
+        ("2026-12-02T14:21:11+24:00", False),
+        ("2026-12-02T14:21:11+05:30", True),
+        ("1998-12-31T23:59:60Z", True),  # leap second
+        ("1998-12-31T15:59:60-08:00", True),  # the same leap second, at 23:59 UTC
+        ("1998-12-31T23:58:60Z", False),
+        ("1998-12-31T23:59:61Z", False),
+        ("\uff12\uff10\uff12\uff16-12-02T14:21:11Z", False),  # fullwidth: only ASCII digits count
+        ("", False),
+    ],
+)
+def test_date_time(backend: _backend.Engine, text: str, valid: bool) -> None:
+    assert accepts(backend, "date-time", text) is valid
+
+
+@pytest.mark.parametrize(
+    ("name", "instance", "valid"),
+    [
+        ("date", "2024-02-29", True),
+        ("date", "2023-02-29", False),
+        ("date", "2024-1-01", False),
+        ("time", "23:59:59.5+01:00", True),
+        ("time", "23:59:59", False),
+        ("uint8", 255, True),
+        ("uint8", 300, False),
+        ("uint8", 5.0, True),
+        ("uint8", -1, False),
+        ("uint64", 18446744073709551615, True),
+        ("uint64", -1, False),
+        ("uint", -1, False),
+        ("int8", -128, True),
+        ("int8", 128, False),
+        ("int32", 2.5, False),
+        ("int32", 2147483648, False),
+        ("int64", -9223372036854775808, True),
+        ("int64", 9.3e18, False),
+        ("double", 2.5, True),
+        ("double", -1e300, True),
+        ("float", 1, True),
+        ("uint8", "300", True),  # an integer format does not constrain strings
+        ("date-time", 5, True),  # a string format does not constrain numbers
+        ("uint8", True, True),  # booleans are not numbers
+        ("no-such-format", "anything", True),
+    ],
+)
+def test_formats(backend: _backend.Engine, name: str, instance: Any, valid: bool) -> None:
+    assert accepts(backend, name, instance) is valid
+
+
+def test_formats_follow_the_draft_unless_forced(backend: _backend.Engine) -> None:
+    bad = "2023-02-29T00:00:00Z"
+    assert not accepts(backend, "date-time", bad, formats=None)  # draft 7 asserts
+    annotation = backend.compile_schema(format_schema("date-time", DRAFT2020), None, None)
+    assert annotation.is_valid(bad)  # 2020-12 annotates
+    assert not backend.compile_schema(format_schema("date-time", DRAFT2020), True, None).is_valid(
+        bad
+    )
+    assert accepts(backend, "date-time", bad, formats=False)
+
+
+def test_format_violation(backend: _backend.Engine) -> None:
+    compiled = backend.compile_schema(format_schema("uint8"), True, None)
+    [(pointer, schema_pointer, keyword, _message)] = compiled.errors(300)
+    assert (pointer, schema_pointer, keyword) == ("", "/format", "format")
+
+
+def test_remote_ref_is_refused_at_compile_time(backend: _backend.Engine) -> None:
+    schema = {"$schema": DRAFT7, "properties": {"a": {"$ref": "https://example.com/s.json"}}}
+    with pytest.raises(SchemaCompileError) as caught:
+        backend.compile_schema(schema, None, None)
+    assert caught.value.code == "PF103"
+    assert "remote $ref refused (no network): https://example.com/s.json" in caught.value.message
+
+
+def test_unresolvable_local_ref(backend: _backend.Engine) -> None:
+    with pytest.raises(SchemaCompileError) as caught:
+        backend.compile_schema({"$schema": DRAFT7, "$ref": "#/definitions/missing"}, None, None)
+    assert caught.value.code == "PF103"
+
+
+def test_invalid_schema(backend: _backend.Engine) -> None:
+    with pytest.raises(SchemaCompileError) as caught:
+        backend.compile_schema({"$schema": DRAFT7, "properties": {"a": {"type": 5}}}, None, None)
+    assert caught.value.code == "PF102"
+    assert caught.value.schema_pointer == "/properties/a/type"
+
+
+def test_resources_serve_refs(backend: _backend.Engine) -> None:
+    resources = {"https://example.com/port.json#": {"type": "integer", "format": "uint16"}}
+    schema = {"$schema": DRAFT7, "properties": {"port": {"$ref": "https://example.com/port.json"}}}
+    compiled = backend.compile_schema(schema, None, resources)
+    assert compiled.is_valid({"port": 8080})
+    [(pointer, schema_pointer, keyword, _message)] = compiled.errors({"port": 70000})
+    assert (pointer, schema_pointer, keyword) == ("/port", "/format", "format")
+
+
+VALID_ACTION_RESULT = {
+    "action_id": "a0",
+    "status": "succeeded",
+    "state_changes": {},
+    "timestamp": "2026-12-02T14:21:11.877945340Z",
+}
+INVALID_ACTION_RESULTS = [
+    {**VALID_ACTION_RESULT, "status": "exploded"},
+    {**VALID_ACTION_RESULT, "surprise": 1, "another": 2},
+    {**VALID_ACTION_RESULT, "timestamp": "2026-02-30T00:00:00Z"},
+    {**VALID_ACTION_RESULT, "action_id": 7, "duration_ms": "slow", "terminal": "yes"},
+    {"status": "succeeded"},
+    [],
+]
+INVALID_JOURNAL_EVENTS = [
+    {"kind": "no_such_kind", "timestamp": "2026-12-02T14:21:11Z"},
+    {"kind": 3, "timestamp": "yesterday", "data": []},
+    {"timestamp": "2026-12-02T14:21:11Z", "run_id": 5, "extra": True},
+    {"kind": "proposal_received", "timestamp": "2026-12-02T25:00:00Z", "prev_hash": 1},
+    "not an event",
+]
+
+
+@pytest.mark.parametrize(
+    ("schema_id", "instance"),
+    [(ACTION_RESULT, i) for i in INVALID_ACTION_RESULTS]
+    + [(JOURNAL_EVENT, i) for i in INVALID_JOURNAL_EVENTS],
+)
+def test_backends_report_the_same_violations(schema_id: str, instance: Any) -> None:
+    pytest.importorskip("pairling_fast._core", reason="the Rust core is not built")
+    triples = []
+    for name in _backend.BACKENDS:
+        errors = _backend.engine(name).bundled_validator(schema_id).errors(instance)
+        assert errors, name
+        triples.append(
+            [(pointer, schema_pointer, keyword) for pointer, schema_pointer, keyword, _ in errors]
+        )
+    assert triples[0] == triples[1]
+
+
+def test_violations_locate_the_keyword_behind_refs(backend: _backend.Engine) -> None:
+    errors = backend.bundled_validator(ACTION_RESULT).errors({**VALID_ACTION_RESULT, "status": "x"})
+    assert [(p, s, k) for p, s, k, _ in errors] == [
+        ("/status", "/definitions/ActionStatus/enum", "enum")
+    ]
