@@ -176,10 +176,18 @@ def test_sources_bytes_dict_and_path_agree(backend: _backend.Engine, tmp_path: P
 
 def test_unparsable_map_is_one_located_finding(backend: _backend.Engine, tmp_path: Path) -> None:
     path = tmp_path / "broken.json"
-    path.write_bytes(b'{\n  "schema_version": "2.0.0",\n  "schema_version": "2.0.0"\n}')
-    (finding,) = check_map(path).findings
-    assert (finding.code, finding.path, finding.line) == ("PF002", str(path), 3)
-    assert check_map(path).stats["collections"]["providers"] == 0
+    path.write_bytes(b'{\n  "schema_version": "2.0.0",\n  "providers": [,]\n}')
+    report = check_map(path)
+    (finding,) = report.findings
+    assert (finding.code, finding.path, finding.line) == ("PF001", str(path), 3)
+    assert "line 3" in finding.message
+    assert report.stats["collections"]["providers"] == 0
+
+
+def test_duplicate_key_is_located_by_pointer(backend: _backend.Engine) -> None:
+    text = b'{"providers": [{"provider_id": "a", "provider_id": "b"}]}'
+    (finding,) = check_map(text).findings
+    assert (finding.code, finding.pointer) == ("PF002", "/providers/0/provider_id")
 
 
 def test_python_value_outside_json_is_a_finding(backend: _backend.Engine) -> None:

@@ -553,7 +553,9 @@ def check_map_json(data: bytes | str) -> tuple[list[RawFinding], dict[str, Any]]
     try:
         document = parse_json(data)
     except CanonicalizationError as error:
-        message = f"{error.message} (line {error.line}, column {error.column})"
+        message = error.message
+        if error.line is not None and error.column is not None:
+            message += f" (line {error.line}, column {error.column})"
         finding: RawFinding = (error.code, "error", message, error.line, error.pointer, None)
         return [finding], _empty_stats()
     return _check_document(document)
