@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+
 from pairling_fast import _backend, check_map, seal_map
 from pairling_fast.generate.map import generate_map
 from pairling_fast.maps import dump_map

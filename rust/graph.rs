@@ -55,7 +55,8 @@ const ID_FIELDS: [Option<&str>; 8] = [
     None,
 ];
 /// Collections whose ids share the schema's graph_id space (PF202 looks across these).
-const GRAPH_ID_COLLECTIONS: [usize; 5] = [IMPLEMENTATIONS, TRANSPORTS, CAPABILITIES, BINDINGS, CLAIMS];
+const GRAPH_ID_COLLECTIONS: [usize; 5] =
+    [IMPLEMENTATIONS, TRANSPORTS, CAPABILITIES, BINDINGS, CLAIMS];
 const CITING_COLLECTIONS: [usize; 5] = [PROVIDERS, CAPABILITIES, BINDINGS, CLAIMS, EXCLUSIONS];
 const PROVIDER_OWNED_COLLECTIONS: [usize; 3] = [IMPLEMENTATIONS, TRANSPORTS, CAPABILITIES];
 
@@ -71,8 +72,11 @@ pub struct MapStats {
 
 impl MapStats {
     pub fn to_value(&self) -> Value {
-        let collections: Map<String, Value> =
-            COLLECTIONS.iter().zip(self.collections).map(|(name, count)| (name.to_string(), json!(count))).collect();
+        let collections: Map<String, Value> = COLLECTIONS
+            .iter()
+            .zip(self.collections)
+            .map(|(name, count)| (name.to_string(), json!(count)))
+            .collect();
         json!({
             "collections": collections,
             "schema_violations": self.schema_violations,
@@ -94,7 +98,10 @@ pub struct MapCheck {
 impl MapCheck {
     /// A document that could not be read at all: its one finding, nothing counted.
     pub fn unreadable(finding: Finding) -> Self {
-        MapCheck { findings: vec![finding], stats: MapStats::default() }
+        MapCheck {
+            findings: vec![finding],
+            stats: MapStats::default(),
+        }
     }
 
     pub fn is_clean(&self) -> bool {
@@ -112,37 +119,58 @@ pub fn check_map_json(bytes: &[u8]) -> MapCheck {
 
 /// Schema validation and the integrity rules, run side by side, then merged in document order.
 pub fn check_map(document: &Value) -> MapCheck {
-    let (schema_findings, (mut findings, mut stats)) = rayon::join(|| schema_findings(document), || integrity(document));
+    let (schema_findings, (mut findings, mut stats)) =
+        rayon::join(|| schema_findings(document), || integrity(document));
     stats.schema_violations = schema_findings.len();
     findings.extend(schema_findings);
-    MapCheck { findings: in_document_order(document, findings), stats }
+    MapCheck {
+        findings: in_document_order(document, findings),
+        stats,
+    }
 }
 
 fn schema_findings(document: &Value) -> Vec<Finding> {
     match validate::bundled_validator(MAP_SCHEMA_ID) {
-        Some(validator) => validator.violations(document).into_iter().map(Finding::from).collect(),
-        None => vec![Finding::error("PF901", format!("schema {MAP_SCHEMA_ID} is not bundled")).at("")],
+        Some(validator) => validator
+            .violations(document)
+            .into_iter()
+            .map(Finding::from)
+            .collect(),
+        None => {
+            vec![Finding::error("PF901", format!("schema {MAP_SCHEMA_ID} is not bundled")).at("")]
+        }
     }
 }
 
 /// `pairling.semantic-digest.v1`: `sha256:` + hex sha256 of JCS(binding without `semantic_digest`).
 pub fn semantic_digest(binding: &Object) -> Result<String, CanonicalizationError> {
-    let content: Object =
-        binding.iter().filter(|(key, _)| key.as_str() != DIGEST_FIELD).map(|(k, v)| (k.clone(), v.clone())).collect();
+    let content: Object = binding
+        .iter()
+        .filter(|(key, _)| key.as_str() != DIGEST_FIELD)
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
     canonical::digest_hex(&Value::Object(content)).map(|hex| format!("{DIGEST_PREFIX}{hex}"))
 }
 
 fn binding_error(index: usize, error: CanonicalizationError) -> CanonicalizationError {
-    CanonicalizationError { pointer: format!("/operation_bindings/{index}{}", error.pointer), ..error }
+    CanonicalizationError {
+        pointer: format!("/operation_bindings/{index}{}", error.pointer),
+        ..error
+    }
 }
 
 /// Recompute every binding's `semantic_digest` in place (no other check); returns how many.
 pub fn seal_map(document: &mut Value) -> Result<usize, CanonicalizationError> {
-    let Some(bindings) = document.get_mut("operation_bindings").and_then(Value::as_array_mut) else {
+    let Some(bindings) = document
+        .get_mut("operation_bindings")
+        .and_then(Value::as_array_mut)
+    else {
         return Ok(0);
     };
-    let digests: Vec<Option<Result<String, CanonicalizationError>>> =
-        bindings.par_iter().map(|binding| binding.as_object().map(semantic_digest)).collect();
+    let digests: Vec<Option<Result<String, CanonicalizationError>>> = bindings
+        .par_iter()
+        .map(|binding| binding.as_object().map(semantic_digest))
+        .collect();
     let mut sealed = 0;
     for (index, (binding, digest)) in bindings.iter_mut().zip(digests).enumerate() {
         if let (Some(object), Some(digest)) = (binding.as_object_mut(), digest) {
@@ -220,7 +248,11 @@ impl<'a> Graph<'a> {
             .zip(ID_FIELDS)
             .map(|(name, id_field)| {
                 let mut collection = Collection::default();
-                let items = document.get(*name).and_then(Value::as_array).map(Vec::as_slice).unwrap_or_default();
+                let items = document
+                    .get(*name)
+                    .and_then(Value::as_array)
+                    .map(Vec::as_slice)
+                    .unwrap_or_default();
                 for (index, item) in items.iter().enumerate() {
                     if let Some(entry) = item.as_object() {
                         collection.entries.push((index, entry));
@@ -232,7 +264,10 @@ impl<'a> Graph<'a> {
                 collection
             })
             .collect();
-        Graph { document, collections }
+        Graph {
+            document,
+            collections,
+        }
     }
 
     fn known_provider(&self, provider_id: Option<&str>) -> bool {
@@ -246,7 +281,9 @@ impl<'a> Graph<'a> {
 
     /// The known provider of the known entry `id` of `collection`.
     fn provider_of(&self, collection: usize, id: &str) -> Option<&'a str> {
-        self.collections[collection].get(id).and_then(|entry| self.own_provider(entry))
+        self.collections[collection]
+            .get(id)
+            .and_then(|entry| self.own_provider(entry))
     }
 
     fn cited(&self, collections: &[usize], key: &str) -> HashSet<&'a str> {
@@ -262,7 +299,9 @@ impl<'a> Graph<'a> {
             let Some(id_field) = id_field else { continue };
             let collection = &self.collections[collection];
             for (index, entry) in &collection.entries {
-                let Some(id) = text(entry, id_field) else { continue };
+                let Some(id) = text(entry, id_field) else {
+                    continue;
+                };
                 let first = collection.by_id[id].0;
                 if first != *index {
                     findings.push(error(
@@ -304,7 +343,10 @@ impl<'a> Graph<'a> {
                         findings.push(error(
                             "PF203",
                             format!("source_refs entry '{source_id}' names no evidence source"),
-                            format!("/{}/{index}/source_refs/{position}", COLLECTIONS[collection]),
+                            format!(
+                                "/{}/{index}/source_refs/{position}",
+                                COLLECTIONS[collection]
+                            ),
                         ));
                     }
                 }
@@ -363,7 +405,11 @@ impl<'a> Graph<'a> {
             if let Some(runtime) = runtime {
                 let pointer = format!("{base}/release_membership/runtime_provider_id");
                 if !self.known_provider(Some(runtime)) {
-                    findings.push(error("PF207", format!("runtime_provider_id '{runtime}' names no provider"), pointer));
+                    findings.push(error(
+                        "PF207",
+                        format!("runtime_provider_id '{runtime}' names no provider"),
+                        pointer,
+                    ));
                 } else if let Some(own) = own_provider.filter(|own| *own != runtime) {
                     findings.push(warning(
                         "PF208",
@@ -406,7 +452,9 @@ impl<'a> Graph<'a> {
                     }
                 }
             }
-            if let Some(shared) = text(entry, "shared_semantics").filter(|id| !capabilities.contains(id)) {
+            if let Some(shared) =
+                text(entry, "shared_semantics").filter(|id| !capabilities.contains(id))
+            {
                 findings.push(error(
                     "PF211",
                     format!("shared_semantics '{shared}' names no capability"),
@@ -445,7 +493,9 @@ impl<'a> Graph<'a> {
                     continue;
                 };
                 if let (Some(id), Some(_)) = (implementation_id, implementation) {
-                    let listed = capability.get("implementation_ids").is_some_and(Value::is_array);
+                    let listed = capability
+                        .get("implementation_ids")
+                        .is_some_and(Value::is_array);
                     if listed && !contains(capability, "implementation_ids", id) {
                         findings.push(error(
                             "PF214",
@@ -490,7 +540,11 @@ impl<'a> Graph<'a> {
             }
             if let (Some(id), Some(implementation)) = (implementation_id, implementation) {
                 let released = text(binding, "release_status") == Some("released");
-                if released && !implementation.get("release_membership").is_some_and(Value::is_object) {
+                if released
+                    && !implementation
+                        .get("release_membership")
+                        .is_some_and(Value::is_object)
+                {
                     findings.push(error(
                         "PF220",
                         format!("release_status is released but implementation '{id}' has no release_membership"),
@@ -503,7 +557,8 @@ impl<'a> Graph<'a> {
 
     fn claims(&self, findings: &mut Vec<Finding>) {
         for (index, claim) in &self.collections[CLAIMS].entries {
-            let (Some(subject_type), Some(subject_id)) = (text(claim, "subject_type"), text(claim, "subject_id"))
+            let (Some(subject_type), Some(subject_id)) =
+                (text(claim, "subject_type"), text(claim, "subject_id"))
             else {
                 continue;
             };
@@ -530,13 +585,19 @@ impl<'a> Graph<'a> {
         let bindings = &self.collections[BINDINGS].entries;
         let outcomes: Vec<Option<(&str, Result<String, CanonicalizationError>)>> = bindings
             .par_iter()
-            .map(|(_, binding)| text(binding, DIGEST_FIELD).map(|recorded| (recorded, semantic_digest(binding))))
+            .map(|(_, binding)| {
+                text(binding, DIGEST_FIELD).map(|recorded| (recorded, semantic_digest(binding)))
+            })
             .collect();
         for ((index, _), outcome) in bindings.iter().zip(outcomes) {
             match outcome {
                 None => {}
-                Some((_, Err(problem))) => findings.push(Finding::from(binding_error(*index, problem))),
-                Some((recorded, Ok(expected))) if expected == recorded => stats.digests_verified += 1,
+                Some((_, Err(problem))) => {
+                    findings.push(Finding::from(binding_error(*index, problem)))
+                }
+                Some((recorded, Ok(expected))) if expected == recorded => {
+                    stats.digests_verified += 1
+                }
                 Some((recorded, Ok(expected))) => {
                     stats.digests_mismatched += 1;
                     findings.push(error(
@@ -547,12 +608,18 @@ impl<'a> Graph<'a> {
                 }
             }
         }
-        stats.digests_unchecked = stats.collections[BINDINGS] - stats.digests_verified - stats.digests_mismatched;
+        stats.digests_unchecked =
+            stats.collections[BINDINGS] - stats.digests_verified - stats.digests_mismatched;
     }
 
     fn orphans(&self, findings: &mut Vec<Finding>) {
-        let policy = self.document.get("evidence_policy").and_then(Value::as_object);
-        if policy.and_then(|policy| policy.get("missing_evidence_is_unsupported")) == Some(&Value::Bool(true)) {
+        let policy = self
+            .document
+            .get("evidence_policy")
+            .and_then(Value::as_object);
+        if policy.and_then(|policy| policy.get("missing_evidence_is_unsupported"))
+            == Some(&Value::Bool(true))
+        {
             let evidenced: HashSet<&str> = self.collections[CLAIMS]
                 .entries
                 .iter()
@@ -567,9 +634,13 @@ impl<'a> Graph<'a> {
             });
         }
         let used = self.cited(&[IMPLEMENTATIONS], "transport_ids");
-        self.unused(TRANSPORTS, &used, findings, "PF225", |id| format!("no implementation uses transport '{id}'"));
+        self.unused(TRANSPORTS, &used, findings, "PF225", |id| {
+            format!("no implementation uses transport '{id}'")
+        });
         let cited = self.cited(&CITING_COLLECTIONS, "source_refs");
-        self.unused(SOURCES, &cited, findings, "PF226", |id| format!("nothing cites evidence source '{id}'"));
+        self.unused(SOURCES, &cited, findings, "PF226", |id| {
+            format!("nothing cites evidence source '{id}'")
+        });
         let bound = self.cited(&[BINDINGS], "capability_ids");
         self.unused(CAPABILITIES, &bound, findings, "PF227", |id| {
             format!("no operation binding binds capability '{id}'")
@@ -588,7 +659,11 @@ impl<'a> Graph<'a> {
         let id_field = ID_FIELDS[collection].unwrap_or_default();
         for (index, entry) in &self.collections[collection].entries {
             if let Some(id) = text(entry, id_field).filter(|id| !used.contains(id)) {
-                findings.push(warning(code, message(id), format!("/{}/{index}/{id_field}", COLLECTIONS[collection])));
+                findings.push(warning(
+                    code,
+                    message(id),
+                    format!("/{}/{index}/{id_field}", COLLECTIONS[collection]),
+                ));
             }
         }
     }
@@ -599,27 +674,46 @@ fn identity(implementation: &Object, base: &str, findings: &mut Vec<Finding>) {
         ("PF217", "provider_version", "observed_versions"),
         ("PF218", "provider_channel", "observed_channels"),
     ] {
-        let Some(value) = text(implementation, field) else { continue };
+        let Some(value) = text(implementation, field) else {
+            continue;
+        };
         let listed = implementation.get(observed).is_some_and(Value::is_array);
         if listed && !contains(implementation, observed, value) {
-            findings.push(error(code, format!("{field} '{value}' is not in {observed}"), format!("{base}/{field}")));
+            findings.push(error(
+                code,
+                format!("{field} '{value}' is not in {observed}"),
+                format!("{base}/{field}"),
+            ));
         }
     }
     let pinned = text(implementation, "identity_status") == Some("release_pinned");
-    if pinned && !implementation.get("release_membership").is_some_and(Value::is_object) {
+    if pinned
+        && !implementation
+            .get("release_membership")
+            .is_some_and(Value::is_object)
+    {
         findings.push(error(
             "PF219",
-            "identity_status is release_pinned but the implementation has no release_membership".to_string(),
+            "identity_status is release_pinned but the implementation has no release_membership"
+                .to_string(),
             format!("{base}/identity_status"),
         ));
     }
 }
 
 fn has_confirmation(binding: &Object) -> bool {
-    binding.get("requires").and_then(Value::as_array).into_iter().flatten().any(|requirement| {
-        requirement.get("kind").and_then(Value::as_str) == Some("confirmation")
-            && requirement.get("mode").and_then(Value::as_str).is_some_and(|mode| mode != "none")
-    })
+    binding
+        .get("requires")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .any(|requirement| {
+            requirement.get("kind").and_then(Value::as_str) == Some("confirmation")
+                && requirement
+                    .get("mode")
+                    .and_then(Value::as_str)
+                    .is_some_and(|mode| mode != "none")
+        })
 }
 
 fn integrity(document: &Value) -> (Vec<Finding>, MapStats) {
@@ -629,7 +723,10 @@ fn integrity(document: &Value) -> (Vec<Finding>, MapStats) {
         return (findings, stats);
     };
     for (count, name) in stats.collections.iter_mut().zip(COLLECTIONS) {
-        *count = document.get(name).and_then(Value::as_array).map_or(0, Vec::len);
+        *count = document
+            .get(name)
+            .and_then(Value::as_array)
+            .map_or(0, Vec::len);
     }
     let graph = Graph::new(document);
     graph.uniqueness(&mut findings);
@@ -654,9 +751,17 @@ fn document_position(document: &Value, pointer: &str) -> Vec<(usize, String)> {
     for raw_token in pointer.split('/').skip(1) {
         let token = raw_token.replace("~1", "/").replace("~0", "~");
         let step = match node {
-            Some(Value::Object(map)) => map.keys().position(|key| *key == token).map(|at| (at, &map[&token])),
-            Some(Value::Array(items)) if !token.is_empty() && token.bytes().all(|b| b.is_ascii_digit()) => {
-                token.parse::<usize>().ok().and_then(|at| items.get(at).map(|item| (at, item)))
+            Some(Value::Object(map)) => map
+                .keys()
+                .position(|key| *key == token)
+                .map(|at| (at, &map[&token])),
+            Some(Value::Array(items))
+                if !token.is_empty() && token.bytes().all(|b| b.is_ascii_digit()) =>
+            {
+                token
+                    .parse::<usize>()
+                    .ok()
+                    .and_then(|at| items.get(at).map(|item| (at, item)))
             }
             _ => None,
         };
@@ -786,7 +891,11 @@ mod tests {
     }
 
     fn codes(check: &MapCheck) -> Vec<(&'static str, String)> {
-        check.findings.iter().map(|f| (f.code, f.pointer.clone().unwrap_or_default())).collect()
+        check
+            .findings
+            .iter()
+            .map(|f| (f.code, f.pointer.clone().unwrap_or_default()))
+            .collect()
     }
 
     #[test]
@@ -802,9 +911,15 @@ mod tests {
         let mut document = small_map();
         document["operation_bindings"][0]["operation_id"] = json!("session.prompt.steer");
         let check = check_map(&document);
-        assert_eq!(codes(&check), vec![("PF221", "/operation_bindings/0/semantic_digest".to_string())]);
+        assert_eq!(
+            codes(&check),
+            vec![("PF221", "/operation_bindings/0/semantic_digest".to_string())]
+        );
         let message = &check.findings[0].message;
-        assert!(message.contains("expected sha256:") && message.contains("found sha256:"), "{message}");
+        assert!(
+            message.contains("expected sha256:") && message.contains("found sha256:"),
+            "{message}"
+        );
         assert_eq!(check.stats.digests_mismatched, 1);
     }
 
@@ -813,11 +928,20 @@ mod tests {
         let mut document = small_map();
         document["providers"] = json!("not an array");
         document["capabilities"][0]["implementation_ids"] = json!([1, null, "missing.impl"]);
-        document["operation_bindings"].as_array_mut().unwrap().push(json!(42));
+        document["operation_bindings"]
+            .as_array_mut()
+            .unwrap()
+            .push(json!(42));
         let check = check_map(&document);
         let found = codes(&check);
-        assert!(found.contains(&("PF209", "/capabilities/0/implementation_ids/2".to_string())), "{found:?}");
-        assert!(found.contains(&("PF204", "/capabilities/0/provider_id".to_string())), "{found:?}");
+        assert!(
+            found.contains(&("PF209", "/capabilities/0/implementation_ids/2".to_string())),
+            "{found:?}"
+        );
+        assert!(
+            found.contains(&("PF204", "/capabilities/0/provider_id".to_string())),
+            "{found:?}"
+        );
         assert!(found.iter().any(|(code, _)| *code == "PF101"));
         assert_eq!(severity_of(&check.findings, "PF209"), Some(Severity::Error));
         assert_eq!(check.stats.digests_unchecked, 1);
@@ -834,8 +958,14 @@ mod tests {
             bindings.push(copy);
         }
         let check = check_map(&document);
-        let pointers: Vec<String> = check.findings.iter().map(|f| f.pointer.clone().unwrap()).collect();
-        let expected: Vec<String> = (1..12).map(|i| format!("/operation_bindings/{i}/semantic_digest")).collect();
+        let pointers: Vec<String> = check
+            .findings
+            .iter()
+            .map(|f| f.pointer.clone().unwrap())
+            .collect();
+        let expected: Vec<String> = (1..12)
+            .map(|i| format!("/operation_bindings/{i}/semantic_digest"))
+            .collect();
         assert_eq!(pointers, expected);
     }
 

@@ -23,9 +23,9 @@ mod python {
 
     use crate::canonical::{self, CanonicalizationError};
     use crate::graph;
-    use crate::report::Finding;
     use crate::parse::{self, JsonError};
     use crate::pyvalue::{to_python, to_value};
+    use crate::report::Finding;
     use crate::validate::{self, CompileError, CompileOptions, SchemaValidator, SchemaViolation};
 
     static ERRORS_MODULE: GILOnceCell<Py<PyModule>> = GILOnceCell::new();
@@ -348,7 +348,8 @@ mod python {
     fn seal_map(py: Python<'_>, document: &Bound<'_, PyAny>) -> PyResult<PyObject> {
         guarded(py, "seal_map", || {
             let mut value = python_value(py, document)?;
-            py.allow_threads(|| graph::seal_map(&mut value)).map_err(|e| canonicalization_error(py, e))?;
+            py.allow_threads(|| graph::seal_map(&mut value))
+                .map_err(|e| canonicalization_error(py, e))?;
             to_python(py, &value)
         })
     }

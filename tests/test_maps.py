@@ -10,9 +10,10 @@ import stat
 from pathlib import Path
 from typing import Any
 
-import pairling_fast
 import pytest
 from map_twins import EXAMPLE, TWINS, Twin, broken, example
+
+import pairling_fast
 from pairling_fast import MapInvalidError, _backend, check_map, seal_map, write_sealed
 from pairling_fast.codes import CODES
 from pairling_fast.generate import map as generate

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Iterable, Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import CanonicalizationError
 from ..report import RawFinding, Severity
@@ -66,6 +66,9 @@ SUBJECT_COLLECTIONS = {
     "operation_binding": "operation_bindings",
 }
 
+if TYPE_CHECKING:
+    from typing import TypeGuard
+
 Entry = tuple[int, dict[str, Any]]
 
 
@@ -81,7 +84,7 @@ def _warning(code: str, message: str, pointer: str) -> RawFinding:
     return _finding(code, "warning", message, pointer)
 
 
-def _is_array(value: Any) -> bool:
+def _is_array(value: Any) -> TypeGuard[list[Any] | tuple[Any, ...]]:
     return isinstance(value, (list, tuple))
 
 
