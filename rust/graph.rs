@@ -60,6 +60,33 @@ const GRAPH_ID_COLLECTIONS: [usize; 5] =
 const CITING_COLLECTIONS: [usize; 5] = [PROVIDERS, CAPABILITIES, BINDINGS, CLAIMS, EXCLUSIONS];
 const PROVIDER_OWNED_COLLECTIONS: [usize; 3] = [IMPLEMENTATIONS, TRANSPORTS, CAPABILITIES];
 
+/// A reference list whose entries must belong to the referring entry's provider.
+struct SameProviderRule {
+    field: &'static str,
+    target: usize,
+    unknown_code: &'static str,
+    foreign_code: &'static str,
+    target_noun: &'static str,
+    owner_noun: &'static str,
+}
+
+const TRANSPORTS_OF_IMPLEMENTATION: SameProviderRule = SameProviderRule {
+    field: "transport_ids",
+    target: TRANSPORTS,
+    unknown_code: "PF205",
+    foreign_code: "PF206",
+    target_noun: "transport",
+    owner_noun: "implementation",
+};
+const IMPLEMENTATIONS_OF_CAPABILITY: SameProviderRule = SameProviderRule {
+    field: "implementation_ids",
+    target: IMPLEMENTATIONS,
+    unknown_code: "PF209",
+    foreign_code: "PF210",
+    target_noun: "implementation",
+    owner_noun: "capability",
+};
+
 /// What one check counted; `to_value` is the `stats` of the report.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct MapStats {
@@ -369,35 +396,45 @@ impl<'a> Graph<'a> {
         }
     }
 
+    /// Each entry of `rule.field` names an entry of `rule.target` (else `rule.unknown_code`) that
+    /// belongs to the referring entry's provider (else `rule.foreign_code`, when both are known).
+    fn same_provider(
+        &self,
+        rule: &SameProviderRule,
+        entry: &'a Object,
+        base: &str,
+        findings: &mut Vec<Finding>,
+    ) {
+        let own_provider = self.own_provider(entry);
+        let (field, noun) = (rule.field, rule.target_noun);
+        for (position, target_id) in texts(entry, field) {
+            let pointer = format!("{base}/{field}/{position}");
+            if !self.collections[rule.target].contains(target_id) {
+                let message = format!("{field} entry '{target_id}' names no {noun}");
+                findings.push(error(rule.unknown_code, message, pointer));
+                continue;
+            }
+            let other_provider = self.provider_of(rule.target, target_id);
+            if let (Some(own), Some(other)) = (own_provider, other_provider) {
+                if own != other {
+                    findings.push(error(
+                        rule.foreign_code,
+                        format!(
+                            "{noun} '{target_id}' belongs to provider '{other}', not to the {}'s provider '{own}'",
+                            rule.owner_noun
+                        ),
+                        pointer,
+                    ));
+                }
+            }
+        }
+    }
+
     fn implementations(&self, findings: &mut Vec<Finding>) {
-        let transports = &self.collections[TRANSPORTS];
         for (index, entry) in &self.collections[IMPLEMENTATIONS].entries {
             let base = format!("/implementations/{index}");
             let own_provider = self.own_provider(entry);
-            for (position, transport_id) in texts(entry, "transport_ids") {
-                let pointer = format!("{base}/transport_ids/{position}");
-                if !transports.contains(transport_id) {
-                    findings.push(error(
-                        "PF205",
-                        format!("transport_ids entry '{transport_id}' names no transport"),
-                        pointer,
-                    ));
-                    continue;
-                }
-                let transport_provider = self.provider_of(TRANSPORTS, transport_id);
-                if let (Some(own), Some(other)) = (own_provider, transport_provider) {
-                    if own != other {
-                        findings.push(error(
-                            "PF206",
-                            format!(
-                                "transport '{transport_id}' belongs to provider '{other}', not to the \
-                                 implementation's provider '{own}'"
-                            ),
-                            pointer,
-                        ));
-                    }
-                }
-            }
+            self.same_provider(&TRANSPORTS_OF_IMPLEMENTATION, entry, &base, findings);
             let runtime = entry
                 .get("release_membership")
                 .and_then(Value::as_object)
@@ -423,35 +460,10 @@ impl<'a> Graph<'a> {
     }
 
     fn capabilities(&self, findings: &mut Vec<Finding>) {
-        let implementations = &self.collections[IMPLEMENTATIONS];
         let capabilities = &self.collections[CAPABILITIES];
         for (index, entry) in &capabilities.entries {
             let base = format!("/capabilities/{index}");
-            let own_provider = self.own_provider(entry);
-            for (position, implementation_id) in texts(entry, "implementation_ids") {
-                let pointer = format!("{base}/implementation_ids/{position}");
-                if !implementations.contains(implementation_id) {
-                    findings.push(error(
-                        "PF209",
-                        format!("implementation_ids entry '{implementation_id}' names no implementation"),
-                        pointer,
-                    ));
-                    continue;
-                }
-                let implementation_provider = self.provider_of(IMPLEMENTATIONS, implementation_id);
-                if let (Some(own), Some(other)) = (own_provider, implementation_provider) {
-                    if own != other {
-                        findings.push(error(
-                            "PF210",
-                            format!(
-                                "implementation '{implementation_id}' belongs to provider '{other}', not to the \
-                                 capability's provider '{own}'"
-                            ),
-                            pointer,
-                        ));
-                    }
-                }
-            }
+            self.same_provider(&IMPLEMENTATIONS_OF_CAPABILITY, entry, &base, findings);
             if let Some(shared) =
                 text(entry, "shared_semantics").filter(|id| !capabilities.contains(id))
             {

@@ -9,8 +9,8 @@ document order (see ``_document_position``), so both backends list them identica
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterable, Iterator
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Iterable, Iterator
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..errors import CanonicalizationError
 from ..report import RawFinding, Severity
@@ -137,11 +137,15 @@ class _Map:
     def known_provider(self, provider_id: str | None) -> bool:
         return provider_id is not None and provider_id in self.index["providers"]
 
-    def provider_of(self, collection: str, entry_id: str) -> str | None:
-        """The provider of a known entry, if that provider is itself known."""
-        entry = self.index[collection].get(entry_id)
-        provider = _text(entry, "provider_id") if entry is not None else None
+    def own_provider(self, entry: dict[str, Any]) -> str | None:
+        """The provider of an entry, when it has one and that provider is itself known."""
+        provider = _text(entry, "provider_id")
         return provider if self.known_provider(provider) else None
+
+    def provider_of(self, collection: str, entry_id: str) -> str | None:
+        """The known provider of the known entry ``entry_id`` of ``collection``."""
+        entry = self.index[collection].get(entry_id)
+        return self.own_provider(entry) if entry is not None else None
 
 
 def _uniqueness(graph: _Map) -> Iterator[RawFinding]:
@@ -198,28 +202,51 @@ def _providers(graph: _Map) -> Iterator[RawFinding]:
                 )
 
 
+class _SameProviderRule(NamedTuple):
+    """Each entry of ``field`` names an entry of ``target`` (else ``unknown_code``) that belongs to
+    the referring entry's provider (else ``foreign_code``, when both providers are known)."""
+
+    field: str
+    target: str
+    unknown_code: str
+    foreign_code: str
+    target_noun: str
+    owner_noun: str
+
+
+TRANSPORTS_OF_IMPLEMENTATION = _SameProviderRule(
+    "transport_ids", "transports", "PF205", "PF206", "transport", "implementation"
+)
+IMPLEMENTATIONS_OF_CAPABILITY = _SameProviderRule(
+    "implementation_ids", "implementations", "PF209", "PF210", "implementation", "capability"
+)
+
+
+def _same_provider(
+    graph: _Map, rule: _SameProviderRule, entry: dict[str, Any], base: str
+) -> Iterator[RawFinding]:
+    own_provider = graph.own_provider(entry)
+    for j, target_id in _texts(entry, rule.field):
+        pointer = f"{base}/{rule.field}/{j}"
+        if target_id not in graph.index[rule.target]:
+            message = f"{rule.field} entry '{target_id}' names no {rule.target_noun}"
+            yield _error(rule.unknown_code, message, pointer)
+            continue
+        other = graph.provider_of(rule.target, target_id)
+        if own_provider is not None and other not in (None, own_provider):
+            yield _error(
+                rule.foreign_code,
+                f"{rule.target_noun} '{target_id}' belongs to provider '{other}', not to the "
+                f"{rule.owner_noun}'s provider '{own_provider}'",
+                pointer,
+            )
+
+
 def _implementations(graph: _Map) -> Iterator[RawFinding]:
-    transports = graph.index["transports"]
     for i, entry in graph.entries["implementations"]:
         base = f"/implementations/{i}"
-        provider = _text(entry, "provider_id")
-        own_provider = provider if graph.known_provider(provider) else None
-        for j, transport_id in _texts(entry, "transport_ids"):
-            if transport_id not in transports:
-                yield _error(
-                    "PF205",
-                    f"transport_ids entry '{transport_id}' names no transport",
-                    f"{base}/transport_ids/{j}",
-                )
-                continue
-            transport_provider = graph.provider_of("transports", transport_id)
-            if own_provider is not None and transport_provider not in (None, own_provider):
-                yield _error(
-                    "PF206",
-                    f"transport '{transport_id}' belongs to provider '{transport_provider}', "
-                    f"not to the implementation's provider '{own_provider}'",
-                    f"{base}/transport_ids/{j}",
-                )
+        own_provider = graph.own_provider(entry)
+        yield from _same_provider(graph, TRANSPORTS_OF_IMPLEMENTATION, entry, base)
         membership = entry.get("release_membership")
         runtime = _text(membership, "runtime_provider_id") if isinstance(membership, dict) else None
         pointer = f"{base}/release_membership/runtime_provider_id"
@@ -258,29 +285,10 @@ def _identity(implementation: dict[str, Any], base: str) -> Iterator[RawFinding]
 
 
 def _capabilities(graph: _Map) -> Iterator[RawFinding]:
-    implementations = graph.index["implementations"]
     capabilities = graph.index["capabilities"]
     for i, entry in graph.entries["capabilities"]:
         base = f"/capabilities/{i}"
-        provider = _text(entry, "provider_id")
-        own_provider = provider if graph.known_provider(provider) else None
-        for j, implementation_id in _texts(entry, "implementation_ids"):
-            if implementation_id not in implementations:
-                yield _error(
-                    "PF209",
-                    f"implementation_ids entry '{implementation_id}' names no implementation",
-                    f"{base}/implementation_ids/{j}",
-                )
-                continue
-            implementation_provider = graph.provider_of("implementations", implementation_id)
-            if own_provider is not None and implementation_provider not in (None, own_provider):
-                yield _error(
-                    "PF210",
-                    f"implementation '{implementation_id}' belongs to provider "
-                    f"'{implementation_provider}', not to the capability's provider "
-                    f"'{own_provider}'",
-                    f"{base}/implementation_ids/{j}",
-                )
+        yield from _same_provider(graph, IMPLEMENTATIONS_OF_CAPABILITY, entry, base)
         shared = _text(entry, "shared_semantics")
         if shared is not None and shared not in capabilities:
             yield _error(
@@ -395,49 +403,56 @@ def _orphans(graph: _Map) -> Iterator[RawFinding]:
     policy = graph.document.get("evidence_policy")
     if isinstance(policy, dict) and policy.get("missing_evidence_is_unsupported") is True:
         evidenced = {
-            _text(claim, "subject_id")
+            subject
             for _, claim in graph.entries["evidence_claims"]
             if _text(claim, "subject_type") == "capability"
+            and (subject := _text(claim, "subject_id")) is not None
         }
-        for i, capability in graph.entries["capabilities"]:
-            capability_id = _text(capability, "capability_id")
-            if capability_id is not None and capability_id not in evidenced:
-                yield _warning(
-                    "PF224",
-                    f"no evidence claim has capability '{capability_id}' as its subject "
-                    "(evidence_policy.missing_evidence_is_unsupported)",
-                    f"/capabilities/{i}/capability_id",
-                )
-    used_transports = _cited(graph.entries["implementations"], "transport_ids")
-    for i, transport in graph.entries["transports"]:
-        transport_id = _text(transport, "transport_id")
-        if transport_id is not None and transport_id not in used_transports:
-            yield _warning(
-                "PF225",
-                f"no implementation uses transport '{transport_id}'",
-                f"/transports/{i}/transport_id",
-            )
-    cited_sources = _cited(
-        (entry for collection in CITING_COLLECTIONS for entry in graph.entries[collection]),
-        "source_refs",
+        yield from _unused(
+            graph,
+            "capabilities",
+            evidenced,
+            "PF224",
+            lambda capability_id: (
+                f"no evidence claim has capability '{capability_id}' as its "
+                "subject (evidence_policy.missing_evidence_is_unsupported)"
+            ),
+        )
+    yield from _unused(
+        graph,
+        "transports",
+        _cited(graph.entries["implementations"], "transport_ids"),
+        "PF225",
+        lambda transport_id: f"no implementation uses transport '{transport_id}'",
     )
-    for i, source in graph.entries["evidence_sources"]:
-        source_id = _text(source, "source_id")
-        if source_id is not None and source_id not in cited_sources:
-            yield _warning(
-                "PF226",
-                f"nothing cites evidence source '{source_id}'",
-                f"/evidence_sources/{i}/source_id",
-            )
-    bound = _cited(graph.entries["operation_bindings"], "capability_ids")
-    for i, capability in graph.entries["capabilities"]:
-        capability_id = _text(capability, "capability_id")
-        if capability_id is not None and capability_id not in bound:
-            yield _warning(
-                "PF227",
-                f"no operation binding binds capability '{capability_id}'",
-                f"/capabilities/{i}/capability_id",
-            )
+    yield from _unused(
+        graph,
+        "evidence_sources",
+        _cited(
+            (entry for collection in CITING_COLLECTIONS for entry in graph.entries[collection]),
+            "source_refs",
+        ),
+        "PF226",
+        lambda source_id: f"nothing cites evidence source '{source_id}'",
+    )
+    yield from _unused(
+        graph,
+        "capabilities",
+        _cited(graph.entries["operation_bindings"], "capability_ids"),
+        "PF227",
+        lambda capability_id: f"no operation binding binds capability '{capability_id}'",
+    )
+
+
+def _unused(
+    graph: _Map, collection: str, used: set[str], code: str, message: Callable[[str], str]
+) -> Iterator[RawFinding]:
+    """A warning for each entry of ``collection`` whose id is not in ``used``."""
+    id_field = ID_FIELDS[collection]
+    for i, entry in graph.entries[collection]:
+        entry_id = _text(entry, id_field)
+        if entry_id is not None and entry_id not in used:
+            yield _warning(code, message(entry_id), f"/{collection}/{i}/{id_field}")
 
 
 def _cited(entries: Iterable[Entry], key: str) -> set[str]:

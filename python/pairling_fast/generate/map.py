@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import _backend
+from .._fallback.graph import COLLECTIONS
 from ..maps import dump_map, write_atomically
 
 __all__ = ["add_arguments", "generate_map", "run"]
@@ -71,19 +72,7 @@ class _Builder:
             "schema_version": "2.0.0",
             "observed_at": "2026-01-01T00:00:00Z",
             "evidence_policy": _evidence_policy(),
-            **{
-                name: []
-                for name in (
-                    "evidence_sources",
-                    "providers",
-                    "implementations",
-                    "transports",
-                    "capabilities",
-                    "operation_bindings",
-                    "evidence_claims",
-                    "exclusions",
-                )
-            },
+            **{name: [] for name in COLLECTIONS},
         }
 
     def add(self, collection: str, entry: dict[str, Any]) -> None:
