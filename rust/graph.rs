@@ -11,8 +11,9 @@ use std::collections::{HashMap, HashSet};
 
 use rayon::prelude::*;
 use serde_json::{json, Map, Value};
+use sha2::{Digest, Sha256};
 
-use crate::canonical::{self, CanonicalizationError};
+use crate::canonical::{self, ByteSink, CanonicalizationError};
 use crate::parse;
 use crate::report::Finding;
 use crate::validate;
@@ -130,10 +131,6 @@ impl MapCheck {
             stats: MapStats::default(),
         }
     }
-
-    pub fn is_clean(&self) -> bool {
-        self.findings.is_empty()
-    }
 }
 
 /// Parse JSON text strictly, then check it; a parse error is the one finding.
@@ -170,13 +167,30 @@ fn schema_findings(document: &Value) -> Vec<Finding> {
 }
 
 /// `pairling.semantic-digest.v1`: `sha256:` + hex sha256 of JCS(binding without `semantic_digest`).
+///
+/// The object is written member by member straight into the hasher (JCS: members sorted by the
+/// UTF-16 code units of their keys), so the binding is never copied to drop one member.
 pub fn semantic_digest(binding: &Object) -> Result<String, CanonicalizationError> {
-    let content: Object = binding
+    let mut members: Vec<(&String, &Value)> = binding
         .iter()
         .filter(|(key, _)| key.as_str() != DIGEST_FIELD)
-        .map(|(k, v)| (k.clone(), v.clone()))
         .collect();
-    canonical::digest_hex(&Value::Object(content)).map(|hex| format!("{DIGEST_PREFIX}{hex}"))
+    members.sort_unstable_by(|(left, _), (right, _)| canonical::cmp_utf16(left, right));
+    let mut hasher = Sha256::new();
+    hasher.put(b"{");
+    for (position, (key, value)) in members.into_iter().enumerate() {
+        if position > 0 {
+            hasher.put(b",");
+        }
+        canonical::write_canonical(&Value::String(key.clone()), &mut hasher)?;
+        hasher.put(b":");
+        canonical::write_canonical(value, &mut hasher).map_err(|error| CanonicalizationError {
+            pointer: format!("/{}{}", parse::escape_pointer_token(key), error.pointer),
+            ..error
+        })?;
+    }
+    hasher.put(b"}");
+    Ok(format!("{DIGEST_PREFIX}{:x}", hasher.finalize()))
 }
 
 fn binding_error(index: usize, error: CanonicalizationError) -> CanonicalizationError {
@@ -911,9 +925,41 @@ mod tests {
     }
 
     #[test]
+    fn streamed_semantic_digest_equals_digest_of_the_copy_without_the_member() {
+        let binding = json!({
+            "z": [1, 2.5, {"\u{e9}": null, "b": "\u{1f600}"}],
+            "semantic_digest": "sha256:whatever",
+            "\u{1f600}": true,
+            "\u{e000}": "private use sorts after the surrogate pair",
+            "a": {"nested": [-0.0, 1e21]},
+        });
+        let mut without = binding.clone();
+        without.as_object_mut().unwrap().remove(DIGEST_FIELD);
+        let expected = format!("sha256:{}", canonical::digest_hex(&without).unwrap());
+        assert_eq!(
+            semantic_digest(binding.as_object().unwrap()).unwrap(),
+            expected
+        );
+        let empty = json!({"semantic_digest": "x"});
+        let expected_empty = format!("sha256:{}", canonical::digest_hex(&json!({})).unwrap());
+        assert_eq!(
+            semantic_digest(empty.as_object().unwrap()).unwrap(),
+            expected_empty
+        );
+    }
+
+    #[test]
+    fn digest_errors_point_into_the_binding() {
+        let binding = json!({"requires": [{"max_age_seconds": 9007199254740993u64}]});
+        let error = semantic_digest(binding.as_object().unwrap()).unwrap_err();
+        assert_eq!(error.pointer, "/requires/0/max_age_seconds");
+        assert_eq!(error.code, "PF005");
+    }
+
+    #[test]
     fn sealed_small_map_is_clean() {
         let check = check_map(&small_map());
-        assert!(check.is_clean(), "{:?}", check.findings);
+        assert!(check.findings.is_empty(), "{:?}", check.findings);
         assert_eq!(check.stats.digests_verified, 1);
         assert_eq!(check.stats.collections[BINDINGS], 1);
     }
