@@ -285,3 +285,14 @@ def test_generate_cli_module_writes_a_clean_map(
     assert capsys.readouterr().out == out.read_text(encoding="utf-8")
     assert generate.run(parser.parse_args(["--bindings", "0"])) == 2
     assert "at least one" in capsys.readouterr().err
+
+
+def test_binding_without_canonical_form_is_located_and_unchecked() -> None:
+    document = example()
+    document["operation_bindings"][1]["requires"][0]["max_age_seconds"] = 2**60
+    rust, python = on_both(document)
+    assert located(rust) == located(python)
+    assert ("PF005", "/operation_bindings/1/requires/0/max_age_seconds") in [
+        (f.code, f.pointer) for f in rust.findings
+    ]
+    assert rust.stats["digests"] == {"verified": 10, "mismatched": 0, "unchecked": 1}
