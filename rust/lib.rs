@@ -354,6 +354,17 @@ mod python {
         })
     }
 
+    /// Parse once, seal, convert once: a map given as text never crosses into Python unsealed.
+    #[pyfunction]
+    fn seal_map_json(py: Python<'_>, data: &Bound<'_, PyAny>) -> PyResult<PyObject> {
+        guarded(py, "seal_map_json", || {
+            let mut value = parse_text(py, data)?;
+            py.allow_threads(|| graph::seal_map(&mut value))
+                .map_err(|e| canonicalization_error(py, e))?;
+            to_python(py, &value)
+        })
+    }
+
     #[pyfunction]
     fn build_info(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
         let info = PyDict::new(py);
@@ -386,6 +397,7 @@ mod python {
         m.add_function(wrap_pyfunction!(check_map, m)?)?;
         m.add_function(wrap_pyfunction!(check_map_json, m)?)?;
         m.add_function(wrap_pyfunction!(seal_map, m)?)?;
+        m.add_function(wrap_pyfunction!(seal_map_json, m)?)?;
         m.add_class::<CompiledSchema>()?;
         Ok(())
     }

@@ -80,8 +80,7 @@ def seal_map(source: MapSource) -> dict[str, Any]:
     if blocking:
         raise MapInvalidError(report.findings, path)
     engine = _backend.active()
-    document = source if text is None else engine.parse_json(text)
-    sealed: dict[str, Any] = engine.seal_map(document)
+    sealed: dict[str, Any] = engine.seal_map(source) if text is None else engine.seal_map_json(text)
     return sealed
 
 

@@ -8,7 +8,7 @@ core is tested against, and what runs where the extension cannot be built.
 from __future__ import annotations
 
 from .canonical import canonicalize, canonicalize_json, digest_hex
-from .graph import check_map, check_map_json, seal_map
+from .graph import check_map, check_map_json, seal_map, seal_map_json
 from .parse import parse_json
 from .validate import bundled_schema_ids, bundled_validator, compile_schema
 
@@ -23,4 +23,5 @@ __all__ = [
     "digest_hex",
     "parse_json",
     "seal_map",
+    "seal_map_json",
 ]

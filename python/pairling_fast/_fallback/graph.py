@@ -18,7 +18,7 @@ from .canonical import digest_hex
 from .parse import check_value, parse_json
 from .validate import bundled_validator
 
-__all__ = ["check_map", "check_map_json", "seal_map"]
+__all__ = ["check_map", "check_map_json", "seal_map", "seal_map_json"]
 
 MAP_SCHEMA_ID = "pairling.capability-map.2.0.0"
 SCHEMA_VIOLATION = "PF101"
@@ -594,3 +594,8 @@ def seal_map(document: Any) -> Any:
                 raise CanonicalizationError(error.code, error.message, pointer) from None
         bindings.append(binding)
     return {**document, "operation_bindings": bindings}
+
+
+def seal_map_json(data: bytes | str) -> Any:
+    """Parse JSON text strictly, then seal it (see ``seal_map``)."""
+    return seal_map(parse_json(data))
