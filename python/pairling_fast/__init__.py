@@ -15,12 +15,14 @@ from .canonical import canonicalize, canonicalize_json, digest, digest_hex, pars
 from .errors import (
     CanonicalizationError,
     InternalError,
+    MapInvalidError,
     PairlingError,
     SchemaCompileError,
     ValidationError,
 )
 from .journal import JournalInterrupted, JournalWriter, chain_journal, check_journal
 from .paths import PathsReport, check_paths
+from .maps import check_map, seal_map, write_sealed
 from .report import REPORT_VERSION, Finding, Report
 from .validator import Validator, schema_validator
 from .wire import check_rpc_result, check_transcript, check_wire_schema, wire_schema_digest
@@ -37,6 +39,7 @@ __all__ = [
     "InternalError",
     "JournalInterrupted",
     "JournalWriter",
+    "MapInvalidError",
     "PairlingError",
     "PathsReport",
     "Report",
@@ -54,12 +57,15 @@ __all__ = [
     "check_rpc_result",
     "check_transcript",
     "check_wire_schema",
+    "check_map",
     "digest",
     "digest_hex",
     "parse_json",
     "schema_validator",
     "schemas",
     "wire_schema_digest",
+    "seal_map",
+    "write_sealed",
 ]
 
 

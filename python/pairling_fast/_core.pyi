@@ -1,6 +1,6 @@
 """Type stubs of the Rust core; the engine API is documented in docs/architecture.md."""
 
-from typing import Any, final
+from typing import Any, Literal, final
 
 __all__ = [
     "CompiledSchema",
@@ -14,6 +14,8 @@ __all__ = [
     "check_rpc_result",
     "check_transcript_file",
     "check_wire_schema",
+    "check_map",
+    "check_map_json",
     "compile_schema",
     "digest_hex",
     "journal_event_kinds",
@@ -24,6 +26,14 @@ __all__ = [
 _RawViolation = tuple[str, str, str, str]
 _RawFinding = tuple[str, str, str, int | None, str | None, str | None]
 _WireOutcome = tuple[list[_RawFinding], dict[str, Any]]
+    "seal_map",
+    "seal_map_json",
+]
+
+_RawViolation = tuple[str, str, str, str]
+_RawFinding = tuple[
+    str, Literal["info", "warning", "error"], str, int | None, str | None, str | None
+]
 
 def parse_json(data: bytes | str) -> Any: ...
 def canonicalize(value: Any) -> bytes: ...
@@ -46,6 +56,10 @@ def check_journal(
     max_line_length: int = 67108864,
 ) -> tuple[list[_RawFinding], dict[str, Any]]: ...
 def journal_event_kinds() -> list[str]: ...
+def check_map(document: Any) -> tuple[list[_RawFinding], dict[str, Any]]: ...
+def check_map_json(data: bytes | str) -> tuple[list[_RawFinding], dict[str, Any]]: ...
+def seal_map(document: Any) -> Any: ...
+def seal_map_json(data: bytes | str) -> Any: ...
 
 @final
 class CompiledSchema:
