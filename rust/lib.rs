@@ -3,8 +3,8 @@
 //! PyO3 glue below and in `pyvalue.rs` is compiled only with the `python` feature.
 
 pub mod canonical;
-pub mod journal;
 pub mod graph;
+pub mod journal;
 pub mod parse;
 pub mod report;
 pub mod validate;
@@ -25,8 +25,8 @@ mod python {
     use pyo3::types::{PyBytes, PyDict, PyString};
 
     use crate::canonical::{self, CanonicalizationError};
-    use crate::journal;
     use crate::graph;
+    use crate::journal;
     use crate::parse::{self, JsonError};
     use crate::pyvalue::{to_python, to_value};
     use crate::report::Finding;
@@ -544,6 +544,9 @@ mod python {
                 }
             };
             Ok((raw_findings(report.findings), to_python(py, &report.stats)?))
+        })
+    }
+
     type RawMapCheck = (Vec<RawFinding>, PyObject);
 
     fn raw_map_check(py: Python<'_>, check: graph::MapCheck) -> PyResult<RawMapCheck> {
@@ -566,6 +569,9 @@ mod python {
     #[pyfunction]
     fn journal_event_kinds() -> Vec<String> {
         journal::event_kinds()
+    }
+
+    #[pyfunction]
     fn check_map_json(py: Python<'_>, data: &Bound<'_, PyAny>) -> PyResult<RawMapCheck> {
         guarded(py, "check_map_json", || {
             let bytes = text_bytes(data)?;

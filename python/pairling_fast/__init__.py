@@ -21,8 +21,8 @@ from .errors import (
     ValidationError,
 )
 from .journal import JournalInterrupted, JournalWriter, chain_journal, check_journal
-from .paths import PathsReport, check_paths
 from .maps import check_map, seal_map, write_sealed
+from .paths import PathsReport, check_paths
 from .report import REPORT_VERSION, Finding, Report
 from .validator import Validator, schema_validator
 from .wire import check_rpc_result, check_transcript, check_wire_schema, wire_schema_digest
@@ -53,18 +53,18 @@ __all__ = [
     "canonicalize_json",
     "chain_journal",
     "check_journal",
+    "check_map",
     "check_paths",
     "check_rpc_result",
     "check_transcript",
     "check_wire_schema",
-    "check_map",
     "digest",
     "digest_hex",
     "parse_json",
     "schema_validator",
     "schemas",
-    "wire_schema_digest",
     "seal_map",
+    "wire_schema_digest",
     "write_sealed",
 ]
 

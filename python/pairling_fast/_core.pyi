@@ -11,29 +11,25 @@ __all__ = [
     "canonicalize",
     "canonicalize_json",
     "check_journal",
+    "check_map",
+    "check_map_json",
     "check_rpc_result",
     "check_transcript_file",
     "check_wire_schema",
-    "check_map",
-    "check_map_json",
     "compile_schema",
     "digest_hex",
     "journal_event_kinds",
     "parse_json",
-    "wire_schema_digest",
-]
-
-_RawViolation = tuple[str, str, str, str]
-_RawFinding = tuple[str, str, str, int | None, str | None, str | None]
-_WireOutcome = tuple[list[_RawFinding], dict[str, Any]]
     "seal_map",
     "seal_map_json",
+    "wire_schema_digest",
 ]
 
 _RawViolation = tuple[str, str, str, str]
 _RawFinding = tuple[
     str, Literal["info", "warning", "error"], str, int | None, str | None, str | None
 ]
+_WireOutcome = tuple[list[_RawFinding], dict[str, Any]]
 
 def parse_json(data: bytes | str) -> Any: ...
 def canonicalize(value: Any) -> bytes: ...

@@ -10,8 +10,8 @@ core is tested against, and what runs where the extension cannot be built.
 from __future__ import annotations
 
 from .canonical import canonicalize, canonicalize_json, digest_hex
-from .journal import check_journal, journal_event_kinds
 from .graph import check_map, check_map_json, seal_map, seal_map_json
+from .journal import check_journal, journal_event_kinds
 from .parse import parse_json
 from .validate import bundled_schema_ids, bundled_validator, compile_schema
 from .wire import (
@@ -29,16 +29,16 @@ __all__ = [
     "canonicalize",
     "canonicalize_json",
     "check_journal",
+    "check_map",
+    "check_map_json",
     "check_rpc_result",
     "check_transcript_file",
     "check_wire_schema",
-    "check_map",
-    "check_map_json",
     "compile_schema",
     "digest_hex",
     "journal_event_kinds",
     "parse_json",
-    "wire_schema_digest",
     "seal_map",
     "seal_map_json",
+    "wire_schema_digest",
 ]

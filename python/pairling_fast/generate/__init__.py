@@ -3,4 +3,3 @@
 ``python -m pairling_fast generate <kind> ...``: each kind is a module exposing
 ``add_arguments(parser)`` and ``run(args) -> int``.
 """
-"""Generators of large valid documents for tests and benchmarks."""
