@@ -3,9 +3,12 @@
 //! PyO3 glue below and in `pyvalue.rs` is compiled only with the `python` feature.
 
 pub mod canonical;
+pub mod graph;
+pub mod journal;
 pub mod parse;
 pub mod report;
 pub mod validate;
+pub mod wire;
 
 #[cfg(feature = "python")]
 mod pyvalue;
@@ -13,16 +16,20 @@ mod pyvalue;
 #[cfg(feature = "python")]
 mod python {
     use std::panic::{catch_unwind, AssertUnwindSafe};
+    use std::sync::atomic::{AtomicBool, Ordering};
     use std::sync::Arc;
 
-    use pyo3::exceptions::PyTypeError;
+    use pyo3::exceptions::{PyKeyboardInterrupt, PyTypeError, PyValueError};
     use pyo3::prelude::*;
     use pyo3::sync::GILOnceCell;
     use pyo3::types::{PyBytes, PyDict, PyString};
 
     use crate::canonical::{self, CanonicalizationError};
+    use crate::graph;
+    use crate::journal;
     use crate::parse::{self, JsonError};
     use crate::pyvalue::{self, to_python, to_value};
+    use crate::report::Finding;
     use crate::validate::{self, CompileError, CompileOptions, SchemaValidator, SchemaViolation};
 
     static ERRORS_MODULE: GILOnceCell<Py<PyModule>> = GILOnceCell::new();
@@ -203,7 +210,6 @@ mod python {
         Option<String>,
     );
 
-    #[allow(dead_code)] // used by the document checks' glue
     fn raw_findings(findings: Vec<crate::report::Finding>) -> Vec<RawFinding> {
         findings
             .into_iter()
@@ -309,6 +315,287 @@ mod python {
         })
     }
 
+    type WireOutcome = (Vec<RawFinding>, PyObject);
+
+    fn wire_outcome(
+        py: Python<'_>,
+        (findings, stats): (Vec<crate::report::Finding>, serde_json::Value),
+    ) -> PyResult<WireOutcome> {
+        Ok((raw_findings(findings), to_python(py, &stats)?))
+    }
+
+    /// A Python value as JSON; `what` names the argument in the error, as the fallback does.
+    fn argument_value(
+        py: Python<'_>,
+        what: &str,
+        value: &Bound<'_, PyAny>,
+    ) -> PyResult<serde_json::Value> {
+        to_value(value).map_err(|mut error| {
+            error.message = format!("{what}: {}", error.message);
+            canonicalization_error(py, error)
+        })
+    }
+
+    #[pyfunction]
+    #[pyo3(signature = (method, result, catalog=None, wire_schema_digest=None))]
+    fn check_rpc_result(
+        py: Python<'_>,
+        method: &str,
+        result: &Bound<'_, PyAny>,
+        catalog: Option<&Bound<'_, PyAny>>,
+        wire_schema_digest: Option<&str>,
+    ) -> PyResult<WireOutcome> {
+        guarded(py, "check_rpc_result", || {
+            let result = argument_value(py, "result", result)?;
+            let catalog = catalog
+                .map(|catalog| argument_value(py, "catalog", catalog))
+                .transpose()?;
+            let outcome = py.allow_threads(|| {
+                crate::wire::check_rpc_result(method, &result, catalog.as_ref(), wire_schema_digest)
+            });
+            wire_outcome(py, outcome)
+        })
+    }
+
+    #[pyfunction]
+    #[pyo3(signature = (path, wire_schema_digest=None))]
+    fn check_transcript_file(
+        py: Python<'_>,
+        path: std::path::PathBuf,
+        wire_schema_digest: Option<String>,
+    ) -> PyResult<WireOutcome> {
+        // Slice by slice without the GIL, checking for Ctrl-C between slices.
+        const LINES_PER_SLICE: usize = 1 << 14;
+        guarded(py, "check_transcript_file", || {
+            let mut reader = crate::wire::open_transcript(&path)?;
+            let mut checker = crate::wire::TranscriptChecker::new(wire_schema_digest);
+            while !py.allow_threads(|| checker.feed_from(&mut reader, LINES_PER_SLICE))? {
+                py.check_signals()?;
+            }
+            wire_outcome(py, checker.finish())
+        })
+    }
+
+    /// A JSON-RPC transcript fed in batches of lines (from a file object or an iterable).
+    #[pyclass(module = "pairling_fast._core")]
+    struct TranscriptChecker {
+        inner: Option<crate::wire::TranscriptChecker>,
+    }
+
+    impl TranscriptChecker {
+        fn running(&mut self) -> PyResult<&mut crate::wire::TranscriptChecker> {
+            self.inner.as_mut().ok_or_else(|| {
+                pyo3::exceptions::PyValueError::new_err("the transcript checker is finished")
+            })
+        }
+    }
+
+    #[pymethods]
+    impl TranscriptChecker {
+        #[new]
+        #[pyo3(signature = (wire_schema_digest=None))]
+        fn new(wire_schema_digest: Option<String>) -> Self {
+            TranscriptChecker {
+                inner: Some(crate::wire::TranscriptChecker::new(wire_schema_digest)),
+            }
+        }
+
+        fn feed_lines(&mut self, py: Python<'_>, lines: Vec<Bound<'_, PyBytes>>) -> PyResult<()> {
+            guarded(py, "TranscriptChecker.feed_lines", || {
+                let checker = self.running()?;
+                let lines: Vec<&[u8]> = lines.iter().map(|line| line.as_bytes()).collect();
+                py.allow_threads(|| lines.iter().for_each(|line| checker.feed_line(line)));
+                Ok(())
+            })
+        }
+
+        fn finish(&mut self, py: Python<'_>) -> PyResult<WireOutcome> {
+            guarded(py, "TranscriptChecker.finish", || {
+                self.running()?;
+                let checker = self.inner.take().expect("checked just above");
+                wire_outcome(py, checker.finish())
+            })
+        }
+    }
+
+    #[pyfunction]
+    fn check_wire_schema(py: Python<'_>, path: std::path::PathBuf) -> PyResult<WireOutcome> {
+        guarded(py, "check_wire_schema", || {
+            let outcome = py.allow_threads(|| crate::wire::check_wire_schema(&path))?;
+            wire_outcome(py, outcome)
+        })
+    }
+
+    #[pyfunction]
+    fn wire_schema_digest(py: Python<'_>, path: std::path::PathBuf) -> PyResult<String> {
+        guarded(py, "wire_schema_digest", || {
+            Ok(py.allow_threads(|| crate::wire::wire_schema_digest(&path))?)
+        })
+    }
+
+    /// A Python binary file object as a `Read`: each read briefly re-acquires the GIL. Ctrl-C
+    /// inside `read` ends the input and raises `interrupted`; any other exception is kept and
+    /// re-raised as it is.
+    struct PyReader {
+        file: Py<PyAny>,
+        error: Option<PyErr>,
+        interrupted: Arc<AtomicBool>,
+    }
+
+    impl std::io::Read for PyReader {
+        fn read(&mut self, buffer: &mut [u8]) -> std::io::Result<usize> {
+            Python::with_gil(|py| {
+                let outcome = self
+                    .file
+                    .bind(py)
+                    .call_method1("read", (buffer.len(),))
+                    .and_then(|chunk| {
+                        let chunk = chunk.downcast_into::<PyBytes>().map_err(|_| {
+                            PyTypeError::new_err(
+                                "a journal file object must be opened in binary mode",
+                            )
+                        })?;
+                        let bytes = chunk.as_bytes();
+                        let length = bytes.len().min(buffer.len());
+                        buffer[..length].copy_from_slice(&bytes[..length]);
+                        Ok(length)
+                    });
+                match outcome {
+                    Err(error) if error.is_instance_of::<PyKeyboardInterrupt>(py) => {
+                        self.interrupted.store(true, Ordering::SeqCst);
+                        Ok(0)
+                    }
+                    Err(error) => {
+                        let message = error.to_string();
+                        self.error = Some(error);
+                        Err(std::io::Error::other(message))
+                    }
+                    Ok(length) => Ok(length),
+                }
+            })
+        }
+    }
+
+    #[pyfunction]
+    #[pyo3(
+        signature = (source, chain="auto", lifecycle=true, max_findings=Some(1000), profile="strict", max_line_length=journal::DEFAULT_MAX_LINE_LENGTH),
+        text_signature = "(source, chain='auto', lifecycle=True, max_findings=1000, profile='strict', max_line_length=67108864)"
+    )]
+    fn check_journal(
+        py: Python<'_>,
+        source: &Bound<'_, PyAny>,
+        chain: &str,
+        lifecycle: bool,
+        max_findings: Option<usize>,
+        profile: &str,
+        max_line_length: usize,
+    ) -> PyResult<(Vec<RawFinding>, PyObject)> {
+        guarded(py, "check_journal", || {
+            let options = journal::Options {
+                chain: journal::ChainMode::parse(chain).ok_or_else(|| {
+                    PyValueError::new_err(format!(
+                        "chain must be one of auto, require, off, not {chain:?}"
+                    ))
+                })?,
+                lifecycle,
+                max_findings,
+                profile: journal::Profile::parse(profile).ok_or_else(|| {
+                    PyValueError::new_err(format!(
+                        "profile must be one of strict, car-compatible, not {profile:?}"
+                    ))
+                })?,
+                max_line_length,
+            };
+            // Ctrl-C is noticed between batches (or inside a Python `read`); the KeyboardInterrupt
+            // is consumed and the partial report is marked `interrupted` (the facade raises
+            // JournalInterrupted with it). The batch being read when it came is not checked.
+            let flag = Arc::new(AtomicBool::new(false));
+            let stop_flag = Arc::clone(&flag);
+            let interrupted = move || {
+                stop_flag.load(Ordering::SeqCst)
+                    || Python::with_gil(|py| py.check_signals().is_err())
+            };
+            let report = if let Ok(path) = source.downcast::<PyString>() {
+                let path = path.to_cow()?.into_owned();
+                py.allow_threads(|| {
+                    let file = std::fs::File::open(&path)?;
+                    let reader = std::io::BufReader::with_capacity(1 << 20, file);
+                    journal::check_journal(reader, &options, interrupted)
+                })?
+            } else {
+                let mut reader = PyReader {
+                    file: source.clone().unbind(),
+                    error: None,
+                    interrupted: flag,
+                };
+                let outcome = py.allow_threads(|| {
+                    let buffered = std::io::BufReader::with_capacity(1 << 20, &mut reader);
+                    journal::check_journal(buffered, &options, interrupted)
+                });
+                match (outcome, reader.error.take()) {
+                    (Ok(report), _) => report,
+                    (Err(_), Some(error)) => return Err(error),
+                    (Err(error), None) => return Err(error.into()),
+                }
+            };
+            Ok((raw_findings(report.findings), to_python(py, &report.stats)?))
+        })
+    }
+
+    type RawMapCheck = (Vec<RawFinding>, PyObject);
+
+    fn raw_map_check(py: Python<'_>, check: graph::MapCheck) -> PyResult<RawMapCheck> {
+        let stats = to_python(py, &check.stats.to_value())?;
+        Ok((raw_findings(check.findings), stats))
+    }
+
+    /// A parsed map; a Python value outside the JSON model is the one finding, not an exception.
+    #[pyfunction]
+    fn check_map(py: Python<'_>, document: &Bound<'_, PyAny>) -> PyResult<RawMapCheck> {
+        guarded(py, "check_map", || {
+            let check = match to_value(document) {
+                Ok(value) => py.allow_threads(|| graph::check_map(&value)),
+                Err(error) => graph::MapCheck::unreadable(Finding::from(error)),
+            };
+            raw_map_check(py, check)
+        })
+    }
+
+    #[pyfunction]
+    fn journal_event_kinds() -> Vec<String> {
+        journal::event_kinds()
+    }
+
+    #[pyfunction]
+    fn check_map_json(py: Python<'_>, data: &Bound<'_, PyAny>) -> PyResult<RawMapCheck> {
+        guarded(py, "check_map_json", || {
+            let bytes = text_bytes(data)?;
+            let check = py.allow_threads(|| graph::check_map_json(&bytes));
+            raw_map_check(py, check)
+        })
+    }
+
+    #[pyfunction]
+    fn seal_map(py: Python<'_>, document: &Bound<'_, PyAny>) -> PyResult<PyObject> {
+        guarded(py, "seal_map", || {
+            let mut value = python_value(py, document)?;
+            py.allow_threads(|| graph::seal_map(&mut value))
+                .map_err(|e| canonicalization_error(py, e))?;
+            to_python(py, &value)
+        })
+    }
+
+    /// Parse once, seal, convert once: a map given as text never crosses into Python unsealed.
+    #[pyfunction]
+    fn seal_map_json(py: Python<'_>, data: &Bound<'_, PyAny>) -> PyResult<PyObject> {
+        guarded(py, "seal_map_json", || {
+            let mut value = parse_text(py, data)?;
+            py.allow_threads(|| graph::seal_map(&mut value))
+                .map_err(|e| canonicalization_error(py, e))?;
+            to_python(py, &value)
+        })
+    }
+
     #[pyfunction]
     fn build_info(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
         let info = PyDict::new(py);
@@ -338,6 +625,17 @@ mod python {
         m.add_function(wrap_pyfunction!(bundled_schema_ids, m)?)?;
         m.add_function(wrap_pyfunction!(bundled_validator, m)?)?;
         m.add_function(wrap_pyfunction!(build_info, m)?)?;
+        m.add_function(wrap_pyfunction!(check_journal, m)?)?;
+        m.add_function(wrap_pyfunction!(journal_event_kinds, m)?)?;
+        m.add_function(wrap_pyfunction!(check_rpc_result, m)?)?;
+        m.add_function(wrap_pyfunction!(check_transcript_file, m)?)?;
+        m.add_function(wrap_pyfunction!(check_wire_schema, m)?)?;
+        m.add_function(wrap_pyfunction!(wire_schema_digest, m)?)?;
+        m.add_class::<TranscriptChecker>()?;
+        m.add_function(wrap_pyfunction!(check_map, m)?)?;
+        m.add_function(wrap_pyfunction!(check_map_json, m)?)?;
+        m.add_function(wrap_pyfunction!(seal_map, m)?)?;
+        m.add_function(wrap_pyfunction!(seal_map_json, m)?)?;
         m.add_class::<CompiledSchema>()?;
         Ok(())
     }

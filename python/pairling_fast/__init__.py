@@ -15,12 +15,17 @@ from .canonical import canonicalize, canonicalize_json, digest, digest_hex, pars
 from .errors import (
     CanonicalizationError,
     InternalError,
+    MapInvalidError,
     PairlingError,
     SchemaCompileError,
     ValidationError,
 )
+from .journal import JournalInterrupted, JournalWriter, chain_journal, check_journal
+from .maps import check_map, seal_map, write_sealed
+from .paths import PathsReport, check_paths
 from .report import REPORT_VERSION, Finding, Report
 from .validator import Validator, schema_validator
+from .wire import check_rpc_result, check_transcript, check_wire_schema, wire_schema_digest
 
 try:
     __version__ = version("pairling_fast")
@@ -32,7 +37,11 @@ __all__ = [
     "CanonicalizationError",
     "Finding",
     "InternalError",
+    "JournalInterrupted",
+    "JournalWriter",
+    "MapInvalidError",
     "PairlingError",
+    "PathsReport",
     "Report",
     "SchemaCompileError",
     "ValidationError",
@@ -42,11 +51,21 @@ __all__ = [
     "backend",
     "canonicalize",
     "canonicalize_json",
+    "chain_journal",
+    "check_journal",
+    "check_map",
+    "check_paths",
+    "check_rpc_result",
+    "check_transcript",
+    "check_wire_schema",
     "digest",
     "digest_hex",
     "parse_json",
     "schema_validator",
     "schemas",
+    "seal_map",
+    "wire_schema_digest",
+    "write_sealed",
 ]
 
 

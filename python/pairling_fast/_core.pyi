@@ -1,20 +1,35 @@
 """Type stubs of the Rust core; the engine API is documented in docs/architecture.md."""
 
-from typing import Any, final
+from typing import Any, Literal, final
 
 __all__ = [
     "CompiledSchema",
+    "TranscriptChecker",
     "build_info",
     "bundled_schema_ids",
     "bundled_validator",
     "canonicalize",
     "canonicalize_json",
+    "check_journal",
+    "check_map",
+    "check_map_json",
+    "check_rpc_result",
+    "check_transcript_file",
+    "check_wire_schema",
     "compile_schema",
     "digest_hex",
+    "journal_event_kinds",
     "parse_json",
+    "seal_map",
+    "seal_map_json",
+    "wire_schema_digest",
 ]
 
 _RawViolation = tuple[str, str, str, str]
+_RawFinding = tuple[
+    str, Literal["info", "warning", "error"], str, int | None, str | None, str | None
+]
+_WireOutcome = tuple[list[_RawFinding], dict[str, Any]]
 
 def parse_json(data: bytes | str) -> Any: ...
 def canonicalize(value: Any) -> bytes: ...
@@ -28,9 +43,38 @@ def compile_schema(
 def bundled_schema_ids() -> list[str]: ...
 def bundled_validator(schema_id: str) -> CompiledSchema: ...
 def build_info() -> dict[str, Any]: ...
+def check_journal(
+    source: Any,
+    chain: str = "auto",
+    lifecycle: bool = True,
+    max_findings: int | None = 1000,
+    profile: str = "strict",
+    max_line_length: int = 67108864,
+) -> tuple[list[_RawFinding], dict[str, Any]]: ...
+def journal_event_kinds() -> list[str]: ...
+def check_map(document: Any) -> tuple[list[_RawFinding], dict[str, Any]]: ...
+def check_map_json(data: bytes | str) -> tuple[list[_RawFinding], dict[str, Any]]: ...
+def seal_map(document: Any) -> Any: ...
+def seal_map_json(data: bytes | str) -> Any: ...
 
 @final
 class CompiledSchema:
     def is_valid(self, instance: Any) -> bool: ...
     def errors(self, instance: Any) -> list[_RawViolation]: ...
     def errors_json(self, data: bytes | str) -> list[_RawViolation]: ...
+
+def check_rpc_result(
+    method: str,
+    result: Any,
+    catalog: Any = None,
+    wire_schema_digest: str | None = None,
+) -> _WireOutcome: ...
+def check_transcript_file(path: str, wire_schema_digest: str | None = None) -> _WireOutcome: ...
+def check_wire_schema(path: str) -> _WireOutcome: ...
+def wire_schema_digest(path: str) -> str: ...
+
+@final
+class TranscriptChecker:
+    def __new__(cls, wire_schema_digest: str | None = None) -> TranscriptChecker: ...
+    def feed_lines(self, lines: list[bytes]) -> None: ...
+    def finish(self) -> _WireOutcome: ...
