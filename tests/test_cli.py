@@ -15,7 +15,6 @@ from cli_helpers import BROKEN_RESULT, GOOD_RESULT, run_cli, sample_tree, write_
 import pairling_fast
 from pairling_fast import _backend
 from pairling_fast.cli import findings_markdown
-from pairling_fast.paths import optional_module
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -260,22 +259,6 @@ def test_explain(cli: Cli) -> None:
 def test_docs_findings_md_is_generated_from_the_catalogue() -> None:
     # Regenerate with: python -m pairling_fast explain --all --markdown > docs/findings.md
     assert (REPO / "docs" / "findings.md").read_text(encoding="utf-8") == findings_markdown()
-
-
-@pytest.mark.parametrize(
-    ("args", "module"),
-    [
-        (("seal", "map.json", "--in-place"), "pairling_fast.maps"),
-        (("chain", "j.jsonl", "-o", "out.jsonl"), "pairling_fast.journal"),
-        (("generate", "map"), "pairling_fast.generate.map"),
-    ],
-)
-def test_commands_of_missing_modules_say_so(cli: Cli, args: tuple[str, ...], module: str) -> None:
-    if optional_module(module) is not None:
-        pytest.skip(f"{module} is in this build; its own tests cover the command")
-    done = cli(*args)
-    assert done.returncode == 2
-    assert module in _one_error_line(done.stderr)
 
 
 def test_explicit_config_file(cli: Cli, tmp_path: Path) -> None:

@@ -237,19 +237,6 @@ def test_severity_overrides_change_or_drop_findings(tmp_path: Path) -> None:
         check_paths([tmp_path], severities={"PF001": "loud"})  # type: ignore[dict-item]
 
 
-def test_a_kind_without_its_module_is_checked_partially_and_says_so(
-    backend: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    write_tree(tmp_path, {"b.tools.cancel.result.json": BAD_RESULT})
-    monkeypatch.setattr(paths, "_document_check", lambda kind: None)
-    [file] = check_paths([tmp_path]).files
-    assert [(f.code, f.severity, f.pointer) for f in file.findings] == [
-        ("PF101", "error", "/cancelled"),
-        ("PF502", "info", None),
-    ]
-    assert "pairling_fast.wire is not in this build" in file.findings[1].message
-
-
 def test_timings_are_reported_only_when_asked(tmp_path: Path) -> None:
     write_tree(tmp_path, {"g.tools.cancel.result.json": GOOD_RESULT})
     plain = check_paths([tmp_path]).to_dict()
