@@ -269,3 +269,94 @@ def test_explicit_config_file(cli: Cli, tmp_path: Path) -> None:
     missing = cli("check", "docs", "--config", "ci/none.toml")
     assert missing.returncode == 2
     assert "ci/none.toml: No such file or directory" in _one_error_line(missing.stderr)
+
+
+# --- the README's flows, end to end --------------------------------------------------------------
+
+EXAMPLES = REPO / "examples"
+DEFECTIVE_MAP = EXAMPLES / "maps" / "capability-map-with-defects.json"
+UNKNOWN_CAPABILITY = "no_such_capability"
+
+
+def _codes(done: subprocess.CompletedProcess[str]) -> set[str]:
+    return {
+        finding["code"] for file in json.loads(done.stdout)["files"] for finding in file["findings"]
+    }
+
+
+def test_check_names_the_defects_of_the_example_map(cli: Cli) -> None:
+    done = cli("check", str(DEFECTIVE_MAP), "--format", "json")
+    assert done.returncode == 1, done.stderr
+    assert {"PF221", "PF213"} <= _codes(done)
+
+
+def test_fixing_a_map_then_sealing_it_in_place_makes_it_pass(cli: Cli, tmp_path: Path) -> None:
+    document = json.loads(DEFECTIVE_MAP.read_text(encoding="utf-8"))
+    for binding in document["operation_bindings"]:
+        binding["capability_ids"] = [
+            c for c in binding["capability_ids"] if c != UNKNOWN_CAPABILITY
+        ]
+    fixed = tmp_path / "map.json"
+    fixed.write_text(json.dumps(document, indent=2) + "\n", encoding="utf-8")
+    assert _codes(cli("check", str(fixed), "--format", "json")) == {"PF221"}
+
+    sealed = cli("seal", str(fixed), "--in-place")
+    assert sealed.returncode == 0, sealed.stderr
+    checked = cli("check", str(fixed))
+    assert checked.returncode == 0, checked.stdout
+
+
+def test_seal_refuses_a_map_with_other_errors_and_leaves_it_alone(cli: Cli, tmp_path: Path) -> None:
+    copy = tmp_path / "map.json"
+    copy.write_bytes(DEFECTIVE_MAP.read_bytes())
+    done = cli("seal", str(copy), "--in-place")
+    assert done.returncode == 1
+    assert "PF213" in done.stderr
+    assert "Traceback" not in done.stderr
+    assert copy.read_bytes() == DEFECTIVE_MAP.read_bytes()
+    assert [p.name for p in tmp_path.iterdir()] == ["map.json"]  # no temporary left behind
+
+
+def test_a_chained_journal_checks_as_verified(cli: Cli, tmp_path: Path) -> None:
+    chained = tmp_path / "out.jsonl"
+    done = cli("chain", str(EXAMPLES / "journals" / "chained.jsonl"), "-o", str(chained))
+    assert done.returncode == 0, done.stderr
+    checked = cli("check", str(chained), "--format", "json")
+    assert checked.returncode == 0, checked.stdout
+    [file] = json.loads(checked.stdout)["files"]
+    assert file["kind"] == "journal"
+    assert file["stats"]["events"] > 0
+    assert file["stats"]["chain"] == {"verified": file["stats"]["events"]}
+
+
+@pytest.mark.parametrize(
+    ("generator", "options", "kind"),
+    [
+        ("map", ("--bindings", "50", "--seed", "1"), "map"),
+        ("journal", ("--events", "200", "--seed", "1", "--chain"), "journal"),
+        ("transcript", ("--messages", "200", "--seed", "1"), "transcript"),
+    ],
+)
+def test_generated_documents_pass_check(
+    cli: Cli, tmp_path: Path, generator: str, options: tuple[str, ...], kind: str
+) -> None:
+    output = tmp_path / f"generated-{generator}"
+    done = cli("generate", generator, *options, "-o", str(output))
+    assert done.returncode == 0, done.stderr
+    checked = cli("check", str(output), "--format", "json")
+    assert checked.returncode == 0, checked.stdout
+    [file] = json.loads(checked.stdout)["files"]
+    assert (file["kind"], file["findings"]) == (kind, [])
+
+
+def test_check_of_the_examples_fails_on_exactly_the_known_defective_files(cli: Cli) -> None:
+    done = cli("check", "examples/", "--format", "json", cwd=REPO)
+    assert done.returncode == 1
+    report = json.loads(done.stdout)
+    assert len(report["files"]) == 6
+    assert report["skipped"] == []
+    failing = [file["path"] for file in report["files"] if not file["ok"]]
+    assert failing == [
+        "examples/journals/tampered.jsonl",
+        "examples/maps/capability-map-with-defects.json",
+    ]
