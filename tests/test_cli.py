@@ -360,3 +360,26 @@ def test_check_of_the_examples_fails_on_exactly_the_known_defective_files(cli: C
         "examples/journals/tampered.jsonl",
         "examples/maps/capability-map-with-defects.json",
     ]
+
+
+def test_profile_decides_what_an_unknown_journal_member_is(cli: Cli, tmp_path: Path) -> None:
+    event = {
+        "kind": "state_changed",
+        "timestamp": "2026-01-01T00:00:00Z",
+        "data": {},
+        "extra": 1,
+    }
+    journal = tmp_path / "journal.jsonl"
+    journal.write_text(json.dumps(event) + "\n", encoding="utf-8")
+
+    def located(*options: str) -> tuple[int, list[tuple[str, str, str]]]:
+        done = cli("check", str(journal), "--format", "json", *options)
+        [file] = json.loads(done.stdout)["files"]
+        return done.returncode, [(f["code"], f["severity"], f["pointer"]) for f in file["findings"]]
+
+    # The schema places additionalProperties at the event itself; PF304 names the member.
+    assert located() == (1, [("PF101", "error", "")])
+    assert located("--profile", "strict") == located()
+    assert located("--profile", "car-compatible") == (0, [("PF304", "warning", "/extra")])
+    refused = cli("check", str(journal), "--profile", "lenient")
+    assert refused.returncode == 2

@@ -16,7 +16,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from types import ModuleType
-from typing import Any, NoReturn
+from typing import Any, NoReturn, get_args
 
 from rich.console import Console
 
@@ -28,7 +28,7 @@ from .errors import CanonicalizationError, PairlingError, ValidationError
 from .generate import journal as generate_journal
 from .generate import map as generate_map
 from .generate import transcript as generate_transcript
-from .journal import chain_journal
+from .journal import Profile, chain_journal
 from .maps import write_sealed
 from .output import FORMATS, RichProgress, finding_line, print_rich, render, summary_line
 from .paths import KINDS, PathArgumentError, check_paths
@@ -131,6 +131,7 @@ def _command_check(args: argparse.Namespace) -> int:
             severities=config.severity,
             timings=args.stats,
             progress=progress,
+            profile=args.profile,
         )
     except PathArgumentError as error:
         _fail(str(error))
@@ -314,6 +315,13 @@ def _add_check_parser(commands: Any) -> None:
         "--fail-on",
         choices=("error", "warning"),
         help="exit 1 on findings of this severity or worse (default: error)",
+    )
+    check.add_argument(
+        "--profile",
+        choices=get_args(Profile),
+        default="strict",
+        help="journals: 'strict' (the wire schema, default) or 'car-compatible' (what CAR's own "
+        "parser tolerates is a PF304 warning)",
     )
     check.add_argument("--stats", action="store_true", help="per-file timings and throughput")
     check.add_argument("--no-color", action="store_true", help="no colours (also: NO_COLOR=1)")

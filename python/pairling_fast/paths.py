@@ -22,7 +22,7 @@ from typing import Any, Literal, NamedTuple, Protocol
 from . import _backend, schemas
 from .canonical import parse_json
 from .errors import CanonicalizationError, PairlingError
-from .journal import check_journal
+from .journal import Profile, check_journal
 from .locate import pointer_lines
 from .maps import check_map
 from .report import REPORT_VERSION, SEVERITIES, Finding, Report, Severity
@@ -481,11 +481,11 @@ class _Walker:
 # Checking one file
 
 
-def _run_check(kind: str, path: Path, method: str | None) -> Report:
+def _run_check(kind: str, path: Path, method: str | None, profile: Profile) -> Report:
     if kind == "map":
         return check_map(path)
     if kind == "journal":
-        return check_journal(path)
+        return check_journal(path, profile=profile)
     if kind == "transcript":
         return check_transcript(path)
     if kind == "wire-schema":
@@ -538,6 +538,7 @@ def _check_one(
     kind: str | None,
     methods: frozenset[str],
     severities: Mapping[str, SeverityOverride],
+    profile: Profile,
 ) -> FileResult | Skipped:
     started = time.perf_counter()
     result = FileResult(candidate.display, kind, size=candidate.size)
@@ -555,7 +556,7 @@ def _check_one(
                 "(name it *.<method>.result.json)",
             )
         assert result.kind is not None
-        report = _run_check(result.kind, candidate.path, classification.method)
+        report = _run_check(result.kind, candidate.path, classification.method, profile)
         result.stats = dict(report.stats)
         findings = _with_lines(result.kind, candidate.path, report.findings)
     except OSError as error:
@@ -585,13 +586,16 @@ def check_paths(
     timings: bool = False,
     backend: str | None = None,
     progress: CheckProgress | None = None,
+    profile: Profile = "strict",
 ) -> PathsReport:
     """Check every document under ``paths`` (files or directories), in parallel.
 
     ``kind`` forces one of ``KINDS`` instead of telling kinds from content; ``exclude`` adds glob
     patterns (matched against a file's name and its path) to ``DEFAULT_EXCLUDES``;
     ``severities`` maps finding codes to ``"error"``/``"warning"``/``"info"`` or ``"off"``
-    (dropped); ``timings`` adds per-file time and throughput to the stats. A path that does not
+    (dropped); ``timings`` adds per-file time and throughput to the stats; ``profile`` is the
+    journals' (``check_journal``): ``"car-compatible"`` reports what CAR's own parser tolerates
+    as PF304 warnings instead of errors. A path that does not
     exist raises ``PathArgumentError``; a file that cannot be read is a PF501 finding.
     """
     if kind is not None and kind not in KINDS:
@@ -615,6 +619,7 @@ def check_paths(
                 severities=overrides,
                 timings=timings,
                 progress=progress,
+                profile=profile,
             )
 
     started = time.perf_counter()
@@ -636,7 +641,7 @@ def check_paths(
     pool = ThreadPoolExecutor(max_workers=workers)
     try:
         futures = {
-            pool.submit(_check_one, candidate, kind, methods, overrides): candidate
+            pool.submit(_check_one, candidate, kind, methods, overrides, profile): candidate
             for candidate in walker.files
         }
         for future in as_completed(futures):
