@@ -11,7 +11,6 @@ import argparse
 import io
 import os
 import sys
-import tempfile
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -21,6 +20,7 @@ from typing import Any, NoReturn, get_args
 from rich.console import Console
 
 from . import _backend, schemas
+from ._atomic import write_atomically
 from .canonical import DIGEST_PREFIX, canonicalize_json, digest_hex, parse_json
 from .codes import CODES
 from .config import Config, ConfigError, find_config
@@ -72,33 +72,6 @@ def _read(path: str) -> bytes:
         return Path(path).read_bytes()
     except OSError as error:
         _fail(f"{path}: {error.strerror or error}")
-
-
-def write_atomically(path: str, data: bytes) -> None:
-    """Write ``data`` to ``path`` through a temporary file in the same directory, so readers
-    see the old content or the new one, never half a file."""
-    target = Path(path)
-    directory = target.parent if str(target.parent) else Path(".")
-    handle, temporary = tempfile.mkstemp(prefix=f".{target.name}.", dir=directory)
-    try:
-        with os.fdopen(handle, "wb") as stream:
-            stream.write(data)
-            stream.flush()
-            os.fsync(stream.fileno())
-        if target.exists():
-            os.chmod(temporary, target.stat().st_mode & 0o7777)
-        else:
-            os.chmod(temporary, 0o666 & ~_umask())
-        os.replace(temporary, target)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
-
-
-def _umask() -> int:
-    current = os.umask(0)
-    os.umask(current)
-    return current
 
 
 def _json_error_line(path: str, error: CanonicalizationError) -> str:
