@@ -161,6 +161,8 @@ PYTHON_VALUES = {
     "nan": ([float("nan")], "PF006", "/0"),
     "infinity": ({"x": float("inf")}, "PF006", "/x"),
     "lone-surrogate": (["\ud800"], "PF004", "/0"),
+    # Two code points of a str, not a pair: each is shown as U+FFFD in the pointer.
+    "surrogate-halves-in-key": ({"\ud800\udc00": 1}, "PF004", "/\ufffd\ufffd"),
 }
 
 
