@@ -224,3 +224,26 @@ def test_undecided_match_is_reported_like_the_rust_core(monkeypatch: pytest.Monk
     assert compiled.errors({"s": "a" * 50_000 + "!"}) == [
         ("/s", "/properties/s/pattern", "pattern", fallback.UNDECIDED_MATCH)
     ]
+
+
+def test_recursive_schema_reaches_the_nesting_limit(backend: _backend.Engine) -> None:
+    validator = Validator({"type": "array", "items": {"$ref": "#"}})
+    assert validator.is_valid(nested_lists(511))
+    innermost_wrong: Any = "x"
+    for _ in range(511):
+        innermost_wrong = [innermost_wrong]
+    [finding] = validator.iter_errors(innermost_wrong)
+    assert (finding.code, finding.pointer, finding.schema_pointer) == ("PF101", "/0" * 511, "/type")
+
+
+@pytest.mark.parametrize(
+    "schema", [{"$ref": "#"}, {"allOf": [{"$ref": "#"}], "type": "integer"}], ids=["ref", "allOf"]
+)
+def test_endless_self_reference_never_crashes(schema: dict[str, Any]) -> None:
+    # JSON Schema leaves such a schema undefined. jsonschema-rs gives a verdict; python-jsonschema
+    # recurses forever, which the fallback turns into a clear PF102 (docs/limits.md).
+    with _backend.use("rust"):
+        Validator(schema).is_valid(1)
+    with _backend.use("python"), pytest.raises(pairling_fast.SchemaCompileError) as raised:
+        Validator(schema).is_valid(1)
+    assert raised.value.code == "PF102"
