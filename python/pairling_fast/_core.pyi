@@ -4,6 +4,7 @@ from typing import Any, final
 
 __all__ = [
     "CompiledSchema",
+    "_panic_for_tests",
     "build_info",
     "bundled_schema_ids",
     "bundled_validator",
