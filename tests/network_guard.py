@@ -23,9 +23,11 @@ class NetworkAccessRefused(OSError):
 def _is_local(address: Any) -> bool:
     if not isinstance(address, tuple):
         return True  # an AF_UNIX path: not the network
-    host = str(address[0])
-    if host == "localhost":
-        return True
+    host = address[0]
+    if host in (None, "", "localhost"):
+        return True  # binding or naming this machine
+    if isinstance(host, bytes):
+        host = host.decode("ascii", "replace")
     try:
         return ipaddress.ip_address(host).is_loopback
     except ValueError:
