@@ -19,8 +19,10 @@ from .errors import (
     SchemaCompileError,
     ValidationError,
 )
+from .paths import PathsReport, check_paths
 from .report import REPORT_VERSION, Finding, Report
 from .validator import Validator, schema_validator
+from .wire import check_rpc_result, check_transcript, check_wire_schema, wire_schema_digest
 
 try:
     __version__ = version("pairling_fast")
@@ -33,6 +35,7 @@ __all__ = [
     "Finding",
     "InternalError",
     "PairlingError",
+    "PathsReport",
     "Report",
     "SchemaCompileError",
     "ValidationError",
@@ -42,11 +45,16 @@ __all__ = [
     "backend",
     "canonicalize",
     "canonicalize_json",
+    "check_paths",
+    "check_rpc_result",
+    "check_transcript",
+    "check_wire_schema",
     "digest",
     "digest_hex",
     "parse_json",
     "schema_validator",
     "schemas",
+    "wire_schema_digest",
 ]
 
 
