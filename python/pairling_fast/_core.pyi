@@ -1,6 +1,6 @@
 """Type stubs of the Rust core; the engine API is documented in docs/architecture.md."""
 
-from typing import Any, final
+from typing import Any, Literal, final
 
 __all__ = [
     "CompiledSchema",
@@ -11,17 +11,25 @@ __all__ = [
     "bundled_validator",
     "canonicalize",
     "canonicalize_json",
+    "check_journal",
+    "check_map",
+    "check_map_json",
     "check_rpc_result",
     "check_transcript_file",
     "check_wire_schema",
     "compile_schema",
     "digest_hex",
+    "journal_event_kinds",
     "parse_json",
+    "seal_map",
+    "seal_map_json",
     "wire_schema_digest",
 ]
 
 _RawViolation = tuple[str, str, str, str]
-_RawFinding = tuple[str, str, str, int | None, str | None, str | None]
+_RawFinding = tuple[
+    str, Literal["info", "warning", "error"], str, int | None, str | None, str | None
+]
 _WireOutcome = tuple[list[_RawFinding], dict[str, Any]]
 
 def parse_json(data: bytes | str) -> Any: ...
@@ -37,6 +45,19 @@ def bundled_schema_ids() -> list[str]: ...
 def bundled_validator(schema_id: str) -> CompiledSchema: ...
 def build_info() -> dict[str, Any]: ...
 def _panic_for_tests() -> None: ...
+def check_journal(
+    source: Any,
+    chain: str = "auto",
+    lifecycle: bool = True,
+    max_findings: int | None = 1000,
+    profile: str = "strict",
+    max_line_length: int = 67108864,
+) -> tuple[list[_RawFinding], dict[str, Any]]: ...
+def journal_event_kinds() -> list[str]: ...
+def check_map(document: Any) -> tuple[list[_RawFinding], dict[str, Any]]: ...
+def check_map_json(data: bytes | str) -> tuple[list[_RawFinding], dict[str, Any]]: ...
+def seal_map(document: Any) -> Any: ...
+def seal_map_json(data: bytes | str) -> Any: ...
 
 @final
 class CompiledSchema:
