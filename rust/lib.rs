@@ -3,6 +3,8 @@
 //! PyO3 glue below and in `pyvalue.rs` is compiled only with the `python` feature.
 
 pub mod canonical;
+#[cfg(any(test, feature = "fuzzing"))]
+pub mod fuzzing;
 pub mod graph;
 pub mod journal;
 pub mod parse;
@@ -601,6 +603,15 @@ mod python {
         })
     }
 
+    /// Panics inside `guarded`, so a test can prove a panic reaches Python as `InternalError`.
+    /// Compiled into every build on purpose: the guarantee is checked on the shipped artifact.
+    #[pyfunction]
+    fn _panic_for_tests(py: Python<'_>) -> PyResult<()> {
+        guarded(py, "_panic_for_tests", || {
+            panic!("deliberate panic to test the FFI boundary")
+        })
+    }
+
     #[pyfunction]
     fn build_info(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
         let info = PyDict::new(py);
@@ -641,6 +652,7 @@ mod python {
         m.add_function(wrap_pyfunction!(check_map_json, m)?)?;
         m.add_function(wrap_pyfunction!(seal_map, m)?)?;
         m.add_function(wrap_pyfunction!(seal_map_json, m)?)?;
+        m.add_function(wrap_pyfunction!(_panic_for_tests, m)?)?;
         m.add_class::<CompiledSchema>()?;
         Ok(())
     }

@@ -5,6 +5,7 @@ from typing import Any, Literal, final
 __all__ = [
     "CompiledSchema",
     "TranscriptChecker",
+    "_panic_for_tests",
     "build_info",
     "bundled_schema_ids",
     "bundled_validator",
@@ -43,6 +44,7 @@ def compile_schema(
 def bundled_schema_ids() -> list[str]: ...
 def bundled_validator(schema_id: str) -> CompiledSchema: ...
 def build_info() -> dict[str, Any]: ...
+def _panic_for_tests() -> None: ...
 def check_journal(
     source: Any,
     chain: str = "auto",
