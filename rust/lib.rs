@@ -3,6 +3,7 @@
 //! PyO3 glue below and in `pyvalue.rs` is compiled only with the `python` feature.
 
 pub mod canonical;
+pub mod journal;
 pub mod parse;
 pub mod report;
 pub mod validate;
@@ -13,14 +14,16 @@ mod pyvalue;
 #[cfg(feature = "python")]
 mod python {
     use std::panic::{catch_unwind, AssertUnwindSafe};
+    use std::sync::atomic::{AtomicBool, Ordering};
     use std::sync::Arc;
 
-    use pyo3::exceptions::PyTypeError;
+    use pyo3::exceptions::{PyKeyboardInterrupt, PyTypeError, PyValueError};
     use pyo3::prelude::*;
     use pyo3::sync::GILOnceCell;
     use pyo3::types::{PyBytes, PyDict, PyString};
 
     use crate::canonical::{self, CanonicalizationError};
+    use crate::journal;
     use crate::parse::{self, JsonError};
     use crate::pyvalue::{to_python, to_value};
     use crate::validate::{self, CompileError, CompileOptions, SchemaValidator, SchemaViolation};
@@ -208,7 +211,6 @@ mod python {
         Option<String>,
     );
 
-    #[allow(dead_code)] // used by the document checks' glue
     fn raw_findings(findings: Vec<crate::report::Finding>) -> Vec<RawFinding> {
         findings
             .into_iter()
@@ -314,6 +316,117 @@ mod python {
         })
     }
 
+    /// A Python binary file object as a `Read`: each read briefly re-acquires the GIL. Ctrl-C
+    /// inside `read` ends the input and raises `interrupted`; any other exception is kept and
+    /// re-raised as it is.
+    struct PyReader {
+        file: Py<PyAny>,
+        error: Option<PyErr>,
+        interrupted: Arc<AtomicBool>,
+    }
+
+    impl std::io::Read for PyReader {
+        fn read(&mut self, buffer: &mut [u8]) -> std::io::Result<usize> {
+            Python::with_gil(|py| {
+                let outcome = self
+                    .file
+                    .bind(py)
+                    .call_method1("read", (buffer.len(),))
+                    .and_then(|chunk| {
+                        let chunk = chunk.downcast_into::<PyBytes>().map_err(|_| {
+                            PyTypeError::new_err(
+                                "a journal file object must be opened in binary mode",
+                            )
+                        })?;
+                        let bytes = chunk.as_bytes();
+                        let length = bytes.len().min(buffer.len());
+                        buffer[..length].copy_from_slice(&bytes[..length]);
+                        Ok(length)
+                    });
+                match outcome {
+                    Err(error) if error.is_instance_of::<PyKeyboardInterrupt>(py) => {
+                        self.interrupted.store(true, Ordering::SeqCst);
+                        Ok(0)
+                    }
+                    Err(error) => {
+                        let message = error.to_string();
+                        self.error = Some(error);
+                        Err(std::io::Error::other(message))
+                    }
+                    Ok(length) => Ok(length),
+                }
+            })
+        }
+    }
+
+    #[pyfunction]
+    #[pyo3(signature = (source, chain="auto", lifecycle=true, max_findings=Some(1000), profile="strict", max_line_length=journal::DEFAULT_MAX_LINE_LENGTH))]
+    fn check_journal(
+        py: Python<'_>,
+        source: &Bound<'_, PyAny>,
+        chain: &str,
+        lifecycle: bool,
+        max_findings: Option<usize>,
+        profile: &str,
+        max_line_length: usize,
+    ) -> PyResult<(Vec<RawFinding>, PyObject)> {
+        guarded(py, "check_journal", || {
+            let options = journal::Options {
+                chain: journal::ChainMode::parse(chain).ok_or_else(|| {
+                    PyValueError::new_err(format!(
+                        "chain must be one of auto, require, off, not {chain:?}"
+                    ))
+                })?,
+                lifecycle,
+                max_findings,
+                profile: journal::Profile::parse(profile).ok_or_else(|| {
+                    PyValueError::new_err(format!(
+                        "profile must be one of strict, car-compatible, not {profile:?}"
+                    ))
+                })?,
+                max_line_length,
+            };
+            // Ctrl-C is noticed between batches (or inside a Python `read`); the KeyboardInterrupt
+            // is consumed and the partial report is marked `interrupted` (the facade raises
+            // JournalInterrupted with it). The batch being read when it came is not checked.
+            let flag = Arc::new(AtomicBool::new(false));
+            let stop_flag = Arc::clone(&flag);
+            let interrupted = move || {
+                stop_flag.load(Ordering::SeqCst)
+                    || Python::with_gil(|py| py.check_signals().is_err())
+            };
+            let report = if let Ok(path) = source.downcast::<PyString>() {
+                let path = path.to_cow()?.into_owned();
+                py.allow_threads(|| {
+                    let file = std::fs::File::open(&path)?;
+                    let reader = std::io::BufReader::with_capacity(1 << 20, file);
+                    journal::check_journal(reader, &options, interrupted)
+                })?
+            } else {
+                let mut reader = PyReader {
+                    file: source.clone().unbind(),
+                    error: None,
+                    interrupted: flag,
+                };
+                let outcome = py.allow_threads(|| {
+                    let buffered = std::io::BufReader::with_capacity(1 << 20, &mut reader);
+                    journal::check_journal(buffered, &options, interrupted)
+                });
+                match (outcome, reader.error.take()) {
+                    (Ok(report), _) => report,
+                    (Err(_), Some(error)) => return Err(error),
+                    (Err(error), None) => return Err(error.into()),
+                }
+            };
+            Ok((raw_findings(report.findings), to_python(py, &report.stats)?))
+        })
+    }
+
+    #[pyfunction]
+    fn journal_event_kinds() -> Vec<String> {
+        journal::event_kinds()
+    }
+
     #[pyfunction]
     fn build_info(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
         let info = PyDict::new(py);
@@ -343,6 +456,8 @@ mod python {
         m.add_function(wrap_pyfunction!(bundled_schema_ids, m)?)?;
         m.add_function(wrap_pyfunction!(bundled_validator, m)?)?;
         m.add_function(wrap_pyfunction!(build_info, m)?)?;
+        m.add_function(wrap_pyfunction!(check_journal, m)?)?;
+        m.add_function(wrap_pyfunction!(journal_event_kinds, m)?)?;
         m.add_class::<CompiledSchema>()?;
         Ok(())
     }

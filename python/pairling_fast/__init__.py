@@ -19,6 +19,7 @@ from .errors import (
     SchemaCompileError,
     ValidationError,
 )
+from .journal import JournalInterrupted, JournalWriter, chain_journal, check_journal
 from .report import REPORT_VERSION, Finding, Report
 from .validator import Validator, schema_validator
 
@@ -32,6 +33,8 @@ __all__ = [
     "CanonicalizationError",
     "Finding",
     "InternalError",
+    "JournalInterrupted",
+    "JournalWriter",
     "PairlingError",
     "Report",
     "SchemaCompileError",
@@ -42,6 +45,8 @@ __all__ = [
     "backend",
     "canonicalize",
     "canonicalize_json",
+    "chain_journal",
+    "check_journal",
     "digest",
     "digest_hex",
     "parse_json",

@@ -13,6 +13,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any, Protocol
 
+from .report import RawFinding
+
 __all__ = ["BACKENDS", "CompiledSchema", "Engine", "active", "active_name", "engine", "use"]
 
 BACKENDS = ("rust", "python")
@@ -38,6 +40,16 @@ class Engine(Protocol):
     ) -> CompiledSchema: ...
     def bundled_schema_ids(self) -> list[str]: ...
     def bundled_validator(self, schema_id: str) -> CompiledSchema: ...
+    def check_journal(
+        self,
+        source: Any,
+        chain: str,
+        lifecycle: bool,
+        max_findings: Union[int, None],
+        profile: str,
+        max_line_length: int,
+    ) -> tuple[list[RawFinding], dict[str, Any]]: ...
+    def journal_event_kinds(self) -> list[str]: ...
 
 
 def engine(name: str) -> Engine:

@@ -9,12 +9,15 @@ __all__ = [
     "bundled_validator",
     "canonicalize",
     "canonicalize_json",
+    "check_journal",
     "compile_schema",
     "digest_hex",
+    "journal_event_kinds",
     "parse_json",
 ]
 
 _RawViolation = tuple[str, str, str, str]
+_RawFinding = tuple[str, str, str, int | None, str | None, str | None]
 
 def parse_json(data: bytes | str) -> Any: ...
 def canonicalize(value: Any) -> bytes: ...
@@ -28,7 +31,15 @@ def compile_schema(
 def bundled_schema_ids() -> list[str]: ...
 def bundled_validator(schema_id: str) -> CompiledSchema: ...
 def build_info() -> dict[str, Any]: ...
-
+def check_journal(
+    source: Any,
+    chain: str = "auto",
+    lifecycle: bool = True,
+    max_findings: int | None = 1000,
+    profile: str = "strict",
+    max_line_length: int = 67108864,
+) -> tuple[list[_RawFinding], dict[str, Any]]: ...
+def journal_event_kinds() -> list[str]: ...
 @final
 class CompiledSchema:
     def is_valid(self, instance: Any) -> bool: ...

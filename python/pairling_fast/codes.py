@@ -98,7 +98,121 @@ CODES: dict[str, CodeInfo] = {
         "Validator. Nothing is ever fetched from the network or the file system.",
     ),
     # PF2xx — Pairling capability maps
-    # PF3xx — CAR journals
+    # PF3xx — CAR journals (a line that is not JSON keeps the parser's PF0xx code: PF001 syntax,
+    # PF002 duplicate key, PF003 not UTF-8, …, located by its line)
+    "PF301": CodeInfo(
+        "journal line is not an object",
+        "error",
+        "A journal line is JSON but not an object (an array, string, number…). Every non-blank "
+        "line of a journal must be one event object.",
+    ),
+    "PF302": CodeInfo(
+        "truncated final line",
+        "error",
+        "The journal's last line has no newline and is not valid JSON: a write was cut off (a "
+        "crash or a live tail read mid-write). A valid last line without a newline is accepted.",
+    ),
+    "PF303": CodeInfo(
+        "journal line too long",
+        "error",
+        "A line is longer than the limit (64 MiB by default, `max_line_length`). It is counted "
+        "and skipped without being held in memory.",
+    ),
+    "PF304": CodeInfo(
+        "schema deviation CAR tolerates",
+        "warning",
+        "Profile `car-compatible` only: an unknown top-level member, or a missing `timestamp` or "
+        "`data`. The wire schema forbids them (PF101 under the default `strict` profile), but "
+        "CAR's own event parser (car-runtime 0.58.0) accepts them.",
+    ),
+    "PF310": CodeInfo(
+        "journal hash mismatch",
+        "error",
+        "A chained event's `hash` is not the sha256 of the JCS form of the event without `hash` "
+        "(`car.journal-chain.jcs-sha256.v1`, docs/digests.md): the event was edited after it was "
+        "written, or the hash cannot be recomputed (e.g. an integer beyond ±(2^53-1)).",
+    ),
+    "PF311": CodeInfo(
+        "journal chain link broken",
+        "error",
+        "A chained event's `prev_hash` is not the `hash` of the chained event before it: events "
+        "were deleted, reordered or inserted.",
+    ),
+    "PF312": CodeInfo(
+        "unchained event inside the chain",
+        "error",
+        "An event without `hash` after hash chaining started: once a journal is chained, every "
+        "event must be.",
+    ),
+    "PF313": CodeInfo(
+        "journal not chained",
+        "error",
+        'chain="require" and the journal starts with an event without `hash` (reported once, '
+        "on that event).",
+    ),
+    "PF320": CodeInfo(
+        "run started twice",
+        "error",
+        "A `run_started` event for a `run_id` that is already open (started and not completed).",
+    ),
+    "PF321": CodeInfo(
+        "event for a run that is not open",
+        "error",
+        "An event stamped with a `run_id` that has no open `run_started` before it (never "
+        "started, or already completed).",
+    ),
+    "PF322": CodeInfo(
+        "cancellation result without a request",
+        "error",
+        "A `run_cancellation_result` for a run with no earlier `run_cancellation_requested`.",
+    ),
+    "PF323": CodeInfo(
+        "proposal not received",
+        "error",
+        "A `proposal_completed` or `state_committed` event whose `proposal_id` has no earlier "
+        "`proposal_received`.",
+    ),
+    "PF324": CodeInfo(
+        "event after proposal completed",
+        "error",
+        "An event for a proposal after its `proposal_completed`. Completed proposals are "
+        "remembered in a window of the last 65,536, so memory stays bounded.",
+    ),
+    "PF325": CodeInfo(
+        "action event without action_id",
+        "error",
+        "An `action_*` event with no (or a null) `action_id`.",
+    ),
+    "PF326": CodeInfo(
+        "event after action ended",
+        "error",
+        "An `action_*` event for an action that already ended (`action_succeeded`, "
+        "`action_rejected`, `action_skipped`, `action_deduplicated`, or `action_failed` not "
+        "followed by `action_retrying`). Actions are identified by (proposal_id, action_id).",
+    ),
+    "PF327": CodeInfo(
+        "action succeeded without executing",
+        "warning",
+        "`action_succeeded` for an action whose previous event is not `action_executing`.",
+    ),
+    "PF328": CodeInfo(
+        "timestamp goes backwards",
+        "warning",
+        "An event's `timestamp` is earlier than the previous event's (compared as instants, so "
+        "offsets and fractions are handled).",
+    ),
+    "PF329": CodeInfo(
+        "run open at end of journal",
+        "warning",
+        "A run started and not completed when the journal ends; normal for a live tail. Listed "
+        "in `stats.open_runs`; the finding is on the `run_started` line.",
+    ),
+    "PF330": CodeInfo(
+        "proposal open at end of journal",
+        "warning",
+        "A proposal received and not completed when the journal ends; normal for a live tail. "
+        "Listed in `stats.open_proposals`; the finding is on the `proposal_received` line.",
+    ),
     # PF4xx — CAR wire: RPC results, JSON-RPC transcripts, the wire-schema bundle
     # PF5xx — files and the command line
     # PF9xx — internal

@@ -8,6 +8,7 @@ runs where the extension cannot be built.
 from __future__ import annotations
 
 from .canonical import canonicalize, canonicalize_json, digest_hex
+from .journal import check_journal, journal_event_kinds
 from .parse import parse_json
 from .validate import bundled_schema_ids, bundled_validator, compile_schema
 
@@ -16,7 +17,9 @@ __all__ = [
     "bundled_validator",
     "canonicalize",
     "canonicalize_json",
+    "check_journal",
     "compile_schema",
     "digest_hex",
+    "journal_event_kinds",
     "parse_json",
 ]

@@ -1,0 +1,625 @@
+"""CAR journals on the pure-Python backend: the same rules as ``rust/journal.rs``, line by line.
+
+Lines are read in bounded chunks (a line over ``max_line_length`` is counted and skipped, never
+held), checked one after the other, and only the open runs / proposals / actions plus a fixed
+window of recently closed ids are remembered. Findings and stats are identical to the core's.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import deque
+from collections.abc import Hashable, Iterator
+from dataclasses import dataclass, field
+from functools import cache
+from typing import Any, Callable, Generic, Optional, TypeVar, Union
+
+from ..errors import CanonicalizationError
+from ..report import RawFinding, Severity
+from .canonical import digest_hex
+from .parse import escape_pointer_token, parse_json
+from .validate import bundled_schema, bundled_validator
+
+__all__ = [
+    "CLOSED_WINDOW",
+    "DEFAULT_MAX_LINE_LENGTH",
+    "check_journal",
+    "journal_event_kinds",
+    "parse_timestamp",
+]
+
+SCHEMA_ID = "car.journal.event"
+DEFAULT_MAX_LINE_LENGTH = 64 << 20
+CLOSED_WINDOW = 65_536
+READ_SIZE = 1 << 20
+
+NOT_AN_OBJECT = "PF301"
+TRUNCATED_FINAL_LINE = "PF302"
+LINE_TOO_LONG = "PF303"
+CAR_TOLERATED = "PF304"
+HASH_MISMATCH = "PF310"
+LINK_MISMATCH = "PF311"
+CHAIN_GAP = "PF312"
+CHAIN_REQUIRED = "PF313"
+RUN_ALREADY_OPEN = "PF320"
+RUN_NOT_OPEN = "PF321"
+CANCELLATION_NOT_REQUESTED = "PF322"
+PROPOSAL_NOT_RECEIVED = "PF323"
+AFTER_PROPOSAL_COMPLETED = "PF324"
+ACTION_WITHOUT_ID = "PF325"
+AFTER_ACTION_ENDED = "PF326"
+SUCCEEDED_WITHOUT_EXECUTING = "PF327"
+TIMESTAMP_BACKWARDS = "PF328"
+RUN_OPEN_AT_END = "PF329"
+PROPOSAL_OPEN_AT_END = "PF330"
+
+ACTION_TERMINAL = frozenset(
+    {
+        "action_succeeded",
+        "action_failed",
+        "action_rejected",
+        "action_skipped",
+        "action_deduplicated",
+    }
+)
+CHAIN_MODES = ("auto", "require", "off")
+PROFILES = ("strict", "car-compatible")
+
+Instant = tuple[int, int]
+"""(seconds since the epoch, nanoseconds)"""
+
+
+@cache
+def _event_schema() -> tuple[frozenset[str], frozenset[str]]:
+    """The kind enum and the declared top-level members of ``car.journal.event``."""
+    schema = bundled_schema(SCHEMA_ID)
+    kinds = frozenset(
+        kind for branch in schema["definitions"]["EventKind"]["oneOf"] for kind in branch["enum"]
+    )
+    return kinds, frozenset(schema["properties"])
+
+
+def journal_event_kinds() -> list[str]:
+    """The event kinds of the wire schema, sorted."""
+    return sorted(_event_schema()[0])
+
+
+def _finding(
+    code: str,
+    severity: Severity,
+    message: str,
+    line: Optional[int],
+    pointer: Optional[str],
+    schema_pointer: Optional[str] = None,
+) -> RawFinding:
+    return (code, severity, message, line, pointer, schema_pointer)
+
+
+# -------------------------------------------------------------------------------------------------
+# Reading lines, bounded
+
+
+@dataclass
+class _RawLine:
+    number: int
+    data: Optional[bytes]  # None: over the length limit, skipped
+    length: int
+    terminated: bool
+
+
+def _read_lines(read: Callable[[int], bytes], max_line_length: int) -> Iterator[_RawLine]:
+    number = 0
+    parts: list[bytes] = []
+    length = 0
+    too_long = False
+    while True:
+        chunk = read(READ_SIZE)
+        if not chunk:
+            break
+        start = 0
+        while True:
+            newline = chunk.find(b"\n", start)
+            end = len(chunk) if newline < 0 else newline
+            length += end - start
+            if length > max_line_length:
+                too_long, parts = True, []
+            elif end > start:
+                parts.append(chunk[start:end])
+            if newline < 0:
+                break
+            number += 1
+            yield _RawLine(number, None if too_long else b"".join(parts), length, True)
+            parts, length, too_long = [], 0, False
+            start = newline + 1
+    if length:
+        yield _RawLine(number + 1, None if too_long else b"".join(parts), length, False)
+
+
+# -------------------------------------------------------------------------------------------------
+# Per-line work: parse, validate, hash, extract what the ordered checks need
+
+
+@dataclass
+class _EventFacts:
+    kind: Optional[str]
+    run_id: Optional[str]
+    proposal_id: Optional[str]
+    action_id: Optional[str]
+    hash: Optional[str]
+    prev_hash: Optional[str]
+    recomputed: Optional[tuple[bool, str]]  # (ok, digest or why it cannot be computed)
+    timestamp: Optional[Instant]
+
+
+_BLANK = re.compile(rb"[ \t\r]*")
+
+
+def _string_member(event: dict[str, Any], name: str) -> Optional[str]:
+    value = event.get(name)
+    return value if isinstance(value, str) else None
+
+
+def _json_type(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    return "an array"
+
+
+def _check_line(
+    raw: _RawLine, chain: str, profile: str, max_line_length: int
+) -> tuple[Union[str, _EventFacts], list[RawFinding]]:
+    """("blank" | "invalid" | the event's facts, findings) of one line."""
+    number = raw.number
+    if raw.data is None:
+        message = (
+            f"line is {raw.length} bytes long, over the limit of {max_line_length} bytes; skipped"
+        )
+        return "invalid", [_finding(LINE_TOO_LONG, "error", message, number, "")]
+    text = raw.data[:-1] if raw.data.endswith(b"\r") else raw.data
+    if _BLANK.fullmatch(text):
+        return "blank", []
+    try:
+        value = parse_json(text)
+    except CanonicalizationError as error:
+        if not raw.terminated:
+            message = (
+                "the last line has no newline and is not valid JSON (truncated?): "
+                + _with_column(error)
+            )
+            return "invalid", [_finding(TRUNCATED_FINAL_LINE, "error", message, number, "")]
+        # The parser's own code (PF001 syntax, PF002 duplicate key, PF003 not UTF-8, …).
+        message = _with_column(error)
+        return "invalid", [_finding(error.code, "error", message, number, error.pointer)]
+    if not isinstance(value, dict):
+        message = f"a journal line must be a JSON object (an event), not {_json_type(value)}"
+        return "invalid", [_finding(NOT_AN_OBJECT, "error", message, number, "")]
+    findings = _schema_findings(value, profile, number)
+    event_hash = _string_member(value, "hash")
+    recomputed: Optional[tuple[bool, str]] = None
+    if event_hash is not None and chain != "off":
+        try:
+            recomputed = (True, digest_hex({k: v for k, v in value.items() if k != "hash"}))
+        except CanonicalizationError as error:
+            recomputed = (False, f'{error.message} ({error.code} at "{error.pointer}")')
+    timestamp = _string_member(value, "timestamp")
+    facts = _EventFacts(
+        kind=_string_member(value, "kind"),
+        run_id=_string_member(value, "run_id"),
+        proposal_id=_string_member(value, "proposal_id"),
+        action_id=_string_member(value, "action_id"),
+        hash=event_hash,
+        prev_hash=_string_member(value, "prev_hash"),
+        recomputed=recomputed,
+        timestamp=None if timestamp is None else parse_timestamp(timestamp),
+    )
+    return facts, findings
+
+
+def _with_column(error: CanonicalizationError) -> str:
+    """The parser's message with its column; its line is always 1 within one journal line."""
+    if error.column is None:
+        return error.message
+    return f"{error.message} (column {error.column})"
+
+
+# Required members CAR's event parser defaults when they are missing (checked against car-runtime
+# 0.58.0), with the stand-in used to validate the rest of the event.
+CAR_DEFAULTED: tuple[tuple[str, Any], ...] = (("data", {}), ("timestamp", "1970-01-01T00:00:00Z"))
+
+
+def _schema_findings(event: dict[str, Any], profile: str, number: int) -> list[RawFinding]:
+    """Schema findings of one event. Under ``car-compatible``, unknown members (which CAR's parser
+    ignores) and missing ``data`` / ``timestamp`` (which it defaults) are PF304 warnings, and the
+    rest of the event is validated as if they were absent / present."""
+    validator = bundled_validator(SCHEMA_ID)
+    unknown: list[str] = []
+    missing: list[str] = []
+    instance = event
+    if profile == "car-compatible":
+        members = _event_schema()[1]
+        unknown = [key for key in event if key not in members]
+        instance = {key: value for key, value in event.items() if key in members}
+        for name, stand_in in CAR_DEFAULTED:
+            if name not in event:
+                missing.append(name)
+                instance[name] = stand_in
+    # Valid events are the rule: the quick yes/no check spares collecting (and sorting) errors.
+    violations = [] if validator.is_valid(instance) else validator.errors(instance)
+    findings = [
+        _finding("PF101", "error", message, number, pointer, schema_pointer)
+        for pointer, schema_pointer, _keyword, message in violations
+    ]
+    for key in unknown:
+        message = (
+            f"unknown member {_quoted(key)}: the schema forbids it, CAR's event parser ignores it"
+        )
+        findings.append(
+            _finding(CAR_TOLERATED, "warning", message, number, "/" + escape_pointer_token(key))
+        )
+    for name in missing:
+        message = f"no {_quoted(name)}: the schema requires it, CAR's event parser defaults it"
+        findings.append(_finding(CAR_TOLERATED, "warning", message, number, ""))
+    return findings
+
+
+def _quoted(text: str) -> str:
+    return f'"{text}"'
+
+
+_TIMESTAMP = re.compile(
+    r"(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?(?:([Zz])|([+-])(\d{2}):(\d{2}))",
+    re.ASCII,
+)
+
+
+def parse_timestamp(text: str) -> Optional[Instant]:
+    """An RFC 3339 date-time as an instant; None if it is not one (the schema check reports it)."""
+    match = _TIMESTAMP.fullmatch(text)
+    if match is None:
+        return None
+    year, month, day, hour, minute, second = (int(match.group(i)) for i in range(1, 7))
+    if not (1 <= month <= 12 and 1 <= day <= 31 and hour <= 23 and minute <= 59 and second <= 60):
+        return None
+    fraction = match.group(7) or ""
+    nanos = int(fraction[:9].ljust(9, "0")) if fraction else 0
+    offset = 0
+    if match.group(9):
+        hours, minutes = int(match.group(10)), int(match.group(11))
+        if hours > 23 or minutes > 59:
+            return None
+        offset = hours * 3600 + minutes * 60
+        if match.group(9) == "-":
+            offset = -offset
+    days = _days_from_civil(year, month, day)
+    return days * 86_400 + hour * 3600 + minute * 60 + second - offset, nanos
+
+
+def _days_from_civil(year: int, month: int, day: int) -> int:
+    """Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's algorithm)."""
+    if month <= 2:
+        year -= 1
+    era = year // 400
+    year_of_era = year - era * 400
+    day_of_year = (153 * ((month + 9) % 12) + 2) // 5 + day - 1
+    day_of_era = year_of_era * 365 + year_of_era // 4 - year_of_era // 100 + day_of_year
+    return era * 146_097 + day_of_era - 719_468
+
+
+# -------------------------------------------------------------------------------------------------
+# Ordered checks: chain links and lifecycle state
+
+K = TypeVar("K", bound=Hashable)
+V = TypeVar("V")
+
+
+class _ClosedWindow(Generic[K, V]):
+    """A bounded memory of recently closed ids: the oldest is forgotten when the window is full."""
+
+    def __init__(self) -> None:
+        self._entries: dict[K, tuple[V, int]] = {}
+        self._order: deque[tuple[K, int]] = deque()
+        self._generation = 0
+
+    def get(self, key: K) -> Optional[V]:
+        entry = self._entries.get(key)
+        return None if entry is None else entry[0]
+
+    def __contains__(self, key: K) -> bool:
+        return key in self._entries
+
+    def insert(self, key: K, value: V) -> None:
+        self._generation += 1
+        self._entries[key] = (value, self._generation)
+        self._order.append((key, self._generation))
+        while len(self._order) > CLOSED_WINDOW:
+            oldest, generation = self._order.popleft()
+            current = self._entries.get(oldest)
+            if current is not None and current[1] == generation:
+                del self._entries[oldest]
+
+    def remove(self, key: K) -> None:
+        self._entries.pop(key, None)
+
+
+@dataclass
+class _OpenRun:
+    line: int
+    cancellation_requested: bool = False
+
+
+@dataclass
+class _Checker:
+    chain: str
+    lifecycle: bool
+    max_findings: Optional[int]
+    findings: list[RawFinding] = field(default_factory=list)
+    suppressed: int = 0
+    lines: int = 0
+    events: int = 0
+    blank_lines: int = 0
+    invalid_lines: int = 0
+    kinds: dict[str, int] = field(default_factory=dict)
+    last_hash: Optional[tuple[str, int]] = None
+    chained: int = 0
+    unchained: int = 0
+    verified: int = 0
+    tampered_at: Optional[int] = None
+    require_reported: bool = False
+    runs: dict[str, _OpenRun] = field(default_factory=dict)
+    proposals: dict[str, int] = field(default_factory=dict)
+    completed_proposals: _ClosedWindow[str, bool] = field(default_factory=_ClosedWindow)
+    actions: dict[tuple[str, str], str] = field(default_factory=dict)
+    ended_actions: _ClosedWindow[tuple[str, str], str] = field(default_factory=_ClosedWindow)
+    last_timestamp: Optional[Instant] = None
+
+    def push(self, finding: RawFinding) -> None:
+        if self.max_findings is not None and len(self.findings) >= self.max_findings:
+            self.suppressed += 1
+        else:
+            self.findings.append(finding)
+
+    def take(
+        self, number: int, outcome: Union[str, _EventFacts], findings: list[RawFinding]
+    ) -> None:
+        self.lines += 1
+        for finding in findings:
+            self.push(finding)
+        if outcome == "blank":
+            self.blank_lines += 1
+        elif isinstance(outcome, str):
+            self.invalid_lines += 1
+        else:
+            index = self.events
+            self.events += 1
+            kind = outcome.kind
+            if kind is not None and kind in _event_schema()[0]:
+                self.kinds[kind] = self.kinds.get(kind, 0) + 1
+            self.check_chain(number, index, outcome)
+            if self.lifecycle:
+                self.check_lifecycle(number, outcome)
+
+    def tampered(self, index: int) -> None:
+        if self.tampered_at is None:
+            self.tampered_at = index
+
+    def check_chain(self, number: int, index: int, facts: _EventFacts) -> None:
+        event_hash = facts.hash
+        if event_hash is None:
+            if self.chain == "off":
+                return
+            if self.last_hash is not None:
+                message = (
+                    'event has no "hash" inside the hash chain (the previous chained event is on '
+                    f"line {self.last_hash[1]}): an unchained event was inserted"
+                )
+                self.push(_finding(CHAIN_GAP, "error", message, number, ""))
+                self.tampered(index)
+            else:
+                self.unchained += 1
+                if self.chain == "require" and not self.require_reported:
+                    self.require_reported = True
+                    message = 'chain="require" but the journal starts with an event without "hash"'
+                    self.push(_finding(CHAIN_REQUIRED, "error", message, number, ""))
+                    self.tampered(index)
+            return
+        self.chained += 1
+        if self.chain == "off":
+            return
+        intact = True
+        if facts.recomputed is not None:
+            ok, recomputed = facts.recomputed
+            if not ok:
+                intact = False
+                message = f'"hash" cannot be recomputed: {recomputed}'
+                self.push(_finding(HASH_MISMATCH, "error", message, number, "/hash"))
+            elif recomputed != event_hash:
+                intact = False
+                message = (
+                    f'"hash" does not match the event\'s content (recomputed {recomputed}): the '
+                    "event was edited"
+                )
+                self.push(_finding(HASH_MISMATCH, "error", message, number, "/hash"))
+        if self.last_hash is not None:
+            previous, previous_line = self.last_hash
+            if facts.prev_hash != previous:
+                intact = False
+                found = "none" if facts.prev_hash is None else _quoted(facts.prev_hash)
+                message = (
+                    f'"prev_hash" {found} does not link to the previous chained event (line '
+                    f"{previous_line}, hash {_quoted(previous)}): events were deleted or "
+                    "reordered"
+                )
+                self.push(_finding(LINK_MISMATCH, "error", message, number, "/prev_hash"))
+        self.last_hash = (event_hash, number)
+        if intact:
+            self.verified += 1
+        else:
+            self.tampered(index)
+
+    def check_lifecycle(self, number: int, facts: _EventFacts) -> None:
+        kind = facts.kind or ""
+        if facts.timestamp is not None:
+            if self.last_timestamp is not None and facts.timestamp < self.last_timestamp:
+                message = "timestamp is earlier than the previous event's"
+                self.push(_finding(TIMESTAMP_BACKWARDS, "warning", message, number, "/timestamp"))
+            self.last_timestamp = facts.timestamp
+        if facts.run_id is not None:
+            self.check_run(number, kind, facts.run_id)
+        if facts.proposal_id is not None and not self.check_proposal(
+            number, kind, facts.proposal_id
+        ):
+            return
+        if kind.startswith("action_"):
+            if facts.action_id is None:
+                message = f'{kind} event has no "action_id"'
+                self.push(_finding(ACTION_WITHOUT_ID, "error", message, number, ""))
+            else:
+                self.check_action(number, kind, (facts.proposal_id or "", facts.action_id))
+
+    def check_run(self, number: int, kind: str, run_id: str) -> None:
+        quoted = _quoted(run_id)
+        if kind == "run_started":
+            started = self.runs.get(run_id)
+            if started is not None:
+                message = (
+                    f"run {quoted} is started again while open (started on line {started.line})"
+                )
+                self.push(_finding(RUN_ALREADY_OPEN, "error", message, number, "/run_id"))
+            else:
+                self.runs[run_id] = _OpenRun(number)
+            return
+        run = self.runs.get(run_id)
+        if run is None:
+            message = f"{kind} event for run {quoted}, which is not open (no run_started before it)"
+            self.push(_finding(RUN_NOT_OPEN, "error", message, number, "/run_id"))
+        elif kind == "run_cancellation_requested":
+            run.cancellation_requested = True
+        elif kind == "run_cancellation_result" and not run.cancellation_requested:
+            message = (
+                f"run_cancellation_result for run {quoted} without a run_cancellation_requested"
+            )
+            self.push(_finding(CANCELLATION_NOT_REQUESTED, "error", message, number, "/run_id"))
+        elif kind == "run_completed":
+            del self.runs[run_id]
+
+    def check_proposal(self, number: int, kind: str, proposal_id: str) -> bool:
+        """False when the proposal has already completed (reported here, nothing more to check)."""
+        quoted = _quoted(proposal_id)
+        if proposal_id in self.completed_proposals:
+            message = f"{kind} event for proposal {quoted} after its proposal_completed"
+            self.push(_finding(AFTER_PROPOSAL_COMPLETED, "error", message, number, "/proposal_id"))
+            return False
+        if kind == "proposal_received":
+            self.proposals.setdefault(proposal_id, number)
+        elif (
+            kind in ("proposal_completed", "state_committed") and proposal_id not in self.proposals
+        ):
+            message = f"{kind} for proposal {quoted} without an earlier proposal_received"
+            self.push(_finding(PROPOSAL_NOT_RECEIVED, "error", message, number, "/proposal_id"))
+        elif kind == "proposal_completed":
+            del self.proposals[proposal_id]
+            self.completed_proposals.insert(proposal_id, True)
+        return True
+
+    def check_action(self, number: int, kind: str, key: tuple[str, str]) -> None:
+        quoted = _quoted(key[1])
+        ended = self.ended_actions.get(key)
+        if ended is not None:
+            if ended == "action_failed" and kind == "action_retrying":
+                self.ended_actions.remove(key)
+                self.actions[key] = kind
+            else:
+                message = f"{kind} for action {quoted} after it ended with {ended}"
+                self.push(_finding(AFTER_ACTION_ENDED, "error", message, number, "/kind"))
+            return
+        if kind == "action_succeeded" and self.actions.get(key) != "action_executing":
+            message = f"action {quoted} succeeded without an action_executing before it"
+            self.push(_finding(SUCCEEDED_WITHOUT_EXECUTING, "warning", message, number, "/kind"))
+        if kind in ACTION_TERMINAL:
+            self.actions.pop(key, None)
+            self.ended_actions.insert(key, kind)
+        else:
+            self.actions[key] = kind
+
+    def finish(self, interrupted: bool) -> dict[str, Any]:
+        open_runs = sorted((run.line, run_id) for run_id, run in self.runs.items())
+        open_proposals = sorted((line, proposal_id) for proposal_id, line in self.proposals.items())
+        if self.lifecycle and not interrupted:
+            for line, run_id in open_runs:
+                message = f"run {_quoted(run_id)} is still open at the end of the journal"
+                self.push(_finding(RUN_OPEN_AT_END, "warning", message, line, "/run_id"))
+            for line, proposal_id in open_proposals:
+                message = f"proposal {_quoted(proposal_id)} is still open at the end of the journal"
+                self.push(_finding(PROPOSAL_OPEN_AT_END, "warning", message, line, "/proposal_id"))
+        chain: Optional[dict[str, int]]
+        if self.chain == "off":
+            chain = None
+        elif self.tampered_at is not None:
+            chain = {"tampered_at": self.tampered_at}
+        else:
+            chain = {"verified": self.verified}
+        return {
+            "lines": self.lines,
+            "events": self.events,
+            "blank_lines": self.blank_lines,
+            "invalid_lines": self.invalid_lines,
+            "kinds": dict(sorted(self.kinds.items())),
+            "chained": self.chained,
+            "unchained": self.unchained,
+            "verified": self.verified,
+            "chain": chain,
+            "suppressed_findings": self.suppressed,
+            "open_runs": [run_id for _, run_id in open_runs],
+            "open_proposals": [proposal_id for _, proposal_id in open_proposals],
+            "interrupted": interrupted,
+        }
+
+
+def check_journal(
+    source: Any,
+    chain: str = "auto",
+    lifecycle: bool = True,
+    max_findings: Optional[int] = 1000,
+    profile: str = "strict",
+    max_line_length: int = DEFAULT_MAX_LINE_LENGTH,
+) -> tuple[list[RawFinding], dict[str, Any]]:
+    """Check a journal read from ``source``: a path (str) or a binary file object (``read(n)``).
+
+    Ctrl-C during the check returns the report so far with ``stats["interrupted"]`` true.
+    """
+    if chain not in CHAIN_MODES:
+        raise ValueError(f"chain must be one of {', '.join(CHAIN_MODES)}, not {chain!r}")
+    if profile not in PROFILES:
+        raise ValueError(f"profile must be one of {', '.join(PROFILES)}, not {profile!r}")
+    checker = _Checker(chain, lifecycle, max_findings)
+    interrupted = False
+    if isinstance(source, str):
+        with open(source, "rb") as stream:
+            interrupted = _run(checker, stream.read, chain, profile, max_line_length)
+    else:
+        interrupted = _run(checker, source.read, chain, profile, max_line_length)
+    stats = checker.finish(interrupted)
+    return checker.findings, stats
+
+
+def _run(
+    checker: _Checker,
+    read: Callable[[int], bytes],
+    chain: str,
+    profile: str,
+    max_line_length: int,
+) -> bool:
+    """Feed every line to ``checker``; True if interrupted by Ctrl-C."""
+    try:
+        for raw in _read_lines(read, max_line_length):
+            outcome, findings = _check_line(raw, chain, profile, max_line_length)
+            checker.take(raw.number, outcome, findings)
+    except KeyboardInterrupt:
+        return True
+    return False

@@ -1,0 +1,1 @@
+"""Generators of realistic test and benchmark data (``python -m pairling_fast generate …``)."""

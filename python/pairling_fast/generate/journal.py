@@ -1,0 +1,417 @@
+"""Realistic CAR journals for tests and benchmarks, with planted defects whose findings are known.
+
+``python -m pairling_fast generate journal --events N --seed S [--chain] [--defects K] -o OUT``
+
+A journal is a sequence of runs; each run holds proposals, each proposal actions that go through
+validated → executing → succeeded (or failed → retrying → executing → succeeded, rejected,
+skipped, deduplicated), interleaved with the other event kinds, so every kind of
+``car.journal.event`` appears in a journal of a few hundred events. Output is deterministic per
+seed and streamed: ``write_journal`` holds one run at a time, never the journal.
+
+With ``defects=K``, K known defects are planted (cycling through ``DEFECTS``) as extra lines or
+extra events, so they never disturb each other or the chain; their expected findings (code, line,
+pointer under the default ``strict`` profile) are returned and, from the CLI, written to
+``OUT.expected.json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+from dataclasses import dataclass, field
+from typing import Any, Optional, Protocol
+
+from ..journal import chain_event, event_kinds, event_line
+
+__all__ = [
+    "DEFECTS",
+    "ExpectedFinding",
+    "Sink",
+    "add_arguments",
+    "generate_journal",
+    "run",
+    "write_journal",
+]
+
+ExpectedFinding = dict[str, Any]
+"""{"code": …, "line": …, "pointer": …}"""
+
+EPOCH_2026 = 1_767_225_600  # 2026-01-01T00:00:00Z
+ACTION_KINDS = (
+    "action_validated",
+    "action_rejected",
+    "action_executing",
+    "action_succeeded",
+    "action_failed",
+    "action_skipped",
+    "action_retrying",
+    "action_deduplicated",
+)
+STRUCTURAL_KINDS = (
+    *ACTION_KINDS,
+    "run_started",
+    "run_cancellation_requested",
+    "run_cancellation_result",
+    "run_completed",
+    "proposal_received",
+    "proposal_completed",
+    "state_committed",
+    "state_changed",
+)
+TOOLS = ("read_file", "write_file", "shell", "search", "http_get", "echo")
+WORDS = ("alpha", "beta", "gamma", "delta", "ünïcödé", "€uro", "emoji 😀", 'quote " back \\ slash')
+
+# Defect → where it can be planted. "run": inside an open run before any cancellation request;
+# "proposal": inside an open proposal after one of its actions succeeded; "completed": inside a
+# run after one of its proposals completed; "end": at the end of the journal (planted once).
+DEFECTS: dict[str, str] = {
+    "invalid_json": "run",
+    "duplicate_key": "run",
+    "invalid_utf8": "run",
+    "not_an_object": "run",
+    "schema_violation": "run",
+    "run_started_twice": "run",
+    "run_not_open": "run",
+    "cancellation_not_requested": "run",
+    "proposal_not_received": "run",
+    "timestamp_backwards": "run",
+    "after_proposal_completed": "completed",
+    "action_without_id": "proposal",
+    "after_action_ended": "proposal",
+    "succeeded_without_executing": "proposal",
+    "open_at_end": "end",
+    "truncated_final_line": "end",
+}
+
+
+class Sink(Protocol):
+    """Where lines go: a binary file, or anything with ``write(bytes)``."""
+
+    def write(self, data: bytes, /) -> int: ...
+
+
+@dataclass
+class _Due:
+    name: str
+    at_event: int
+
+
+@dataclass
+class _Writer:
+    """Numbers lines, stamps timestamps, chains events and collects expected findings."""
+
+    out: Sink
+    chain: bool
+    rng: random.Random
+    line: int = 0
+    events: int = 0
+    nanos: int = 0
+    previous_hash: Optional[str] = None
+    expected: list[ExpectedFinding] = field(default_factory=list)
+
+    def timestamp(self, offset_seconds: int = 0) -> str:
+        seconds, nanos = divmod(self.nanos, 1_000_000_000)
+        seconds += EPOCH_2026 + offset_seconds
+        days, rest = divmod(seconds, 86_400)
+        year, month, day = _civil_from_days(days)
+        hour, rest = divmod(rest, 3600)
+        minute, second = divmod(rest, 60)
+        return (
+            f"{year:04d}-{month:02d}-{day:02d}T{hour:02d}:{minute:02d}:{second:02d}."
+            f"{nanos // 1000:06d}Z"
+        )
+
+    def event(self, kind: str, data: dict[str, Any], **ids: Optional[str]) -> int:
+        self.nanos += self.rng.randrange(1_000_000, 250_000_000)
+        event: dict[str, Any] = {"kind": kind, "data": data, "timestamp": self.timestamp()}
+        event.update((name, value) for name, value in ids.items() if value is not None)
+        return self.raw_event(event)
+
+    def raw_event(self, event: dict[str, Any]) -> int:
+        if self.chain:
+            event = chain_event(event, self.previous_hash)
+            self.previous_hash = event["hash"]
+        self.events += 1
+        return self.raw_line(event_line(event))
+
+    def raw_line(self, data: bytes) -> int:
+        self.out.write(data)
+        self.line += 1
+        return self.line
+
+    def expect(self, code: str, line: int, pointer: str) -> None:
+        self.expected.append({"code": code, "line": line, "pointer": pointer})
+
+
+def _civil_from_days(days: int) -> tuple[int, int, int]:
+    """The Gregorian date of a day count since 1970-01-01 (Howard Hinnant's algorithm)."""
+    days += 719_468
+    era = days // 146_097
+    day_of_era = days - era * 146_097
+    year_of_era = (
+        day_of_era - day_of_era // 1460 + day_of_era // 36_524 - day_of_era // 146_096
+    ) // 365
+    day_of_year = day_of_era - (365 * year_of_era + year_of_era // 4 - year_of_era // 100)
+    month_index = (5 * day_of_year + 2) // 153
+    day = day_of_year - (153 * month_index + 2) // 5 + 1
+    month = month_index + 3 if month_index < 10 else month_index - 9
+    return year_of_era + era * 400 + (month <= 2), month, day
+
+
+class _Journal:
+    def __init__(self, out: Sink, events: int, seed: int, chain: bool, defects: int) -> None:
+        self.rng = random.Random(seed)
+        self.w = _Writer(out, chain, self.rng)
+        self.target = events
+        self.misc_kinds = [k for k in event_kinds() if k not in STRUCTURAL_KINDS]
+        self.misc_next = 0
+        self.runs = 0
+        self.proposals = 0
+        self.due = self._schedule(defects)
+        self.completed_proposal: Optional[str] = None
+
+    def _schedule(self, count: int) -> list[_Due]:
+        names = [name for name, where in DEFECTS.items() if where != "end"]
+        ends = [name for name, where in DEFECTS.items() if where == "end"]
+        chosen: list[str] = []
+        for index in range(count):
+            cycle, position = divmod(index, len(DEFECTS))
+            if position < len(names):
+                chosen.append(names[position])
+            elif cycle == 0:
+                chosen.append(ends[position - len(names)])
+            else:
+                chosen.append(names[self.rng.randrange(len(names))])
+        spacing = max(1, self.target // (count + 1))
+        return [_Due(name, spacing * (i + 1)) for i, name in enumerate(chosen)]
+
+    def text(self) -> str:
+        return f"{self.rng.choice(WORDS)} {self.rng.randrange(10_000)}"
+
+    def misc(self, run_id: str, **ids: Optional[str]) -> None:
+        kind = self.misc_kinds[self.misc_next % len(self.misc_kinds)]
+        self.misc_next += 1
+        data = {"note": self.text(), "tokens": self.rng.randrange(1, 4000)}
+        self.w.event(kind, data, run_id=run_id, **ids)
+
+    def plant(self, where: str, run_id: str, **context: str) -> None:
+        """Plant every due defect that fits this place."""
+        for due in list(self.due):
+            if due.at_event <= self.w.events and DEFECTS[due.name] == where:
+                self.due.remove(due)
+                getattr(self, "_defect_" + due.name)(run_id, **context)
+
+    def generate(self) -> list[ExpectedFinding]:
+        while self.w.events < self.target or any(DEFECTS[d.name] != "end" for d in self.due):
+            self.one_run()
+        names = {d.name for d in self.due}
+        if "open_at_end" in names:
+            self._defect_open_at_end()
+        if "truncated_final_line" in names:
+            line = self.w.raw_line(b'{"kind":"state_changed","data":{"partial":tr')
+            self.w.expect("PF302", line, "")
+        return self.w.expected
+
+    def one_run(self) -> None:
+        self.runs += 1
+        run_id = f"run-{self.runs:06d}"
+        client = f"client-{self.rng.randrange(100):02d}"
+        self.w.event("run_started", {"method": "runs.start"}, run_id=run_id, client_id=client)
+        for _ in range(self.rng.randrange(1, 3)):
+            self.misc(run_id)
+        self.plant("run", run_id)
+        for _ in range(self.rng.randrange(1, 4)):
+            self.one_proposal(run_id)
+            self.plant("completed", run_id)
+            self.misc(run_id)
+        self.plant("run", run_id)
+        if self.runs % 3 == 2:
+            self.w.event("run_cancellation_requested", {}, run_id=run_id)
+            self.w.event("run_cancellation_result", {"cancelled": True}, run_id=run_id)
+        self.w.event("run_completed", {"status": "completed"}, run_id=run_id)
+
+    def one_proposal(self, run_id: str) -> None:
+        self.proposals += 1
+        proposal_id = f"{self.rng.getrandbits(48):012x}"
+        ids = {"run_id": run_id, "proposal_id": proposal_id}
+        self.w.event("proposal_received", {"source": "unknown", "actions": 3}, **ids)
+        for number in range(self.rng.randrange(1, 5)):
+            action_id = f"a{number}"
+            succeeded = self.one_action(ids, action_id, first=number == 0)
+            if succeeded:
+                self.plant("proposal", run_id, proposal_id=proposal_id, action_id=action_id)
+            if self.rng.random() < 0.5:
+                self.misc(run_id, proposal_id=proposal_id)
+        self.w.event("state_committed", {"keys": [self.text()]}, **ids)
+        self.w.event("proposal_completed", {"status": "succeeded"}, **ids)
+        self.completed_proposal = proposal_id
+
+    def one_action(self, ids: dict[str, str], action_id: str, first: bool) -> bool:
+        """One action's events; True when it ended with action_succeeded."""
+        tool = self.rng.choice(TOOLS)
+        action = {**ids, "action_id": action_id}
+        self.w.event("action_validated", {"tool": tool}, **action)
+        outcome = (
+            "succeeded"
+            if first
+            else self.rng.choice(
+                ("succeeded", "succeeded", "retried", "rejected", "skipped", "deduplicated")
+            )
+        )
+        if outcome in ("rejected", "skipped", "deduplicated"):
+            reason = {"reason": self.text()}
+            self.w.event(f"action_{outcome}", reason, **action)
+            return False
+        self.w.event("action_executing", {"tool": tool, "attempt": 1}, **action)
+        if outcome == "retried":
+            self.w.event("action_failed", {"error": "tool failed on purpose"}, **action)
+            self.w.event("action_retrying", {"attempt": 2, "backoff_ms": 250}, **action)
+            self.w.event("action_executing", {"tool": tool, "attempt": 2}, **action)
+        output = {"echo": {"msg": self.text(), "payload": [0.1, 5e-324, self.rng.random()]}}
+        self.w.event("action_succeeded", {"output": output, "duration_ms": 12}, **action)
+        self.w.event("state_changed", {"key": self.text(), "value": 1}, **action)
+        return True
+
+    # --- the defects: each writes its lines and what check_journal must find on them
+
+    def _defect_invalid_json(self, run_id: str) -> None:
+        line = self.w.raw_line(
+            b'{"kind":"state_changed","data":{},"run_id":"' + run_id.encode() + b'"\n'
+        )
+        self.w.expect("PF001", line, "")
+
+    def _defect_duplicate_key(self, run_id: str) -> None:
+        text = (
+            f'{{"kind":"state_changed","kind":"state_changed","data":{{}},"run_id":"{run_id}"}}\n'
+        )
+        self.w.expect("PF002", self.w.raw_line(text.encode()), "/kind")
+
+    def _defect_invalid_utf8(self, run_id: str) -> None:
+        line = self.w.raw_line(b'{"kind":"state_changed","data":{"note":"\xff\xfe"}}\n')
+        self.w.expect("PF003", line, "")
+
+    def _defect_not_an_object(self, run_id: str) -> None:
+        self.w.expect("PF301", self.w.raw_line(b'["state_changed", {}]\n'), "")
+
+    def _defect_schema_violation(self, run_id: str) -> None:
+        self.w.nanos += 1_000_000
+        event = {"kind": "state_snapshot", "data": "not an object", "timestamp": self.w.timestamp()}
+        self.w.expect("PF101", self.w.raw_event({**event, "run_id": run_id}), "/data")
+
+    def _defect_run_started_twice(self, run_id: str) -> None:
+        self.w.expect("PF320", self.w.event("run_started", {}, run_id=run_id), "/run_id")
+
+    def _defect_run_not_open(self, run_id: str) -> None:
+        ghost = f"run-ghost-{self.w.line}"
+        self.w.expect("PF321", self.w.event("state_snapshot", {}, run_id=ghost), "/run_id")
+
+    def _defect_cancellation_not_requested(self, run_id: str) -> None:
+        line = self.w.event("run_cancellation_result", {"cancelled": False}, run_id=run_id)
+        self.w.expect("PF322", line, "/run_id")
+
+    def _defect_proposal_not_received(self, run_id: str) -> None:
+        ghost = f"proposal-ghost-{self.w.line}"
+        line = self.w.event("state_committed", {}, run_id=run_id, proposal_id=ghost)
+        self.w.expect("PF323", line, "/proposal_id")
+
+    def _defect_timestamp_backwards(self, run_id: str) -> None:
+        self.w.nanos += 1
+        event = {"kind": "state_snapshot", "data": {}, "timestamp": self.w.timestamp(-3600)}
+        self.w.expect("PF328", self.w.raw_event({**event, "run_id": run_id}), "/timestamp")
+
+    def _defect_after_proposal_completed(self, run_id: str) -> None:
+        proposal_id = self.completed_proposal
+        line = self.w.event("state_changed", {}, run_id=run_id, proposal_id=proposal_id)
+        self.w.expect("PF324", line, "/proposal_id")
+
+    def _defect_action_without_id(self, run_id: str, proposal_id: str, action_id: str) -> None:
+        line = self.w.event("action_validated", {}, run_id=run_id, proposal_id=proposal_id)
+        self.w.expect("PF325", line, "")
+
+    def _defect_after_action_ended(self, run_id: str, proposal_id: str, action_id: str) -> None:
+        ids = {"run_id": run_id, "proposal_id": proposal_id, "action_id": action_id}
+        self.w.expect("PF326", self.w.event("action_executing", {}, **ids), "/kind")
+
+    def _defect_succeeded_without_executing(
+        self, run_id: str, proposal_id: str, action_id: str
+    ) -> None:
+        ids = {"run_id": run_id, "proposal_id": proposal_id, "action_id": f"x{self.w.line}"}
+        self.w.expect("PF327", self.w.event("action_succeeded", {}, **ids), "/kind")
+
+    def _defect_open_at_end(self) -> None:
+        self.runs += 1
+        run_id = f"run-{self.runs:06d}"
+        self.w.expect("PF329", self.w.event("run_started", {}, run_id=run_id), "/run_id")
+        line = self.w.event("proposal_received", {}, run_id=run_id, proposal_id="live-tail")
+        self.w.expect("PF330", line, "/proposal_id")
+
+
+def write_journal(
+    out: Sink, events: int, seed: int, chain: bool = False, defects: int = 0
+) -> list[ExpectedFinding]:
+    """Stream a journal of about ``events`` events (the last run is completed) to ``out``; returns
+    the expected findings of the planted defects, sorted by line."""
+    expected = _Journal(out, events, seed, chain, defects).generate()
+    return sorted(expected, key=lambda f: (f["line"], f["code"]))
+
+
+class _Lines:
+    """Collects the lines written (the generator writes one line per call)."""
+
+    def __init__(self) -> None:
+        self.lines: list[bytes] = []
+
+    def write(self, data: bytes, /) -> int:
+        self.lines.append(data)
+        return len(data)
+
+
+def generate_journal(
+    events: int, seed: int, chain: bool = False, defects: int = 0
+) -> tuple[list[bytes], list[ExpectedFinding]]:
+    """(the journal's lines, the expected findings of its planted defects), in memory; for large
+    journals stream with ``write_journal`` instead."""
+    lines = _Lines()
+    expected = write_journal(lines, events, seed, chain, defects)
+    return lines.lines, expected
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--events", type=int, default=1000, help="about how many events")
+    parser.add_argument("--seed", type=int, default=0, help="random seed (same seed, same file)")
+    parser.add_argument("--chain", action="store_true", help="add prev_hash/hash to every event")
+    parser.add_argument(
+        "--defects",
+        type=int,
+        default=0,
+        help="plant K known defects; their findings go to OUT.expected.json",
+    )
+    parser.add_argument("-o", "--output", default="-", help="output file (default: stdout)")
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.defects and args.output == "-":
+        print(
+            "generate journal: --defects needs -o OUT (findings go to OUT.expected.json)",
+            file=sys.stderr,
+        )
+        return 2
+    if args.output == "-":
+        write_journal(sys.stdout.buffer, args.events, args.seed, args.chain, args.defects)
+        return 0
+    with open(args.output, "wb", buffering=1 << 20) as out:
+        expected = write_journal(out, args.events, args.seed, args.chain, args.defects)
+    if args.defects:
+        with open(args.output + ".expected.json", "w", encoding="utf-8") as out_expected:
+            parameters = {
+                "events": args.events,
+                "seed": args.seed,
+                "chain": args.chain,
+                "defects": args.defects,
+                "profile": "strict",
+            }
+            json.dump({"generator": parameters, "findings": expected}, out_expected, indent=1)
+            out_expected.write("\n")
+    return 0

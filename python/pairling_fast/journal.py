@@ -1,0 +1,376 @@
+"""CAR journals: streaming checks of JSONL event logs, and writing hash-chained ones.
+
+A journal is one CAR event (``car.journal.event``) per line. ``check_journal`` validates every line,
+verifies the hash chain (``car.journal-chain.jcs-sha256.v1``, ``docs/digests.md``) and the run /
+proposal / action lifecycles in one streaming pass whose memory is bounded by the open ids, not
+the file size. ``chain_journal`` and ``JournalWriter`` write chained journals.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import io
+import json
+import os
+import tempfile
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from types import TracebackType
+from typing import IO, Any, Literal, Optional, Union
+
+from . import _backend
+from .errors import CanonicalizationError, ValidationError
+from .report import Finding, Report
+from .validator import schema_validator
+
+__all__ = [
+    "CHAIN_RULE",
+    "DEFAULT_MAX_LINE_LENGTH",
+    "JournalInterrupted",
+    "JournalSource",
+    "JournalWriter",
+    "chain_event",
+    "chain_journal",
+    "check_journal",
+    "event_kinds",
+    "event_line",
+]
+
+CHAIN_RULE = "car.journal-chain.jcs-sha256.v1"
+SCHEMA_ID = "car.journal.event"
+DEFAULT_MAX_LINE_LENGTH = 64 << 20
+ChainMode = Literal["auto", "require", "off"]
+Profile = Literal["strict", "car-compatible"]
+JournalSource = Union[str, "os.PathLike[str]", IO[bytes], Iterable[Union[bytes, str]]]
+"""A path, a binary file object, or an iterable of lines (bytes or str, one line each)."""
+
+_CHAIN_GAP = "PF312"
+
+
+class JournalInterrupted(KeyboardInterrupt):
+    """Ctrl-C stopped ``check_journal``; ``report`` covers the lines read until then.
+
+    A ``KeyboardInterrupt``, so an unprepared caller stops as Ctrl-C always does; a caller that
+    wants the partial result catches it (``stats["interrupted"]`` is true).
+    """
+
+    def __init__(self, report: Report) -> None:
+        super().__init__(f"interrupted after {report.stats.get('lines', 0)} lines")
+        self.report = report
+
+
+class _LinesReader:
+    """An iterable of lines as a binary ``read(n)`` source. Each item is one line: a missing
+    newline is added, except on the last item, which is taken as a file's last line is (so a
+    truncated final line is reported the same way)."""
+
+    def __init__(self, lines: Iterable[Union[bytes, str]]) -> None:
+        self._lines: Iterator[Union[bytes, str]] = iter(lines)
+        self._next = self._encoded(next(self._lines, None))
+        self._buffer = bytearray()
+
+    @staticmethod
+    def _encoded(line: Union[bytes, str, None]) -> Optional[bytes]:
+        if line is None or isinstance(line, bytes):
+            return line
+        if isinstance(line, str):
+            return line.encode("utf-8", "surrogatepass")
+        if isinstance(line, (bytearray, memoryview)):
+            return bytes(line)
+        raise TypeError(f"journal lines must be bytes or str, not {type(line).__name__}")
+
+    def read(self, size: int) -> bytes:
+        while len(self._buffer) < size and self._next is not None:
+            line = self._next
+            self._next = self._encoded(next(self._lines, None))
+            self._buffer += line
+            if self._next is not None and not line.endswith(b"\n"):
+                self._buffer += b"\n"
+        chunk = bytes(self._buffer[:size])
+        del self._buffer[:size]
+        return chunk
+
+
+def _engine_source(source: JournalSource) -> tuple[Any, Optional[str]]:
+    """(what the engine reads: a path str or a binary ``read(n)`` object, the path for findings)."""
+    if isinstance(source, (str, os.PathLike)):
+        path = os.fsdecode(os.fspath(source))
+        return path, path
+    if isinstance(source, (bytes, bytearray)):
+        raise TypeError("pass a path, a binary file object or an iterable of lines, not bytes")
+    if isinstance(source, io.TextIOBase):
+        return _LinesReader(source), getattr(source, "name", None)
+    if hasattr(source, "read"):
+        name = getattr(source, "name", None)
+        return source, name if isinstance(name, str) else None
+    return _LinesReader(source), None
+
+
+def check_journal(
+    source: JournalSource,
+    *,
+    chain: ChainMode = "auto",
+    lifecycle: bool = True,
+    max_findings: Optional[int] = 1000,
+    profile: Profile = "strict",
+    max_line_length: int = DEFAULT_MAX_LINE_LENGTH,
+) -> Report:
+    """Check a CAR journal: every line, the hash chain and the lifecycles, in one streaming pass.
+
+    ``chain``: ``"auto"`` verifies when any event carries ``hash``, ``"require"`` also makes an
+    unchained journal an error, ``"off"`` skips the chain. ``max_findings`` caps the list, not the
+    checking (``stats["suppressed_findings"]`` counts the rest; ``None``: no cap). ``profile``:
+    ``"strict"`` is the wire schema, ``"car-compatible"`` reports what CAR's own parser tolerates
+    as PF304 warnings. Raises ``JournalInterrupted`` (a ``KeyboardInterrupt`` carrying the partial
+    report) on Ctrl-C, ``OSError`` if the file cannot be read.
+    """
+    engine_source, path = _engine_source(source)
+    raw, stats = _backend.active().check_journal(
+        engine_source, chain, lifecycle, max_findings, profile, max_line_length
+    )
+    report = Report(findings=[Finding.from_raw(r, path) for r in raw], stats=stats)
+    if stats.get("interrupted"):
+        raise JournalInterrupted(report)
+    return report
+
+
+def event_kinds() -> list[str]:
+    """Every event kind of ``car.journal.event``, sorted."""
+    return _backend.active().journal_event_kinds()
+
+
+def event_line(event: dict[str, Any]) -> bytes:
+    """One journal line: compact JSON, UTF-8, newline-terminated."""
+    return json.dumps(event, ensure_ascii=False, separators=(",", ":")).encode("utf-8") + b"\n"
+
+
+def chain_event(event: dict[str, Any], previous_hash: Optional[str]) -> dict[str, Any]:
+    """A copy of ``event`` with ``prev_hash`` (omitted at a chain's start, as CAR does) and its
+    ``hash`` (``car.journal-chain.jcs-sha256.v1``) set."""
+    chained = {key: value for key, value in event.items() if key not in ("hash", "prev_hash")}
+    if previous_hash is not None:
+        chained["prev_hash"] = previous_hash
+    chained["hash"] = _backend.active().digest_hex(chained)
+    return chained
+
+
+def chain_journal(
+    src: Union[str, os.PathLike[str]],
+    dst: Union[str, os.PathLike[str]],
+    *,
+    profile: Profile = "strict",
+    fsync: bool = True,
+) -> Report:
+    """Write ``src`` to ``dst`` with ``prev_hash``/``hash`` on every event, atomically.
+
+    Events that already carry a hash are kept byte for byte and verified; unchained events after
+    them continue their chain. The input is checked first (lines and schema): if it has errors, or
+    its chain is broken, nothing is written and ``ValidationError`` lists the findings. ``dst`` is
+    written to a temporary file in its directory, fsynced and renamed over ``dst`` (``src`` and
+    ``dst`` may be the same file). The report's stats count the events newly chained and kept.
+    """
+    source = os.fsdecode(os.fspath(src))
+    check = check_journal(source, chain="off", lifecycle=False, profile=profile)
+    if not check.ok or check.stats["suppressed_findings"]:
+        raise ValidationError(check.errors or check.findings)
+    destination = Path(os.fsdecode(os.fspath(dst)))
+    handle, temporary = tempfile.mkstemp(
+        prefix=f".{destination.name}.", suffix=".tmp", dir=destination.parent
+    )
+    try:
+        with os.fdopen(handle, "wb") as output, open(source, "rb") as lines:
+            stats = _write_chained(lines, output, source)
+            output.flush()
+            if fsync:
+                os.fsync(output.fileno())
+        os.replace(temporary, destination)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+    if fsync:
+        _fsync_directory(destination.parent)
+    return Report(findings=check.findings, stats=stats)
+
+
+def _write_chained(lines: IO[bytes], output: IO[bytes], path: str) -> dict[str, Any]:
+    engine = _backend.active()
+    previous_hash: Optional[str] = None
+    newly_chained = kept = events = 0
+    for number, line in enumerate(lines, start=1):
+        text = line.rstrip(b"\r\n")
+        if not text.strip(b" \t\r"):
+            output.write(text + b"\n")
+            continue
+        event = engine.parse_json(text)  # valid: checked before
+        events += 1
+        existing = event.get("hash")
+        if not isinstance(existing, str):
+            chained = chain_event(event, previous_hash)
+            output.write(event_line(chained))
+            previous_hash = chained["hash"]
+            newly_chained += 1
+            continue
+        problem = _existing_link_problem(event, existing, previous_hash, newly_chained)
+        if problem is not None:
+            code, pointer, message = problem
+            raise ValidationError([Finding(code, "error", message, path, number, pointer)])
+        output.write(text + b"\n")
+        previous_hash = existing
+        kept += 1
+    return {
+        "events": events,
+        "newly_chained": newly_chained,
+        "kept": kept,
+        "last_hash": previous_hash,
+    }
+
+
+def _existing_link_problem(
+    event: dict[str, Any], existing: str, previous_hash: Optional[str], newly_chained: int
+) -> Optional[tuple[str, str, str]]:
+    """Why an already chained input event cannot be kept: (code, pointer, message), or None."""
+    recomputed = _backend.active().digest_hex({k: v for k, v in event.items() if k != "hash"})
+    if recomputed != existing:
+        return (
+            "PF310",
+            "/hash",
+            f'"hash" does not match the event\'s content (recomputed {recomputed})',
+        )
+    if previous_hash is None:
+        if newly_chained:
+            return (
+                "PF311",
+                "/prev_hash",
+                "the existing chain starts after unchained events: chaining those would break it",
+            )
+        return None
+    if event.get("prev_hash") != previous_hash:
+        return (
+            "PF311",
+            "/prev_hash",
+            f'"prev_hash" does not link to the previous hash "{previous_hash}"',
+        )
+    return None
+
+
+def _fsync_directory(directory: Path) -> None:
+    """Make the rename durable; some platforms cannot open directories, which is fine there."""
+    try:
+        descriptor = os.open(directory, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(descriptor)
+    except OSError:
+        pass
+    finally:
+        os.close(descriptor)
+
+
+_TAIL_BLOCK = 1 << 16
+
+
+def _last_line(stream: IO[bytes], size: int, limit: int) -> Optional[bytes]:
+    """The last non-blank line of a file, read from the end in blocks, at most ``limit`` bytes."""
+    position = size
+    tail = b""
+    while True:
+        content = tail.rstrip(b" \t\r\n")
+        start = content.rfind(b"\n")
+        if content and (start >= 0 or position == 0):
+            return content[start + 1 :]
+        if position == 0:
+            return None
+        if len(tail) > limit:
+            raise ValueError(f"the journal's last line is longer than {limit} bytes")
+        step = min(_TAIL_BLOCK, position)
+        position -= step
+        stream.seek(position)
+        tail = stream.read(step) + tail
+
+
+class JournalWriter:
+    """Appends hash-chained events to a journal, resuming from its last event's ``hash``.
+
+    ``append(event)`` validates the event (``car.journal.event``, strict), sets ``prev_hash`` and
+    ``hash`` and writes it as one line, flushed (and fsynced with ``fsync=True``); it returns the
+    event as written. A last line cut off mid-write is refused (PF302); a valid last line without
+    a newline gets one. Use as a context manager.
+    """
+
+    def __init__(
+        self,
+        path: Union[str, os.PathLike[str]],
+        *,
+        fsync: bool = False,
+        max_line_length: int = DEFAULT_MAX_LINE_LENGTH,
+    ) -> None:
+        self.path = os.fsdecode(os.fspath(path))
+        self.fsync = fsync
+        self._file: IO[bytes] = open(self.path, "a+b")
+        try:
+            self.last_hash = self._resume(max_line_length)
+        except BaseException:
+            self._file.close()
+            raise
+
+    @classmethod
+    def open(cls, path: Union[str, os.PathLike[str]], *, fsync: bool = False) -> JournalWriter:
+        return cls(path, fsync=fsync)
+
+    def _resume(self, max_line_length: int) -> Optional[str]:
+        size = self._file.seek(0, os.SEEK_END)
+        last = _last_line(self._file, size, max_line_length)
+        terminated = True
+        if size:
+            self._file.seek(size - 1)
+            terminated = self._file.read(1) == b"\n"
+        self._file.seek(0, os.SEEK_END)
+        if last is None:
+            return None
+        try:
+            event = _backend.active().parse_json(last)
+        except CanonicalizationError as error:
+            message = (
+                f"the journal's last line is not valid JSON ({error.code}: {error.message}); "
+                "repair it before appending"
+            )
+            raise ValidationError(
+                [Finding("PF302", "error", message, self.path, None, "")]
+            ) from None
+        if not terminated:
+            self._file.write(b"\n")
+        previous = event.get("hash") if isinstance(event, dict) else None
+        return previous if isinstance(previous, str) else None
+
+    def append(self, event: dict[str, Any]) -> dict[str, Any]:
+        findings = [
+            f
+            for f in schema_validator(SCHEMA_ID).iter_errors(
+                {k: v for k, v in event.items() if k not in ("hash", "prev_hash")}
+            )
+            if f.severity == "error"
+        ]
+        if findings:
+            raise ValidationError([dataclasses.replace(f, path=self.path) for f in findings])
+        chained = chain_event(event, self.last_hash)
+        self._file.write(event_line(chained))
+        self._file.flush()
+        if self.fsync:
+            os.fsync(self._file.fileno())
+        self.last_hash = chained["hash"]
+        return chained
+
+    def close(self) -> None:
+        self._file.close()
+
+    def __enter__(self) -> JournalWriter:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: Optional[type[BaseException]],
+        exc: Optional[BaseException],
+        traceback: Optional[TracebackType],
+    ) -> None:
+        self.close()

@@ -1,0 +1,1148 @@
+//! CAR journals: streaming validation of JSONL event logs (`car.journal.event`, one per line),
+//! hash-chain verification (`car.journal-chain.jcs-sha256.v1`, docs/digests.md) and run /
+//! proposal / action lifecycle checks.
+//!
+//! Lines are read in order-preserving batches; each batch is parsed, schema-validated and hashed in
+//! parallel (rayon) while the next batch is read, then the ordered checks (chain links, lifecycle
+//! state) run over the batch results in line order. Memory stays bounded by one batch plus the
+//! open runs / proposals / actions and a fixed window of recently closed ids, never by file size.
+//! `python/pairling_fast/_fallback/journal.py` implements the same rules line for line.
+
+use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
+use std::hash::Hash;
+use std::io::{self, BufRead};
+use std::sync::OnceLock;
+
+use serde_json::{json, Map, Value};
+
+use crate::canonical;
+use crate::parse::{self, escape_pointer_token};
+use crate::report::Finding;
+use crate::validate::{self, SchemaValidator};
+
+pub const SCHEMA_ID: &str = "car.journal.event";
+pub const CHAIN_RULE: &str = "car.journal-chain.jcs-sha256.v1";
+/// A longer line is reported (PF303) and skipped without being held in memory.
+pub const DEFAULT_MAX_LINE_LENGTH: usize = 64 << 20;
+/// How many completed proposals and ended actions are remembered to catch events after their end.
+pub const CLOSED_WINDOW: usize = 65_536;
+const BATCH_LINES: usize = 4096;
+const BATCH_BYTES: usize = 4 << 20;
+
+/// The journal codes (PF3xx); line-level parse errors keep the parser's own PF0xx codes.
+pub mod codes {
+    pub const NOT_AN_OBJECT: &str = "PF301";
+    pub const TRUNCATED_FINAL_LINE: &str = "PF302";
+    pub const LINE_TOO_LONG: &str = "PF303";
+    pub const CAR_TOLERATED: &str = "PF304";
+    pub const HASH_MISMATCH: &str = "PF310";
+    pub const LINK_MISMATCH: &str = "PF311";
+    pub const CHAIN_GAP: &str = "PF312";
+    pub const CHAIN_REQUIRED: &str = "PF313";
+    pub const RUN_ALREADY_OPEN: &str = "PF320";
+    pub const RUN_NOT_OPEN: &str = "PF321";
+    pub const CANCELLATION_NOT_REQUESTED: &str = "PF322";
+    pub const PROPOSAL_NOT_RECEIVED: &str = "PF323";
+    pub const AFTER_PROPOSAL_COMPLETED: &str = "PF324";
+    pub const ACTION_WITHOUT_ID: &str = "PF325";
+    pub const AFTER_ACTION_ENDED: &str = "PF326";
+    pub const SUCCEEDED_WITHOUT_EXECUTING: &str = "PF327";
+    pub const TIMESTAMP_BACKWARDS: &str = "PF328";
+    pub const RUN_OPEN_AT_END: &str = "PF329";
+    pub const PROPOSAL_OPEN_AT_END: &str = "PF330";
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ChainMode {
+    Auto,
+    Require,
+    Off,
+}
+
+impl ChainMode {
+    pub fn parse(name: &str) -> Option<Self> {
+        match name {
+            "auto" => Some(ChainMode::Auto),
+            "require" => Some(ChainMode::Require),
+            "off" => Some(ChainMode::Off),
+            _ => None,
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Profile {
+    /// The wire schema as written.
+    Strict,
+    /// What CAR's own event parser accepts: unknown top-level members and a missing `timestamp`
+    /// or `data` become PF304 warnings instead of schema errors.
+    CarCompatible,
+}
+
+impl Profile {
+    pub fn parse(name: &str) -> Option<Self> {
+        match name {
+            "strict" => Some(Profile::Strict),
+            "car-compatible" => Some(Profile::CarCompatible),
+            _ => None,
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct Options {
+    pub chain: ChainMode,
+    pub lifecycle: bool,
+    /// Caps the findings list (the rest are counted in `stats.suppressed_findings`); `None`: no cap.
+    pub max_findings: Option<usize>,
+    pub profile: Profile,
+    pub max_line_length: usize,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            chain: ChainMode::Auto,
+            lifecycle: true,
+            max_findings: Some(1000),
+            profile: Profile::Strict,
+            max_line_length: DEFAULT_MAX_LINE_LENGTH,
+        }
+    }
+}
+
+#[derive(Debug)]
+pub struct JournalReport {
+    pub findings: Vec<Finding>,
+    pub stats: Value,
+}
+
+/// The schema's facts the checks need: the kind enum and the declared top-level members.
+struct EventSchema {
+    validator: &'static SchemaValidator,
+    kinds: HashSet<String>,
+    members: HashSet<String>,
+}
+
+fn event_schema() -> &'static EventSchema {
+    static SCHEMA: OnceLock<EventSchema> = OnceLock::new();
+    SCHEMA.get_or_init(|| {
+        let schema = validate::bundled_schema(SCHEMA_ID).expect("car.journal.event is bundled");
+        let kinds = schema["definitions"]["EventKind"]["oneOf"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|branch| branch["enum"].as_array())
+            .flatten()
+            .filter_map(|kind| kind.as_str().map(str::to_string))
+            .collect();
+        let members = schema["properties"]
+            .as_object()
+            .map(|properties| properties.keys().cloned().collect())
+            .unwrap_or_default();
+        EventSchema {
+            validator: validate::bundled_validator(SCHEMA_ID)
+                .expect("car.journal.event is bundled"),
+            kinds,
+            members,
+        }
+    })
+}
+
+/// The event kinds of the wire schema, sorted.
+pub fn event_kinds() -> Vec<String> {
+    let mut kinds: Vec<String> = event_schema().kinds.iter().cloned().collect();
+    kinds.sort();
+    kinds
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reading lines, bounded
+
+enum RawLine {
+    Text {
+        number: u64,
+        bytes: Vec<u8>,
+        terminated: bool,
+    },
+    TooLong {
+        number: u64,
+        length: u64,
+    },
+}
+
+struct LineReader<R> {
+    reader: R,
+    max_line_length: usize,
+    number: u64,
+    finished: bool,
+}
+
+impl<R: BufRead> LineReader<R> {
+    /// The next line without its `\n`; a line over the limit is consumed but not kept.
+    fn next_line(&mut self) -> io::Result<Option<RawLine>> {
+        if self.finished {
+            return Ok(None);
+        }
+        let mut bytes = Vec::new();
+        let mut length: u64 = 0;
+        let mut too_long = false;
+        let terminated = loop {
+            let available = match self.reader.fill_buf() {
+                Ok(available) => available,
+                Err(error) if error.kind() == io::ErrorKind::Interrupted => continue,
+                Err(error) => return Err(error),
+            };
+            if available.is_empty() {
+                self.finished = true;
+                if length == 0 {
+                    return Ok(None);
+                }
+                break false;
+            }
+            let newline = available.iter().position(|&byte| byte == b'\n');
+            let content = &available[..newline.unwrap_or(available.len())];
+            length += content.len() as u64;
+            if length > self.max_line_length as u64 {
+                if !too_long {
+                    too_long = true;
+                    bytes = Vec::new();
+                }
+            } else {
+                bytes.extend_from_slice(content);
+            }
+            let consumed = content.len() + usize::from(newline.is_some());
+            self.reader.consume(consumed);
+            if newline.is_some() {
+                break true;
+            }
+        };
+        self.number += 1;
+        let number = self.number;
+        Ok(Some(if too_long {
+            RawLine::TooLong { number, length }
+        } else {
+            RawLine::Text {
+                number,
+                bytes,
+                terminated,
+            }
+        }))
+    }
+
+    fn next_batch(&mut self) -> io::Result<Vec<RawLine>> {
+        let mut batch = Vec::new();
+        let mut size = 0usize;
+        while batch.len() < BATCH_LINES && size < BATCH_BYTES {
+            match self.next_line()? {
+                Some(line) => {
+                    if let RawLine::Text { bytes, .. } = &line {
+                        size += bytes.len();
+                    }
+                    batch.push(line);
+                }
+                None => break,
+            }
+        }
+        Ok(batch)
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Per-line work (parallel): parse, validate, hash, extract what the ordered checks need
+
+/// A point in time from an RFC 3339 timestamp: (seconds since the epoch, nanoseconds).
+pub type Instant = (i64, u32);
+
+/// What the ordered checks need from one event; the parsed value itself is dropped in the
+/// parallel stage so a batch's memory is released before the next one.
+#[derive(Debug, Default)]
+struct EventFacts {
+    kind: Option<String>,
+    run_id: Option<String>,
+    proposal_id: Option<String>,
+    action_id: Option<String>,
+    hash: Option<String>,
+    prev_hash: Option<String>,
+    /// The recomputed hash (or why it cannot be computed), for events that carry `hash`.
+    recomputed: Option<Result<String, String>>,
+    timestamp: Option<Instant>,
+}
+
+enum Outcome {
+    Blank,
+    Invalid,
+    Event(Box<EventFacts>),
+}
+
+struct CheckedLine {
+    number: u64,
+    outcome: Outcome,
+    findings: Vec<Finding>,
+}
+
+fn string_member(object: &Map<String, Value>, name: &str) -> Option<String> {
+    object.get(name).and_then(Value::as_str).map(str::to_string)
+}
+
+fn check_line(raw: RawLine, options: &Options) -> CheckedLine {
+    let (number, bytes, terminated) = match raw {
+        RawLine::TooLong { number, length } => {
+            let finding = Finding::error(
+                codes::LINE_TOO_LONG,
+                format!(
+                    "line is {length} bytes long, over the limit of {} bytes; skipped",
+                    options.max_line_length
+                ),
+            )
+            .at("")
+            .on_line(number);
+            return CheckedLine {
+                number,
+                outcome: Outcome::Invalid,
+                findings: vec![finding],
+            };
+        }
+        RawLine::Text {
+            number,
+            bytes,
+            terminated,
+        } => (number, bytes, terminated),
+    };
+    let text = bytes.strip_suffix(b"\r").unwrap_or(&bytes);
+    if text.iter().all(|byte| matches!(byte, b' ' | b'\t' | b'\r')) {
+        return CheckedLine {
+            number,
+            outcome: Outcome::Blank,
+            findings: Vec::new(),
+        };
+    }
+    let invalid = |finding: Finding| CheckedLine {
+        number,
+        outcome: Outcome::Invalid,
+        findings: vec![finding.on_line(number)],
+    };
+    let mut value = match parse::parse_strict(text) {
+        Ok(value) => value,
+        Err(error) if !terminated => {
+            return invalid(
+                Finding::error(
+                    codes::TRUNCATED_FINAL_LINE,
+                    format!(
+                        "the last line has no newline and is not valid JSON (truncated?): {}",
+                        with_column(&error)
+                    ),
+                )
+                .at(""),
+            )
+        }
+        Err(error) => {
+            // The parser's own code (PF001 syntax, PF002 duplicate key, PF003 not UTF-8, …).
+            return invalid(Finding::error(error.code, with_column(&error)).at(error.pointer));
+        }
+    };
+    let Some(object) = value.as_object() else {
+        return invalid(
+            Finding::error(
+                codes::NOT_AN_OBJECT,
+                format!(
+                    "a journal line must be a JSON object (an event), not {}",
+                    json_type(&value)
+                ),
+            )
+            .at(""),
+        );
+    };
+    let schema = event_schema();
+    let mut findings = schema_findings(&value, object, options.profile, schema);
+    for finding in &mut findings {
+        finding.line = Some(number);
+    }
+    let mut facts = EventFacts {
+        kind: string_member(object, "kind"),
+        run_id: string_member(object, "run_id"),
+        proposal_id: string_member(object, "proposal_id"),
+        action_id: string_member(object, "action_id"),
+        hash: string_member(object, "hash"),
+        prev_hash: string_member(object, "prev_hash"),
+        recomputed: None,
+        timestamp: object
+            .get("timestamp")
+            .and_then(Value::as_str)
+            .and_then(parse_timestamp),
+    };
+    if facts.hash.is_some() && options.chain != ChainMode::Off {
+        if let Some(object) = value.as_object_mut() {
+            object.remove("hash");
+        }
+        facts.recomputed = Some(canonical::digest_hex(&value).map_err(|error| {
+            format!(
+                "{} ({} at \"{}\")",
+                error.message, error.code, error.pointer
+            )
+        }));
+    }
+    CheckedLine {
+        number,
+        outcome: Outcome::Event(Box::new(facts)),
+        findings,
+    }
+}
+
+/// The parser's message with its column; its line is always 1 within one journal line.
+fn with_column(error: &parse::JsonError) -> String {
+    match error.column {
+        Some(column) => format!("{} (column {column})", error.message),
+        None => error.message.clone(),
+    }
+}
+
+fn json_type(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+/// Required members CAR's event parser defaults when they are missing (checked against
+/// car-runtime 0.58.0), with the stand-in used to validate the rest of the event.
+const CAR_DEFAULTED: [(&str, &str); 2] =
+    [("data", "{}"), ("timestamp", "\"1970-01-01T00:00:00Z\"")];
+
+/// Valid events are the rule: the quick yes/no check spares collecting (and sorting) errors.
+fn violations(validator: &SchemaValidator, event: &Value) -> Vec<Finding> {
+    if validator.is_valid(event) {
+        return Vec::new();
+    }
+    validator
+        .violations(event)
+        .into_iter()
+        .map(Finding::from)
+        .collect()
+}
+
+/// Schema findings of one event. Under `car-compatible`, unknown members (which CAR's parser
+/// ignores) and missing `data` / `timestamp` (which it defaults) are PF304 warnings, and the rest
+/// of the event is validated as if they were absent / present.
+fn schema_findings(
+    event: &Value,
+    object: &Map<String, Value>,
+    profile: Profile,
+    schema: &EventSchema,
+) -> Vec<Finding> {
+    let tolerates = profile == Profile::CarCompatible;
+    let unknown: Vec<&String> = object
+        .keys()
+        .filter(|key| tolerates && !schema.members.contains(*key))
+        .collect();
+    let missing: Vec<(&str, &str)> = CAR_DEFAULTED
+        .into_iter()
+        .filter(|(name, _)| tolerates && !object.contains_key(*name))
+        .collect();
+    if unknown.is_empty() && missing.is_empty() {
+        return violations(schema.validator, event);
+    }
+    let mut tolerated: Map<String, Value> = object
+        .iter()
+        .filter(|(key, _)| schema.members.contains(*key))
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
+    for (name, stand_in) in &missing {
+        let stand_in = serde_json::from_str(stand_in).expect("a JSON literal");
+        tolerated.insert((*name).to_string(), stand_in);
+    }
+    let mut findings = violations(schema.validator, &Value::Object(tolerated));
+    for key in unknown {
+        let message = format!(
+            "unknown member \"{key}\": the schema forbids it, CAR's event parser ignores it"
+        );
+        let pointer = format!("/{}", escape_pointer_token(key));
+        findings.push(Finding::warning(codes::CAR_TOLERATED, message).at(pointer));
+    }
+    for (name, _) in missing {
+        let message =
+            format!("no \"{name}\": the schema requires it, CAR's event parser defaults it");
+        findings.push(Finding::warning(codes::CAR_TOLERATED, message).at(""));
+    }
+    findings
+}
+
+/// An RFC 3339 date-time as an instant; `None` if it is not one (the schema check reports that).
+pub fn parse_timestamp(text: &str) -> Option<Instant> {
+    let bytes = text.as_bytes();
+    let digits = |range: std::ops::Range<usize>| -> Option<i64> {
+        let slice = bytes.get(range)?;
+        if slice.is_empty() || !slice.iter().all(u8::is_ascii_digit) {
+            return None;
+        }
+        Some(slice.iter().fold(0i64, |n, d| n * 10 + i64::from(d - b'0')))
+    };
+    if bytes.len() < 20
+        || bytes[4] != b'-'
+        || bytes[7] != b'-'
+        || !matches!(bytes[10], b'T' | b't')
+        || bytes[13] != b':'
+        || bytes[16] != b':'
+    {
+        return None;
+    }
+    let (year, month, day) = (digits(0..4)?, digits(5..7)?, digits(8..10)?);
+    let (hour, minute, second) = (digits(11..13)?, digits(14..16)?, digits(17..19)?);
+    if !(1..=12).contains(&month)
+        || !(1..=31).contains(&day)
+        || hour > 23
+        || minute > 59
+        || second > 60
+    {
+        return None;
+    }
+    let mut rest = 19;
+    let mut nanos: u32 = 0;
+    if bytes[rest] == b'.' {
+        let start = rest + 1;
+        let mut end = start;
+        while end < bytes.len() && bytes[end].is_ascii_digit() {
+            end += 1;
+        }
+        if end == start {
+            return None;
+        }
+        for (position, digit) in bytes[start..end].iter().take(9).enumerate() {
+            nanos += u32::from(digit - b'0') * 10u32.pow(8 - position as u32);
+        }
+        rest = end;
+    }
+    let offset = match bytes.get(rest..)? {
+        [b'Z' | b'z'] => 0,
+        [sign @ (b'+' | b'-'), _, _, b':', _, _] => {
+            let hours = digits(rest + 1..rest + 3)?;
+            let minutes = digits(rest + 4..rest + 6)?;
+            if hours > 23 || minutes > 59 {
+                return None;
+            }
+            let magnitude = hours * 3600 + minutes * 60;
+            if *sign == b'-' {
+                -magnitude
+            } else {
+                magnitude
+            }
+        }
+        _ => return None,
+    };
+    let seconds =
+        days_from_civil(year, month, day) * 86_400 + hour * 3600 + minute * 60 + second - offset;
+    Some((seconds, nanos))
+}
+
+/// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's algorithm).
+fn days_from_civil(year: i64, month: i64, day: i64) -> i64 {
+    let year = if month <= 2 { year - 1 } else { year };
+    let era = year.div_euclid(400);
+    let year_of_era = year - era * 400;
+    let month_index = (month + 9) % 12;
+    let day_of_year = (153 * month_index + 2) / 5 + day - 1;
+    let day_of_era = year_of_era * 365 + year_of_era / 4 - year_of_era / 100 + day_of_year;
+    era * 146_097 + day_of_era - 719_468
+}
+
+// ---------------------------------------------------------------------------------------------
+// Ordered checks (sequential): chain links and lifecycle state
+
+/// A bounded memory of recently closed ids: the oldest is forgotten when the window is full.
+struct ClosedWindow<K, V> {
+    entries: HashMap<K, (V, u64)>,
+    order: VecDeque<(K, u64)>,
+    generation: u64,
+}
+
+impl<K: Eq + Hash + Clone, V> ClosedWindow<K, V> {
+    fn new() -> Self {
+        ClosedWindow {
+            entries: HashMap::new(),
+            order: VecDeque::new(),
+            generation: 0,
+        }
+    }
+
+    fn get(&self, key: &K) -> Option<&V> {
+        self.entries.get(key).map(|(value, _)| value)
+    }
+
+    fn insert(&mut self, key: K, value: V) {
+        self.generation += 1;
+        self.entries.insert(key.clone(), (value, self.generation));
+        self.order.push_back((key, self.generation));
+        while self.order.len() > CLOSED_WINDOW {
+            if let Some((oldest, generation)) = self.order.pop_front() {
+                if self
+                    .entries
+                    .get(&oldest)
+                    .is_some_and(|(_, current)| *current == generation)
+                {
+                    self.entries.remove(&oldest);
+                }
+            }
+        }
+    }
+
+    fn remove(&mut self, key: &K) {
+        self.entries.remove(key);
+    }
+}
+
+struct FindingSink {
+    findings: Vec<Finding>,
+    limit: Option<usize>,
+    suppressed: u64,
+}
+
+impl FindingSink {
+    fn push(&mut self, finding: Finding) {
+        if self.limit.is_some_and(|limit| self.findings.len() >= limit) {
+            self.suppressed += 1;
+        } else {
+            self.findings.push(finding);
+        }
+    }
+}
+
+struct OpenRun {
+    line: u64,
+    cancellation_requested: bool,
+}
+
+const ACTION_TERMINAL: [&str; 5] = [
+    "action_succeeded",
+    "action_failed",
+    "action_rejected",
+    "action_skipped",
+    "action_deduplicated",
+];
+
+/// Actions are keyed by (proposal_id, action_id): action ids such as `a0` repeat across proposals.
+type ActionKey = (String, String);
+
+struct Checker<'a> {
+    options: &'a Options,
+    sink: FindingSink,
+    lines: u64,
+    events: u64,
+    blank_lines: u64,
+    invalid_lines: u64,
+    kinds: BTreeMap<String, u64>,
+    chain_started: bool,
+    last_hash: Option<(String, u64)>,
+    chained: u64,
+    unchained: u64,
+    verified: u64,
+    tampered_at: Option<u64>,
+    require_reported: bool,
+    runs: HashMap<String, OpenRun>,
+    proposals: HashMap<String, u64>,
+    completed_proposals: ClosedWindow<String, ()>,
+    actions: HashMap<ActionKey, String>,
+    ended_actions: ClosedWindow<ActionKey, String>,
+    last_timestamp: Option<Instant>,
+}
+
+impl<'a> Checker<'a> {
+    fn new(options: &'a Options) -> Self {
+        Checker {
+            options,
+            sink: FindingSink {
+                findings: Vec::new(),
+                limit: options.max_findings,
+                suppressed: 0,
+            },
+            lines: 0,
+            events: 0,
+            blank_lines: 0,
+            invalid_lines: 0,
+            kinds: BTreeMap::new(),
+            chain_started: false,
+            last_hash: None,
+            chained: 0,
+            unchained: 0,
+            verified: 0,
+            tampered_at: None,
+            require_reported: false,
+            runs: HashMap::new(),
+            proposals: HashMap::new(),
+            completed_proposals: ClosedWindow::new(),
+            actions: HashMap::new(),
+            ended_actions: ClosedWindow::new(),
+            last_timestamp: None,
+        }
+    }
+
+    fn take(&mut self, line: CheckedLine) {
+        self.lines += 1;
+        for finding in line.findings {
+            self.sink.push(finding);
+        }
+        match line.outcome {
+            Outcome::Blank => self.blank_lines += 1,
+            Outcome::Invalid => self.invalid_lines += 1,
+            Outcome::Event(facts) => {
+                let index = self.events;
+                self.events += 1;
+                if let Some(kind) = &facts.kind {
+                    if event_schema().kinds.contains(kind) {
+                        *self.kinds.entry(kind.clone()).or_insert(0) += 1;
+                    }
+                }
+                self.check_chain(line.number, index, &facts);
+                if self.options.lifecycle {
+                    self.check_lifecycle(line.number, &facts);
+                }
+            }
+        }
+    }
+
+    fn tampered(&mut self, index: u64) {
+        self.tampered_at.get_or_insert(index);
+    }
+
+    fn check_chain(&mut self, number: u64, index: u64, facts: &EventFacts) {
+        let mode = self.options.chain;
+        let Some(hash) = &facts.hash else {
+            if mode == ChainMode::Off {
+                return;
+            }
+            if let Some((_, previous_line)) = &self.last_hash {
+                let message = format!(
+                    "event has no \"hash\" inside the hash chain (the previous chained event is on \
+                     line {previous_line}): an unchained event was inserted"
+                );
+                self.sink.push(
+                    Finding::error(codes::CHAIN_GAP, message)
+                        .at("")
+                        .on_line(number),
+                );
+                self.tampered(index);
+            } else {
+                self.unchained += 1;
+                if mode == ChainMode::Require && !self.require_reported {
+                    self.require_reported = true;
+                    let message =
+                        "chain=\"require\" but the journal starts with an event without \"hash\"";
+                    self.sink.push(
+                        Finding::error(codes::CHAIN_REQUIRED, message)
+                            .at("")
+                            .on_line(number),
+                    );
+                    self.tampered(index);
+                }
+            }
+            return;
+        };
+        self.chained += 1;
+        if mode == ChainMode::Off {
+            return;
+        }
+        let mut intact = true;
+        match &facts.recomputed {
+            Some(Ok(recomputed)) if recomputed == hash => {}
+            Some(Ok(recomputed)) => {
+                intact = false;
+                let message = format!(
+                    "\"hash\" does not match the event's content (recomputed {recomputed}): the event \
+                     was edited"
+                );
+                self.sink.push(
+                    Finding::error(codes::HASH_MISMATCH, message)
+                        .at("/hash")
+                        .on_line(number),
+                );
+            }
+            Some(Err(reason)) => {
+                intact = false;
+                let message = format!("\"hash\" cannot be recomputed: {reason}");
+                self.sink.push(
+                    Finding::error(codes::HASH_MISMATCH, message)
+                        .at("/hash")
+                        .on_line(number),
+                );
+            }
+            None => {}
+        }
+        if let Some((previous, previous_line)) = &self.last_hash {
+            if facts.prev_hash.as_ref() != Some(previous) {
+                intact = false;
+                let found = facts
+                    .prev_hash
+                    .as_deref()
+                    .map_or("none".to_string(), |p| format!("\"{p}\""));
+                let message = format!(
+                    "\"prev_hash\" {found} does not link to the previous chained event (line \
+                     {previous_line}, hash \"{previous}\"): events were deleted or reordered"
+                );
+                self.sink.push(
+                    Finding::error(codes::LINK_MISMATCH, message)
+                        .at("/prev_hash")
+                        .on_line(number),
+                );
+            }
+        }
+        self.chain_started = true;
+        self.last_hash = Some((hash.clone(), number));
+        if intact {
+            self.verified += 1;
+        } else {
+            self.tampered(index);
+        }
+    }
+
+    fn check_lifecycle(&mut self, number: u64, facts: &EventFacts) {
+        let kind = facts.kind.as_deref().unwrap_or("");
+        if let Some(timestamp) = facts.timestamp {
+            if self.last_timestamp.is_some_and(|last| timestamp < last) {
+                self.sink.push(
+                    Finding::warning(
+                        codes::TIMESTAMP_BACKWARDS,
+                        "timestamp is earlier than the previous event's",
+                    )
+                    .at("/timestamp")
+                    .on_line(number),
+                );
+            }
+            self.last_timestamp = Some(timestamp);
+        }
+        if let Some(run_id) = &facts.run_id {
+            self.check_run(number, kind, run_id);
+        }
+        if let Some(proposal_id) = &facts.proposal_id {
+            if !self.check_proposal(number, kind, proposal_id) {
+                return;
+            }
+        }
+        if kind.starts_with("action_") {
+            match &facts.action_id {
+                Some(action_id) => {
+                    let key = (
+                        facts.proposal_id.clone().unwrap_or_default(),
+                        action_id.clone(),
+                    );
+                    self.check_action(number, kind, key);
+                }
+                None => self.sink.push(
+                    Finding::error(
+                        codes::ACTION_WITHOUT_ID,
+                        format!("{kind} event has no \"action_id\""),
+                    )
+                    .at("")
+                    .on_line(number),
+                ),
+            }
+        }
+    }
+
+    fn check_run(&mut self, number: u64, kind: &str, run_id: &str) {
+        if kind == "run_started" {
+            if let Some(open) = self.runs.get(run_id) {
+                let message = format!(
+                    "run \"{run_id}\" is started again while open (started on line {})",
+                    open.line
+                );
+                self.sink.push(
+                    Finding::error(codes::RUN_ALREADY_OPEN, message)
+                        .at("/run_id")
+                        .on_line(number),
+                );
+            } else {
+                self.runs.insert(
+                    run_id.to_string(),
+                    OpenRun {
+                        line: number,
+                        cancellation_requested: false,
+                    },
+                );
+            }
+            return;
+        }
+        let Some(run) = self.runs.get_mut(run_id) else {
+            let message = format!(
+                "{kind} event for run \"{run_id}\", which is not open (no run_started before it)"
+            );
+            self.sink.push(
+                Finding::error(codes::RUN_NOT_OPEN, message)
+                    .at("/run_id")
+                    .on_line(number),
+            );
+            return;
+        };
+        match kind {
+            "run_cancellation_requested" => run.cancellation_requested = true,
+            "run_cancellation_result" if !run.cancellation_requested => {
+                let message = format!("run_cancellation_result for run \"{run_id}\" without a run_cancellation_requested");
+                self.sink.push(
+                    Finding::error(codes::CANCELLATION_NOT_REQUESTED, message)
+                        .at("/run_id")
+                        .on_line(number),
+                );
+            }
+            "run_completed" => {
+                self.runs.remove(run_id);
+            }
+            _ => {}
+        }
+    }
+
+    /// False when the proposal has already completed (reported here, nothing more to check).
+    fn check_proposal(&mut self, number: u64, kind: &str, proposal_id: &str) -> bool {
+        let key = proposal_id.to_string();
+        if self.completed_proposals.get(&key).is_some() {
+            let message =
+                format!("{kind} event for proposal \"{proposal_id}\" after its proposal_completed");
+            self.sink.push(
+                Finding::error(codes::AFTER_PROPOSAL_COMPLETED, message)
+                    .at("/proposal_id")
+                    .on_line(number),
+            );
+            return false;
+        }
+        match kind {
+            "proposal_received" => {
+                self.proposals.entry(key).or_insert(number);
+            }
+            "proposal_completed" | "state_committed" if !self.proposals.contains_key(&key) => {
+                let message = format!(
+                    "{kind} for proposal \"{proposal_id}\" without an earlier proposal_received"
+                );
+                self.sink.push(
+                    Finding::error(codes::PROPOSAL_NOT_RECEIVED, message)
+                        .at("/proposal_id")
+                        .on_line(number),
+                );
+            }
+            "proposal_completed" => {
+                self.proposals.remove(&key);
+                self.completed_proposals.insert(key, ());
+            }
+            _ => {}
+        }
+        true
+    }
+
+    fn check_action(&mut self, number: u64, kind: &str, key: ActionKey) {
+        if let Some(ended) = self.ended_actions.get(&key) {
+            if ended == "action_failed" && kind == "action_retrying" {
+                self.ended_actions.remove(&key);
+                self.actions.insert(key, kind.to_string());
+            } else {
+                let message = format!(
+                    "{kind} for action \"{}\" after it ended with {ended}",
+                    key.1
+                );
+                self.sink.push(
+                    Finding::error(codes::AFTER_ACTION_ENDED, message)
+                        .at("/kind")
+                        .on_line(number),
+                );
+            }
+            return;
+        }
+        let previous = self.actions.get(&key).map(String::as_str);
+        if kind == "action_succeeded" && previous != Some("action_executing") {
+            let message = format!(
+                "action \"{}\" succeeded without an action_executing before it",
+                key.1
+            );
+            self.sink.push(
+                Finding::warning(codes::SUCCEEDED_WITHOUT_EXECUTING, message)
+                    .at("/kind")
+                    .on_line(number),
+            );
+        }
+        if ACTION_TERMINAL.contains(&kind) {
+            self.actions.remove(&key);
+            self.ended_actions.insert(key, kind.to_string());
+        } else {
+            self.actions.insert(key, kind.to_string());
+        }
+    }
+
+    fn finish(&mut self, interrupted: bool) -> Value {
+        let mut open_runs: Vec<(u64, &String)> =
+            self.runs.iter().map(|(id, run)| (run.line, id)).collect();
+        open_runs.sort();
+        let mut open_proposals: Vec<(u64, &String)> = self
+            .proposals
+            .iter()
+            .map(|(id, line)| (*line, id))
+            .collect();
+        open_proposals.sort();
+        if self.options.lifecycle && !interrupted {
+            let mut at_end = Vec::new();
+            for (line, run_id) in &open_runs {
+                let message = format!("run \"{run_id}\" is still open at the end of the journal");
+                at_end.push(
+                    Finding::warning(codes::RUN_OPEN_AT_END, message)
+                        .at("/run_id")
+                        .on_line(*line),
+                );
+            }
+            for (line, proposal_id) in &open_proposals {
+                let message =
+                    format!("proposal \"{proposal_id}\" is still open at the end of the journal");
+                at_end.push(
+                    Finding::warning(codes::PROPOSAL_OPEN_AT_END, message)
+                        .at("/proposal_id")
+                        .on_line(*line),
+                );
+            }
+            for finding in at_end {
+                self.sink.push(finding);
+            }
+        }
+        let chain = match (self.options.chain, self.tampered_at) {
+            (ChainMode::Off, _) => Value::Null,
+            (_, Some(index)) => json!({ "tampered_at": index }),
+            (_, None) => json!({ "verified": self.verified }),
+        };
+        json!({
+            "lines": self.lines,
+            "events": self.events,
+            "blank_lines": self.blank_lines,
+            "invalid_lines": self.invalid_lines,
+            "kinds": self.kinds,
+            "chained": self.chained,
+            "unchained": self.unchained,
+            "verified": self.verified,
+            "chain": chain,
+            "suppressed_findings": self.sink.suppressed,
+            "open_runs": open_runs.iter().map(|(_, id)| id.as_str()).collect::<Vec<_>>(),
+            "open_proposals": open_proposals.iter().map(|(_, id)| id.as_str()).collect::<Vec<_>>(),
+            "interrupted": interrupted,
+        })
+    }
+}
+
+/// Checks a whole journal. `should_stop` is asked between batches (the Python glue checks for
+/// Ctrl-C there); when it says stop, the report covers the lines read so far and
+/// `stats.interrupted` is true. I/O errors of the reader are returned as they are.
+pub fn check_journal<R: BufRead + Send>(
+    reader: R,
+    options: &Options,
+    mut should_stop: impl FnMut() -> bool,
+) -> io::Result<JournalReport> {
+    let mut lines = LineReader {
+        reader,
+        max_line_length: options.max_line_length,
+        number: 0,
+        finished: false,
+    };
+    let mut checker = Checker::new(options);
+    let mut batch = lines.next_batch()?;
+    let mut interrupted = false;
+    while !batch.is_empty() {
+        if should_stop() {
+            interrupted = true;
+            break;
+        }
+        // Check this batch on the pool while the next one is read.
+        let (checked, next) = rayon::join(
+            || {
+                use rayon::prelude::*;
+                batch
+                    .into_par_iter()
+                    .map(|raw| check_line(raw, options))
+                    .collect::<Vec<_>>()
+            },
+            || lines.next_batch(),
+        );
+        for line in checked {
+            checker.take(line);
+        }
+        batch = next?;
+    }
+    let stats = checker.finish(interrupted);
+    Ok(JournalReport {
+        findings: checker.sink.findings,
+        stats,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn check(text: &str, options: &Options) -> JournalReport {
+        check_journal(text.as_bytes(), options, || false).expect("in-memory read")
+    }
+
+    fn codes_of(report: &JournalReport) -> Vec<(&'static str, Option<u64>)> {
+        report.findings.iter().map(|f| (f.code, f.line)).collect()
+    }
+
+    const STARTED: &str =
+        r#"{"kind":"run_started","run_id":"r1","data":{},"timestamp":"2026-01-01T00:00:00Z"}"#;
+    const COMPLETED: &str =
+        r#"{"kind":"run_completed","run_id":"r1","data":{},"timestamp":"2026-01-01T00:00:01Z"}"#;
+
+    #[test]
+    fn a_clean_journal_has_no_findings_and_counts_every_line() {
+        let text = format!("{STARTED}\r\n\n  \n{COMPLETED}\n");
+        let report = check(&text, &Options::default());
+        assert_eq!(codes_of(&report), vec![]);
+        assert_eq!(report.stats["lines"], 4);
+        assert_eq!(report.stats["events"], 2);
+        assert_eq!(report.stats["blank_lines"], 2);
+        assert_eq!(report.stats["kinds"]["run_started"], 1);
+        assert_eq!(report.stats["chain"], json!({"verified": 0}));
+    }
+
+    #[test]
+    fn line_level_problems_are_located() {
+        let text = format!(
+            "{STARTED}\n[1]\n{{\"a\":1,\"a\":2}}\nnot json\n\u{0}\n{COMPLETED}\n{{\"kind\""
+        );
+        let report = check(&text, &Options::default());
+        let found = codes_of(&report);
+        assert!(found.contains(&(codes::NOT_AN_OBJECT, Some(2))));
+        assert!(found.contains(&("PF002", Some(3))));
+        assert!(found.contains(&("PF001", Some(4))));
+        assert!(found.contains(&(codes::TRUNCATED_FINAL_LINE, Some(7))));
+        assert_eq!(report.stats["invalid_lines"], 5);
+    }
+
+    #[test]
+    fn a_too_long_line_is_skipped_but_counted() {
+        let options = Options {
+            max_line_length: 100,
+            ..Options::default()
+        };
+        let text = format!("{STARTED}\n{}\n{COMPLETED}\n", "x".repeat(1000));
+        let report = check(&text, &options);
+        assert_eq!(codes_of(&report), vec![(codes::LINE_TOO_LONG, Some(2))]);
+        assert_eq!(report.stats["lines"], 3);
+    }
+
+    #[test]
+    fn timestamps_compare_as_instants() {
+        assert!(
+            parse_timestamp("2026-01-01T01:00:00+01:00") == parse_timestamp("2026-01-01T00:00:00Z")
+        );
+        assert!(
+            parse_timestamp("2026-01-01T00:00:00.5Z")
+                > parse_timestamp("2026-01-01T00:00:00.123456789Z")
+        );
+        assert_eq!(parse_timestamp("1970-01-02T00:00:00Z"), Some((86_400, 0)));
+        assert_eq!(parse_timestamp("2026-01-01 00:00:00Z"), None);
+    }
+
+    #[test]
+    fn the_closed_window_forgets_the_oldest() {
+        let mut window: ClosedWindow<u64, ()> = ClosedWindow::new();
+        for id in 0..(CLOSED_WINDOW as u64 + 1) {
+            window.insert(id, ());
+        }
+        assert!(window.get(&0).is_none());
+        assert!(window.get(&1).is_some());
+        assert!(window.order.len() <= CLOSED_WINDOW);
+    }
+}
