@@ -4,12 +4,14 @@ from typing import Any, final
 
 __all__ = [
     "CompiledSchema",
+    "JournalChecker",
     "build_info",
     "bundled_schema_ids",
     "bundled_validator",
     "canonicalize",
     "canonicalize_json",
     "check_journal",
+    "check_journal_chunk",
     "compile_schema",
     "digest_hex",
     "journal_event_kinds",
@@ -40,6 +42,28 @@ def check_journal(
     max_line_length: int = 67108864,
 ) -> tuple[list[_RawFinding], dict[str, Any]]: ...
 def journal_event_kinds() -> list[str]: ...
+def check_journal_chunk(
+    path: str,
+    start: int,
+    end: int,
+    chain: str = "auto",
+    profile: str = "strict",
+    max_line_length: int = 67108864,
+) -> bytes: ...
+
+@final
+class JournalChecker:
+    def __init__(
+        self,
+        chain: str = "auto",
+        lifecycle: bool = True,
+        max_findings: int | None = 1000,
+        profile: str = "strict",
+        max_line_length: int = 67108864,
+    ) -> None: ...
+    def feed(self, chunk: bytes) -> None: ...
+    def finish(self, interrupted: bool = False) -> tuple[list[_RawFinding], dict[str, Any]]: ...
+
 @final
 class CompiledSchema:
     def is_valid(self, instance: Any) -> bool: ...

@@ -9,15 +9,18 @@ from __future__ import annotations
 
 from .canonical import canonicalize, canonicalize_json, digest_hex
 from .journal import check_journal, journal_event_kinds
+from .journal_chunks import JournalChecker, check_journal_chunk
 from .parse import parse_json
 from .validate import bundled_schema_ids, bundled_validator, compile_schema
 
 __all__ = [
+    "JournalChecker",
     "bundled_schema_ids",
     "bundled_validator",
     "canonicalize",
     "canonicalize_json",
     "check_journal",
+    "check_journal_chunk",
     "compile_schema",
     "digest_hex",
     "journal_event_kinds",
