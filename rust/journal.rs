@@ -1126,6 +1126,43 @@ mod tests {
         assert_eq!(report.stats["lines"], 3);
     }
 
+    /// `count` chained events, one JSON line each.
+    fn chained_lines(count: usize) -> Vec<String> {
+        let mut previous: Option<String> = None;
+        (0..count)
+            .map(|n| {
+                let mut event = json!({"kind": "state_changed", "data": {"n": n}, "timestamp": "2026-01-01T00:00:00Z"});
+                if let Some(previous) = &previous {
+                    event["prev_hash"] = json!(previous);
+                }
+                let hash = canonical::digest_hex(&event).expect("canonical");
+                event["hash"] = json!(hash);
+                previous = Some(hash);
+                event.to_string()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_chain_locates_edits_and_deletions() {
+        let lines = chained_lines(5);
+        let intact = check(&(lines.join("\n") + "\n"), &Options::default());
+        assert_eq!(codes_of(&intact), vec![]);
+        assert_eq!(intact.stats["chain"], json!({"verified": 5}));
+
+        let mut edited = lines.clone();
+        edited[2] = edited[2].replace("\"n\":2", "\"n\":7");
+        let report = check(&(edited.join("\n") + "\n"), &Options::default());
+        assert_eq!(codes_of(&report), vec![(codes::HASH_MISMATCH, Some(3))]);
+        assert_eq!(report.stats["chain"], json!({"tampered_at": 2}));
+
+        let mut deleted = lines;
+        deleted.remove(1);
+        let report = check(&(deleted.join("\n") + "\n"), &Options::default());
+        assert_eq!(codes_of(&report), vec![(codes::LINK_MISMATCH, Some(2))]);
+        assert_eq!(report.stats["chain"], json!({"tampered_at": 1}));
+    }
+
     #[test]
     fn timestamps_compare_as_instants() {
         assert!(

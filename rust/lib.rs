@@ -384,7 +384,10 @@ mod python {
     }
 
     #[pyfunction]
-    #[pyo3(signature = (source, chain="auto", lifecycle=true, max_findings=Some(1000), profile="strict", max_line_length=journal::DEFAULT_MAX_LINE_LENGTH))]
+    #[pyo3(
+        signature = (source, chain="auto", lifecycle=true, max_findings=Some(1000), profile="strict", max_line_length=journal::DEFAULT_MAX_LINE_LENGTH),
+        text_signature = "(source, chain='auto', lifecycle=True, max_findings=1000, profile='strict', max_line_length=67108864)"
+    )]
     fn check_journal(
         py: Python<'_>,
         source: &Bound<'_, PyAny>,
@@ -436,7 +439,10 @@ mod python {
     /// The per-line stage over the lines beginning in bytes `[start, end)` of the journal at
     /// `path`, encoded for `JournalChecker.feed` (docs/cluster.md).
     #[pyfunction]
-    #[pyo3(signature = (path, start, end, chain="auto", profile="strict", max_line_length=journal::DEFAULT_MAX_LINE_LENGTH))]
+    #[pyo3(
+        signature = (path, start, end, chain="auto", profile="strict", max_line_length=journal::DEFAULT_MAX_LINE_LENGTH),
+        text_signature = "(path, start, end, chain='auto', profile='strict', max_line_length=67108864)"
+    )]
     fn check_journal_chunk<'py>(
         py: Python<'py>,
         path: &str,
@@ -473,7 +479,10 @@ mod python {
     #[pymethods]
     impl JournalChecker {
         #[new]
-        #[pyo3(signature = (chain="auto", lifecycle=true, max_findings=Some(1000), profile="strict", max_line_length=journal::DEFAULT_MAX_LINE_LENGTH))]
+        #[pyo3(
+            signature = (chain="auto", lifecycle=true, max_findings=Some(1000), profile="strict", max_line_length=journal::DEFAULT_MAX_LINE_LENGTH),
+            text_signature = "(chain='auto', lifecycle=True, max_findings=1000, profile='strict', max_line_length=67108864)"
+        )]
         fn new(
             chain: &str,
             lifecycle: bool,

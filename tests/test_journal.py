@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import io
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any
+
+import pytest
 
 import pairling_fast as pf
-import pytest
 from pairling_fast import _backend
 from pairling_fast.generate.journal import DEFECTS, generate_journal
 from pairling_fast.journal import JournalInterrupted, chain_event, event_kinds, event_line
@@ -30,7 +31,7 @@ def lines_of(*events: dict[str, Any]) -> list[bytes]:
 
 
 def chained(*events: dict[str, Any]) -> list[bytes]:
-    previous: Optional[str] = None
+    previous: str | None = None
     out = []
     for e in events:
         e = chain_event(e, previous)
@@ -39,7 +40,7 @@ def chained(*events: dict[str, Any]) -> list[bytes]:
     return out
 
 
-def located(report: Report) -> list[tuple[Optional[int], str, Optional[str]]]:
+def located(report: Report) -> list[tuple[int | None, str, str | None]]:
     return [(f.line, f.code, f.pointer) for f in report.findings]
 
 
@@ -347,7 +348,7 @@ def test_an_event_whose_hash_cannot_be_recomputed(backend: _backend.Engine) -> N
 P = "p1"
 
 
-def action(kind: str, action_id: Optional[str] = "a0") -> dict[str, Any]:
+def action(kind: str, action_id: str | None = "a0") -> dict[str, Any]:
     extra = {"action_id": action_id} if action_id is not None else {}
     return event(kind, proposal_id=P, **extra)
 

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import json
 
-import pairling_fast as pf
 import pytest
+
+import pairling_fast as pf
 from pairling_fast import _backend
 from pairling_fast.generate.journal import DEFECTS, generate_journal
 

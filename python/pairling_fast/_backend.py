@@ -11,7 +11,7 @@ import os
 import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any, Protocol, Union
+from typing import Any, Protocol
 
 from .report import RawFinding
 
@@ -62,7 +62,7 @@ class Engine(Protocol):
         source: Any,
         chain: str,
         lifecycle: bool,
-        max_findings: Union[int, None],
+        max_findings: int | None,
         profile: str,
         max_line_length: int,
     ) -> tuple[list[RawFinding], dict[str, Any]]: ...

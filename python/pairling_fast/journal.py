@@ -16,7 +16,7 @@ import tempfile
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from types import TracebackType
-from typing import IO, Any, Literal, Optional, Union
+from typing import IO, Any, Literal, Union
 
 from . import _backend
 from .errors import CanonicalizationError, ValidationError
@@ -64,13 +64,13 @@ class _LinesReader:
     newline is added, except on the last item, which is taken as a file's last line is (so a
     truncated final line is reported the same way)."""
 
-    def __init__(self, lines: Iterable[Union[bytes, str]]) -> None:
-        self._lines: Iterator[Union[bytes, str]] = iter(lines)
+    def __init__(self, lines: Iterable[bytes | str]) -> None:
+        self._lines: Iterator[bytes | str] = iter(lines)
         self._next = self._encoded(next(self._lines, None))
         self._buffer = bytearray()
 
     @staticmethod
-    def _encoded(line: Union[bytes, str, None]) -> Optional[bytes]:
+    def _encoded(line: bytes | str | None) -> bytes | None:
         if line is None or isinstance(line, bytes):
             return line
         if isinstance(line, str):
@@ -91,7 +91,7 @@ class _LinesReader:
         return chunk
 
 
-def _engine_source(source: JournalSource) -> tuple[Any, Optional[str]]:
+def _engine_source(source: JournalSource) -> tuple[Any, str | None]:
     """(what the engine reads: a path str or a binary ``read(n)`` object, the path for findings)."""
     if isinstance(source, (str, os.PathLike)):
         path = os.fsdecode(os.fspath(source))
@@ -111,7 +111,7 @@ def check_journal(
     *,
     chain: ChainMode = "auto",
     lifecycle: bool = True,
-    max_findings: Optional[int] = 1000,
+    max_findings: int | None = 1000,
     profile: Profile = "strict",
     max_line_length: int = DEFAULT_MAX_LINE_LENGTH,
 ) -> Report:
@@ -144,7 +144,7 @@ def event_line(event: dict[str, Any]) -> bytes:
     return json.dumps(event, ensure_ascii=False, separators=(",", ":")).encode("utf-8") + b"\n"
 
 
-def chain_event(event: dict[str, Any], previous_hash: Optional[str]) -> dict[str, Any]:
+def chain_event(event: dict[str, Any], previous_hash: str | None) -> dict[str, Any]:
     """A copy of ``event`` with ``prev_hash`` (omitted at a chain's start, as CAR does) and its
     ``hash`` (``car.journal-chain.jcs-sha256.v1``) set."""
     chained = {key: value for key, value in event.items() if key not in ("hash", "prev_hash")}
@@ -155,8 +155,8 @@ def chain_event(event: dict[str, Any], previous_hash: Optional[str]) -> dict[str
 
 
 def chain_journal(
-    src: Union[str, os.PathLike[str]],
-    dst: Union[str, os.PathLike[str]],
+    src: str | os.PathLike[str],
+    dst: str | os.PathLike[str],
     *,
     profile: Profile = "strict",
     fsync: bool = True,
@@ -194,7 +194,7 @@ def chain_journal(
 
 def _write_chained(lines: IO[bytes], output: IO[bytes], path: str) -> dict[str, Any]:
     engine = _backend.active()
-    previous_hash: Optional[str] = None
+    previous_hash: str | None = None
     newly_chained = kept = events = 0
     for number, line in enumerate(lines, start=1):
         text = line.rstrip(b"\r\n")
@@ -226,8 +226,8 @@ def _write_chained(lines: IO[bytes], output: IO[bytes], path: str) -> dict[str, 
 
 
 def _existing_link_problem(
-    event: dict[str, Any], existing: str, previous_hash: Optional[str], newly_chained: int
-) -> Optional[tuple[str, str, str]]:
+    event: dict[str, Any], existing: str, previous_hash: str | None, newly_chained: int
+) -> tuple[str, str, str] | None:
     """Why an already chained input event cannot be kept: (code, pointer, message), or None."""
     recomputed = _backend.active().digest_hex({k: v for k, v in event.items() if k != "hash"})
     if recomputed != existing:
@@ -270,7 +270,7 @@ def _fsync_directory(directory: Path) -> None:
 _TAIL_BLOCK = 1 << 16
 
 
-def _last_line(stream: IO[bytes], size: int, limit: int) -> Optional[bytes]:
+def _last_line(stream: IO[bytes], size: int, limit: int) -> bytes | None:
     """The last non-blank line of a file, read from the end in blocks, at most ``limit`` bytes."""
     position = size
     tail = b""
@@ -300,7 +300,7 @@ class JournalWriter:
 
     def __init__(
         self,
-        path: Union[str, os.PathLike[str]],
+        path: str | os.PathLike[str],
         *,
         fsync: bool = False,
         max_line_length: int = DEFAULT_MAX_LINE_LENGTH,
@@ -315,10 +315,10 @@ class JournalWriter:
             raise
 
     @classmethod
-    def open(cls, path: Union[str, os.PathLike[str]], *, fsync: bool = False) -> JournalWriter:
+    def open(cls, path: str | os.PathLike[str], *, fsync: bool = False) -> JournalWriter:
         return cls(path, fsync=fsync)
 
-    def _resume(self, max_line_length: int) -> Optional[str]:
+    def _resume(self, max_line_length: int) -> str | None:
         size = self._file.seek(0, os.SEEK_END)
         last = _last_line(self._file, size, max_line_length)
         terminated = True
@@ -369,8 +369,8 @@ class JournalWriter:
 
     def __exit__(
         self,
-        exc_type: Optional[type[BaseException]],
-        exc: Optional[BaseException],
-        traceback: Optional[TracebackType],
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
     ) -> None:
         self.close()

@@ -12,7 +12,7 @@ from collections import deque
 from collections.abc import Hashable, Iterator
 from dataclasses import dataclass, field
 from functools import cache
-from typing import Any, Callable, Generic, Optional, TypeVar, Union
+from typing import Any, Callable, Generic, TypeVar
 
 from ..errors import CanonicalizationError
 from ..report import RawFinding, Severity
@@ -88,9 +88,9 @@ def _finding(
     code: str,
     severity: Severity,
     message: str,
-    line: Optional[int],
-    pointer: Optional[str],
-    schema_pointer: Optional[str] = None,
+    line: int | None,
+    pointer: str | None,
+    schema_pointer: str | None = None,
 ) -> RawFinding:
     return (code, severity, message, line, pointer, schema_pointer)
 
@@ -102,7 +102,7 @@ def _finding(
 @dataclass
 class _RawLine:
     number: int
-    data: Optional[bytes]  # None: over the length limit, skipped
+    data: bytes | None  # None: over the length limit, skipped
     length: int
     terminated: bool
 
@@ -141,20 +141,20 @@ def _read_lines(read: Callable[[int], bytes], max_line_length: int) -> Iterator[
 
 @dataclass
 class _EventFacts:
-    kind: Optional[str]
-    run_id: Optional[str]
-    proposal_id: Optional[str]
-    action_id: Optional[str]
-    hash: Optional[str]
-    prev_hash: Optional[str]
-    recomputed: Optional[tuple[bool, str]]  # (ok, digest or why it cannot be computed)
-    timestamp: Optional[Instant]
+    kind: str | None
+    run_id: str | None
+    proposal_id: str | None
+    action_id: str | None
+    hash: str | None
+    prev_hash: str | None
+    recomputed: tuple[bool, str] | None  # (ok, digest or why it cannot be computed)
+    timestamp: Instant | None
 
 
 _BLANK = re.compile(rb"[ \t\r]*")
 
 
-def _string_member(event: dict[str, Any], name: str) -> Optional[str]:
+def _string_member(event: dict[str, Any], name: str) -> str | None:
     value = event.get(name)
     return value if isinstance(value, str) else None
 
@@ -173,7 +173,7 @@ def _json_type(value: Any) -> str:
 
 def _check_line(
     raw: _RawLine, chain: str, profile: str, max_line_length: int
-) -> tuple[Union[str, _EventFacts], list[RawFinding]]:
+) -> tuple[str | _EventFacts, list[RawFinding]]:
     """("blank" | "invalid" | the event's facts, findings) of one line."""
     number = raw.number
     if raw.data is None:
@@ -201,7 +201,7 @@ def _check_line(
         return "invalid", [_finding(NOT_AN_OBJECT, "error", message, number, "")]
     findings = _schema_findings(value, profile, number)
     event_hash = _string_member(value, "hash")
-    recomputed: Optional[tuple[bool, str]] = None
+    recomputed: tuple[bool, str] | None = None
     if event_hash is not None and chain != "off":
         try:
             recomputed = (True, digest_hex({k: v for k, v in value.items() if k != "hash"}))
@@ -278,7 +278,7 @@ _TIMESTAMP = re.compile(
 )
 
 
-def parse_timestamp(text: str) -> Optional[Instant]:
+def parse_timestamp(text: str) -> Instant | None:
     """An RFC 3339 date-time as an instant; None if it is not one (the schema check reports it)."""
     match = _TIMESTAMP.fullmatch(text)
     if match is None:
@@ -326,7 +326,7 @@ class _ClosedWindow(Generic[K, V]):
         self._order: deque[tuple[K, int]] = deque()
         self._generation = 0
 
-    def get(self, key: K) -> Optional[V]:
+    def get(self, key: K) -> V | None:
         entry = self._entries.get(key)
         return None if entry is None else entry[0]
 
@@ -357,7 +357,7 @@ class _OpenRun:
 class _Checker:
     chain: str
     lifecycle: bool
-    max_findings: Optional[int]
+    max_findings: int | None
     findings: list[RawFinding] = field(default_factory=list)
     suppressed: int = 0
     lines: int = 0
@@ -365,18 +365,18 @@ class _Checker:
     blank_lines: int = 0
     invalid_lines: int = 0
     kinds: dict[str, int] = field(default_factory=dict)
-    last_hash: Optional[tuple[str, int]] = None
+    last_hash: tuple[str, int] | None = None
     chained: int = 0
     unchained: int = 0
     verified: int = 0
-    tampered_at: Optional[int] = None
+    tampered_at: int | None = None
     require_reported: bool = False
     runs: dict[str, _OpenRun] = field(default_factory=dict)
     proposals: dict[str, int] = field(default_factory=dict)
     completed_proposals: _ClosedWindow[str, bool] = field(default_factory=_ClosedWindow)
     actions: dict[tuple[str, str], str] = field(default_factory=dict)
     ended_actions: _ClosedWindow[tuple[str, str], str] = field(default_factory=_ClosedWindow)
-    last_timestamp: Optional[Instant] = None
+    last_timestamp: Instant | None = None
 
     def push(self, finding: RawFinding) -> None:
         if self.max_findings is not None and len(self.findings) >= self.max_findings:
@@ -384,9 +384,7 @@ class _Checker:
         else:
             self.findings.append(finding)
 
-    def take(
-        self, number: int, outcome: Union[str, _EventFacts], findings: list[RawFinding]
-    ) -> None:
+    def take(self, number: int, outcome: str | _EventFacts, findings: list[RawFinding]) -> None:
         self.lines += 1
         for finding in findings:
             self.push(finding)
@@ -557,7 +555,7 @@ class _Checker:
             for line, proposal_id in open_proposals:
                 message = f"proposal {_quoted(proposal_id)} is still open at the end of the journal"
                 self.push(_finding(PROPOSAL_OPEN_AT_END, "warning", message, line, "/proposal_id"))
-        chain: Optional[dict[str, int]]
+        chain: dict[str, int] | None
         if self.chain == "off":
             chain = None
         elif self.tampered_at is not None:
@@ -585,7 +583,7 @@ def check_journal(
     source: Any,
     chain: str = "auto",
     lifecycle: bool = True,
-    max_findings: Optional[int] = 1000,
+    max_findings: int | None = 1000,
     profile: str = "strict",
     max_line_length: int = DEFAULT_MAX_LINE_LENGTH,
 ) -> tuple[list[RawFinding], dict[str, Any]]:

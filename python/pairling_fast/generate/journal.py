@@ -21,7 +21,7 @@ import json
 import random
 import sys
 from dataclasses import dataclass, field
-from typing import Any, Optional, Protocol
+from typing import Any, Protocol
 
 from ..journal import chain_event, event_kinds, event_line
 
@@ -108,7 +108,7 @@ class _Writer:
     line: int = 0
     events: int = 0
     nanos: int = 0
-    previous_hash: Optional[str] = None
+    previous_hash: str | None = None
     expected: list[ExpectedFinding] = field(default_factory=list)
 
     def timestamp(self, offset_seconds: int = 0) -> str:
@@ -123,7 +123,7 @@ class _Writer:
             f"{nanos // 1000:06d}Z"
         )
 
-    def event(self, kind: str, data: dict[str, Any], **ids: Optional[str]) -> int:
+    def event(self, kind: str, data: dict[str, Any], **ids: str | None) -> int:
         self.nanos += self.rng.randrange(1_000_000, 250_000_000)
         event: dict[str, Any] = {"kind": kind, "data": data, "timestamp": self.timestamp()}
         event.update((name, value) for name, value in ids.items() if value is not None)
@@ -170,7 +170,7 @@ class _Journal:
         self.runs = 0
         self.proposals = 0
         self.due = self._schedule(defects)
-        self.completed_proposal: Optional[str] = None
+        self.completed_proposal: str | None = None
 
     def _schedule(self, count: int) -> list[_Due]:
         names = [name for name, where in DEFECTS.items() if where != "end"]
@@ -190,7 +190,7 @@ class _Journal:
     def text(self) -> str:
         return f"{self.rng.choice(WORDS)} {self.rng.randrange(10_000)}"
 
-    def misc(self, run_id: str, **ids: Optional[str]) -> None:
+    def misc(self, run_id: str, **ids: str | None) -> None:
         kind = self.misc_kinds[self.misc_next % len(self.misc_kinds)]
         self.misc_next += 1
         data = {"note": self.text(), "tokens": self.rng.randrange(1, 4000)}
