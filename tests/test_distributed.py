@@ -220,3 +220,51 @@ def _line_offsets(path: Path) -> list[int]:
         offsets.append(position)
         position += len(line)
     return offsets
+
+
+class _InterruptingClient:
+    """Runs chunks at once, in the driver; Ctrl-C arrives while waiting for the third one."""
+
+    def __init__(self) -> None:
+        self.submitted = 0
+        self.cancelled: list[Any] = []
+
+    def run(self, function: Any, *args: Any) -> dict[str, Any]:
+        return {"worker": function(*args)}
+
+    def nthreads(self) -> dict[str, int]:
+        return {"worker": 1}
+
+    def submit(self, function: Any, *args: Any, pure: bool) -> Any:
+        self.submitted += 1
+        client = self
+
+        class Done:
+            number = client.submitted
+
+            def result(self) -> Any:
+                if self.number == 3:
+                    raise KeyboardInterrupt
+                return function(*args)
+
+            def release(self) -> None:
+                pass
+
+        return Done()
+
+    def cancel(self, futures: list[Any]) -> None:
+        self.cancelled += futures
+
+
+def test_ctrl_c_cancels_the_chunks_in_flight_and_keeps_the_partial_report(
+    journals: dict[str, Path],
+) -> None:
+    fake = _InterruptingClient()
+    with pytest.raises(pf.JournalInterrupted) as interrupted:
+        pfd.check_journal(journals["chained"], fake, chunk_bytes=1000)
+    stats = interrupted.value.report.stats
+    assert (
+        stats["interrupted"]
+        and 0 < stats["lines"] < pf.check_journal(journals["chained"]).stats["lines"]
+    )
+    assert len(fake.cancelled) == 1  # two chunks in flight: the one interrupted, one ahead
