@@ -41,6 +41,9 @@ __all__ = [
     "check_journal",
     "check_paths",
     "chunk_ranges",
+    "connect",
+    "journal_files",
+    "journal_reports",
     "main",
 ]
 
@@ -116,7 +119,7 @@ class _Chunk:
     last: bool  # the file's last chunk: its report is complete after this one
 
 
-def _journal_files(paths: Iterable[PathLike]) -> list[str]:
+def journal_files(paths: Iterable[PathLike]) -> list[str]:
     """The files to check, each once, in the order given; directories give their journals."""
     files: dict[str, None] = {}
     for raw in paths:
@@ -142,20 +145,23 @@ def _chunks(files: Sequence[str], chunk_bytes: int) -> Iterator[_Chunk]:
             yield _Chunk(path, start, end, last=number == len(ranges))
 
 
-def _reports(
+def journal_reports(
     files: Sequence[str],
     client: Client,
-    chunk_bytes: int,
-    max_in_flight: int | None,
-    chain: ChainMode,
-    lifecycle: bool,
-    max_findings: int | None,
-    profile: Profile,
-    max_line_length: int,
-) -> Iterator[Report]:
-    """Each file's report, in order. Chunks are submitted ahead (at most ``max_in_flight``) and
-    consumed in file order, so the driver holds a bounded number of chunk results; on Ctrl-C the
-    chunks in flight are cancelled and ``JournalInterrupted`` carries the partial report."""
+    *,
+    chunk_bytes: int = DEFAULT_CHUNK_BYTES,
+    max_in_flight: int | None = None,
+    chain: ChainMode = "auto",
+    lifecycle: bool = True,
+    max_findings: int | None = 1000,
+    profile: Profile = "strict",
+    max_line_length: int = DEFAULT_MAX_LINE_LENGTH,
+) -> Iterator[tuple[str, Report]]:
+    """(path, report) of each journal file, in order, as each completes: one pipeline of chunks
+    across all files. Chunks are submitted ahead (at most ``max_in_flight``, default twice the
+    cluster's threads) and consumed in file order, so the driver holds a bounded number of chunk
+    results. On Ctrl-C the chunks in flight are cancelled and ``JournalInterrupted`` carries the
+    partial report of the file being checked."""
     backend = _backend.active_name()
     engine = _backend.active()
     _check_workers(client, backend)
@@ -205,7 +211,8 @@ def _reports(
             if chunk.last:
                 raw, stats = checker.finish(False)
                 checker = None
-                yield Report(findings=[Finding.from_raw(r, chunk.path) for r in raw], stats=stats)
+                findings = [Finding.from_raw(r, chunk.path) for r in raw]
+                yield chunk.path, Report(findings=findings, stats=stats)
     except KeyboardInterrupt:
         client.cancel([future for _, future in pending])
         if checker is None:
@@ -236,16 +243,16 @@ def check_journal(
     file = os.fsdecode(os.fspath(path))
     if not os.path.isfile(file):
         raise FileNotFoundError(f"{file}: not a file")
-    (report,) = _reports(
+    ((_, report),) = journal_reports(
         [file],
         client,
-        chunk_bytes,
-        max_in_flight,
-        chain,
-        lifecycle,
-        max_findings,
-        profile,
-        max_line_length,
+        chunk_bytes=chunk_bytes,
+        max_in_flight=max_in_flight,
+        chain=chain,
+        lifecycle=lifecycle,
+        max_findings=max_findings,
+        profile=profile,
+        max_line_length=max_line_length,
     )
     return report
 
@@ -266,20 +273,19 @@ def check_paths(
     workers, one pipeline of chunks across all files. The report lists every file's findings
     (each with its ``path``) in the order the files were given, and ``stats["files"]`` maps each
     path to its stats; per file, both are exactly what ``pairling_fast.check_journal`` gives."""
-    files = _journal_files(paths)
-    reports = _reports(
-        files,
+    reports = journal_reports(
+        journal_files(paths),
         client,
-        chunk_bytes,
-        max_in_flight,
-        chain,
-        lifecycle,
-        max_findings,
-        profile,
-        max_line_length,
+        chunk_bytes=chunk_bytes,
+        max_in_flight=max_in_flight,
+        chain=chain,
+        lifecycle=lifecycle,
+        max_findings=max_findings,
+        profile=profile,
+        max_line_length=max_line_length,
     )
     merged = Report(stats={"files": {}})
-    for path, report in zip(files, reports):
+    for path, report in reports:
         merged.findings.extend(report.findings)
         merged.stats["files"][path] = report.stats
     return merged
@@ -362,7 +368,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 max_findings=args.max_findings or None,
                 profile=args.profile,
             )
-    except (OSError, ValueError, PairlingError) as error:
+    except (OSError, ValueError, ImportError, PairlingError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
     sys.stdout.write(report.to_json(indent=2) + "\n" if args.format == "json" else _text(report))
