@@ -53,14 +53,14 @@ def check_journal_chunk(
 
 @final
 class JournalChecker:
-    def __init__(
-        self,
+    def __new__(
+        cls,
         chain: str = "auto",
         lifecycle: bool = True,
         max_findings: int | None = 1000,
         profile: str = "strict",
         max_line_length: int = 67108864,
-    ) -> None: ...
+    ) -> JournalChecker: ...
     def feed(self, chunk: bytes) -> None: ...
     def finish(self, interrupted: bool = False) -> tuple[list[_RawFinding], dict[str, Any]]: ...
 
