@@ -21,7 +21,7 @@ import pairling_fast as pf
 from pairling_fast import _backend
 from pairling_fast.generate.journal import write_journal
 
-EVENTS = {"rust": 100_000, "python": 10_000}
+EVENTS = {"rust": 50_000, "python": 2_000}
 
 
 @pytest.fixture(scope="module")

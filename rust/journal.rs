@@ -602,10 +602,13 @@ struct FindingSink {
     findings: Vec<Finding>,
     limit: Option<usize>,
     suppressed: u64,
+    /// Every error found, listed or suppressed: whether the journal is valid survives the cap.
+    errors: u64,
 }
 
 impl FindingSink {
     fn push(&mut self, finding: Finding) {
+        self.errors += u64::from(finding.is_error());
         if self.limit.is_some_and(|limit| self.findings.len() >= limit) {
             self.suppressed += 1;
         } else {
@@ -661,6 +664,7 @@ impl Checker {
                 findings: Vec::new(),
                 limit: options.max_findings,
                 suppressed: 0,
+                errors: 0,
             },
             lines: 0,
             events: 0,
@@ -1019,6 +1023,7 @@ impl Checker {
             "verified": self.verified,
             "chain": chain,
             "suppressed_findings": self.sink.suppressed,
+            "errors": self.sink.errors,
             "open_runs": open_runs.iter().map(|(_, id)| id.as_str()).collect::<Vec<_>>(),
             "open_proposals": open_proposals.iter().map(|(_, id)| id.as_str()).collect::<Vec<_>>(),
             "interrupted": interrupted,
@@ -1042,14 +1047,17 @@ pub fn check_journal<R: BufRead + Send>(
     };
     let mut checker = Checker::new(options);
     let mut batch = lines.next_batch()?;
+    let mut checked: Vec<CheckedLine> = Vec::new();
     let mut interrupted = false;
     while !batch.is_empty() {
         if should_stop() {
             interrupted = true;
             break;
         }
-        // Check this batch on the pool while the next one is read.
-        let (checked, next) = rayon::join(
+        // A three-stage pipeline: this batch is checked on the pool while the previous batch's
+        // results go through the ordered checks and the next batch is read.
+        let previous = std::mem::take(&mut checked);
+        let (current, next) = rayon::join(
             || {
                 use rayon::prelude::*;
                 batch
@@ -1057,12 +1065,18 @@ pub fn check_journal<R: BufRead + Send>(
                     .map(|raw| check_line(raw, options))
                     .collect::<Vec<_>>()
             },
-            || lines.next_batch(),
+            || {
+                for line in previous {
+                    checker.take(line);
+                }
+                lines.next_batch()
+            },
         );
-        for line in checked {
-            checker.take(line);
-        }
+        checked = current;
         batch = next?;
+    }
+    for line in checked {
+        checker.take(line);
     }
     let stats = checker.finish(interrupted);
     Ok(JournalReport {

@@ -7,6 +7,7 @@ pub mod journal;
 pub mod parse;
 pub mod report;
 pub mod validate;
+pub mod wire;
 
 #[cfg(feature = "python")]
 mod pyvalue;
@@ -316,6 +317,124 @@ mod python {
         })
     }
 
+    type WireOutcome = (Vec<RawFinding>, PyObject);
+
+    fn wire_outcome(
+        py: Python<'_>,
+        (findings, stats): (Vec<crate::report::Finding>, serde_json::Value),
+    ) -> PyResult<WireOutcome> {
+        Ok((raw_findings(findings), to_python(py, &stats)?))
+    }
+
+    /// A Python value as JSON; `what` names the argument in the error, as the fallback does.
+    fn argument_value(
+        py: Python<'_>,
+        what: &str,
+        value: &Bound<'_, PyAny>,
+    ) -> PyResult<serde_json::Value> {
+        to_value(value).map_err(|mut error| {
+            error.message = format!("{what}: {}", error.message);
+            canonicalization_error(py, error)
+        })
+    }
+
+    #[pyfunction]
+    #[pyo3(signature = (method, result, catalog=None, wire_schema_digest=None))]
+    fn check_rpc_result(
+        py: Python<'_>,
+        method: &str,
+        result: &Bound<'_, PyAny>,
+        catalog: Option<&Bound<'_, PyAny>>,
+        wire_schema_digest: Option<&str>,
+    ) -> PyResult<WireOutcome> {
+        guarded(py, "check_rpc_result", || {
+            let result = argument_value(py, "result", result)?;
+            let catalog = catalog
+                .map(|catalog| argument_value(py, "catalog", catalog))
+                .transpose()?;
+            let outcome = py.allow_threads(|| {
+                crate::wire::check_rpc_result(method, &result, catalog.as_ref(), wire_schema_digest)
+            });
+            wire_outcome(py, outcome)
+        })
+    }
+
+    #[pyfunction]
+    #[pyo3(signature = (path, wire_schema_digest=None))]
+    fn check_transcript_file(
+        py: Python<'_>,
+        path: std::path::PathBuf,
+        wire_schema_digest: Option<String>,
+    ) -> PyResult<WireOutcome> {
+        // Slice by slice without the GIL, checking for Ctrl-C between slices.
+        const LINES_PER_SLICE: usize = 1 << 14;
+        guarded(py, "check_transcript_file", || {
+            let mut reader = crate::wire::open_transcript(&path)?;
+            let mut checker = crate::wire::TranscriptChecker::new(wire_schema_digest);
+            while !py.allow_threads(|| checker.feed_from(&mut reader, LINES_PER_SLICE))? {
+                py.check_signals()?;
+            }
+            wire_outcome(py, checker.finish())
+        })
+    }
+
+    /// A JSON-RPC transcript fed in batches of lines (from a file object or an iterable).
+    #[pyclass(module = "pairling_fast._core")]
+    struct TranscriptChecker {
+        inner: Option<crate::wire::TranscriptChecker>,
+    }
+
+    impl TranscriptChecker {
+        fn running(&mut self) -> PyResult<&mut crate::wire::TranscriptChecker> {
+            self.inner.as_mut().ok_or_else(|| {
+                pyo3::exceptions::PyValueError::new_err("the transcript checker is finished")
+            })
+        }
+    }
+
+    #[pymethods]
+    impl TranscriptChecker {
+        #[new]
+        #[pyo3(signature = (wire_schema_digest=None))]
+        fn new(wire_schema_digest: Option<String>) -> Self {
+            TranscriptChecker {
+                inner: Some(crate::wire::TranscriptChecker::new(wire_schema_digest)),
+            }
+        }
+
+        fn feed_lines(&mut self, py: Python<'_>, lines: Vec<Bound<'_, PyBytes>>) -> PyResult<()> {
+            guarded(py, "TranscriptChecker.feed_lines", || {
+                let checker = self.running()?;
+                let lines: Vec<&[u8]> = lines.iter().map(|line| line.as_bytes()).collect();
+                py.allow_threads(|| lines.iter().for_each(|line| checker.feed_line(line)));
+                Ok(())
+            })
+        }
+
+        fn finish(&mut self, py: Python<'_>) -> PyResult<WireOutcome> {
+            guarded(py, "TranscriptChecker.finish", || {
+                self.running()?;
+                let checker = self.inner.take().expect("checked just above");
+                wire_outcome(py, checker.finish())
+            })
+        }
+    }
+
+    #[pyfunction]
+    fn check_wire_schema(py: Python<'_>, path: std::path::PathBuf) -> PyResult<WireOutcome> {
+        guarded(py, "check_wire_schema", || {
+            let outcome = py.allow_threads(|| crate::wire::check_wire_schema(&path))?;
+            wire_outcome(py, outcome)
+        })
+    }
+
+    #[pyfunction]
+    fn wire_schema_digest(py: Python<'_>, path: std::path::PathBuf) -> PyResult<String> {
+        guarded(py, "wire_schema_digest", || {
+            Ok(py.allow_threads(|| crate::wire::wire_schema_digest(&path))?)
+        })
+    }
+
     /// A Python binary file object as a `Read`: each read briefly re-acquires the GIL. Ctrl-C
     /// inside `read` ends the input and raises `interrupted`; any other exception is kept and
     /// re-raised as it is.
@@ -558,6 +677,11 @@ mod python {
         m.add_function(wrap_pyfunction!(journal_event_kinds, m)?)?;
         m.add_function(wrap_pyfunction!(check_journal_chunk, m)?)?;
         m.add_class::<JournalChecker>()?;
+        m.add_function(wrap_pyfunction!(check_rpc_result, m)?)?;
+        m.add_function(wrap_pyfunction!(check_transcript_file, m)?)?;
+        m.add_function(wrap_pyfunction!(check_wire_schema, m)?)?;
+        m.add_function(wrap_pyfunction!(wire_schema_digest, m)?)?;
+        m.add_class::<TranscriptChecker>()?;
         m.add_class::<CompiledSchema>()?;
         Ok(())
     }

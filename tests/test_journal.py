@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import argparse
 import io
+import json
 from pathlib import Path
 from typing import Any
 
@@ -10,7 +12,7 @@ import pytest
 
 import pairling_fast as pf
 from pairling_fast import _backend
-from pairling_fast.generate.journal import DEFECTS, generate_journal
+from pairling_fast.generate.journal import DEFECTS, add_arguments, generate_journal, run
 from pairling_fast.journal import JournalInterrupted, chain_event, event_kinds, event_line
 from pairling_fast.report import Report
 
@@ -460,6 +462,7 @@ def test_max_findings_caps_the_list_not_the_checking(backend: _backend.Engine) -
     capped = check(lines, max_findings=3)
     assert capped.findings == full.findings[:3]
     assert capped.stats["suppressed_findings"] == len(expected) - 3
+    assert capped.stats["errors"] == full.stats["errors"] == len(full.errors) > 3
     assert {**capped.stats, "suppressed_findings": 0} == full.stats
 
 
@@ -585,3 +588,20 @@ def test_journal_writer_on_an_unterminated_or_broken_tail(
     with pytest.raises(pf.ValidationError) as raised:
         pf.JournalWriter(path)
     assert raised.value.findings[0].code == "PF302"
+
+
+def test_the_generator_command_writes_the_journal_and_its_expected_findings(
+    backend: _backend.Engine, tmp_path: Path
+) -> None:
+    parser = argparse.ArgumentParser()
+    add_arguments(parser)
+    out = tmp_path / "journal.jsonl"
+    args = parser.parse_args(["--events", "300", "--seed", "8", "--chain", "--defects", "6"])
+    args.output = str(out)
+    assert run(args) == 0
+    expected = json.loads(Path(str(out) + ".expected.json").read_text(encoding="utf-8"))
+    assert expected["generator"]["defects"] == 6
+    report = pf.check_journal(out, max_findings=None)
+    assert sorted(located(report)) == expected_of(expected["findings"])
+    assert report.stats["chain"] == {"verified": report.stats["events"]}
+    assert run(parser.parse_args(["--defects", "2"])) == 2  # findings need a file to go to

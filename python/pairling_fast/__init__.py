@@ -20,8 +20,10 @@ from .errors import (
     ValidationError,
 )
 from .journal import JournalInterrupted, JournalWriter, chain_journal, check_journal
+from .paths import PathsReport, check_paths
 from .report import REPORT_VERSION, Finding, Report
 from .validator import Validator, schema_validator
+from .wire import check_rpc_result, check_transcript, check_wire_schema, wire_schema_digest
 
 try:
     __version__ = version("pairling_fast")
@@ -36,6 +38,7 @@ __all__ = [
     "JournalInterrupted",
     "JournalWriter",
     "PairlingError",
+    "PathsReport",
     "Report",
     "SchemaCompileError",
     "ValidationError",
@@ -47,11 +50,16 @@ __all__ = [
     "canonicalize_json",
     "chain_journal",
     "check_journal",
+    "check_paths",
+    "check_rpc_result",
+    "check_transcript",
+    "check_wire_schema",
     "digest",
     "digest_hex",
     "parse_json",
     "schema_validator",
     "schemas",
+    "wire_schema_digest",
 ]
 
 

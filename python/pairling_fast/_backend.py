@@ -31,6 +31,8 @@ BACKEND_ENV = "PAIRLING_FAST_BACKEND"
 
 RawViolation = tuple[str, str, str, str]
 """(pointer, schema_pointer, keyword, message)"""
+WireOutcome = tuple[list[RawFinding], dict[str, Any]]
+"""The findings of a wire check and its stats."""
 
 
 class CompiledSchema(Protocol):
@@ -45,6 +47,11 @@ class JournalChecker(Protocol):
 
     def feed(self, chunk: bytes) -> None: ...
     def finish(self, interrupted: bool = False) -> tuple[list[RawFinding], dict[str, Any]]: ...
+
+
+class TranscriptChecker(Protocol):
+    def feed_lines(self, lines: list[bytes]) -> None: ...
+    def finish(self) -> WireOutcome: ...
 
 
 class Engine(Protocol):
@@ -78,6 +85,13 @@ class Engine(Protocol):
         profile: str,
         max_line_length: int,
     ) -> JournalChecker: ...
+    def check_rpc_result(
+        self, method: str, result: Any, catalog: Any, wire_schema_digest: str | None
+    ) -> WireOutcome: ...
+    def check_transcript_file(self, path: str, wire_schema_digest: str | None) -> WireOutcome: ...
+    def TranscriptChecker(self, wire_schema_digest: str | None) -> TranscriptChecker: ...
+    def check_wire_schema(self, path: str) -> WireOutcome: ...
+    def wire_schema_digest(self, path: str) -> str: ...
 
 
 def engine(name: str) -> Engine:

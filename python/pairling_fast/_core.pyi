@@ -5,6 +5,7 @@ from typing import Any, final
 __all__ = [
     "CompiledSchema",
     "JournalChecker",
+    "TranscriptChecker",
     "build_info",
     "bundled_schema_ids",
     "bundled_validator",
@@ -12,14 +13,19 @@ __all__ = [
     "canonicalize_json",
     "check_journal",
     "check_journal_chunk",
+    "check_rpc_result",
+    "check_transcript_file",
+    "check_wire_schema",
     "compile_schema",
     "digest_hex",
     "journal_event_kinds",
     "parse_json",
+    "wire_schema_digest",
 ]
 
 _RawViolation = tuple[str, str, str, str]
 _RawFinding = tuple[str, str, str, int | None, str | None, str | None]
+_WireOutcome = tuple[list[_RawFinding], dict[str, Any]]
 
 def parse_json(data: bytes | str) -> Any: ...
 def canonicalize(value: Any) -> bytes: ...
@@ -69,3 +75,19 @@ class CompiledSchema:
     def is_valid(self, instance: Any) -> bool: ...
     def errors(self, instance: Any) -> list[_RawViolation]: ...
     def errors_json(self, data: bytes | str) -> list[_RawViolation]: ...
+
+def check_rpc_result(
+    method: str,
+    result: Any,
+    catalog: Any = None,
+    wire_schema_digest: str | None = None,
+) -> _WireOutcome: ...
+def check_transcript_file(path: str, wire_schema_digest: str | None = None) -> _WireOutcome: ...
+def check_wire_schema(path: str) -> _WireOutcome: ...
+def wire_schema_digest(path: str) -> str: ...
+
+@final
+class TranscriptChecker:
+    def __new__(cls, wire_schema_digest: str | None = None) -> TranscriptChecker: ...
+    def feed_lines(self, lines: list[bytes]) -> None: ...
+    def finish(self) -> _WireOutcome: ...

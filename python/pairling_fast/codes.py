@@ -214,7 +214,191 @@ CODES: dict[str, CodeInfo] = {
         "Listed in `stats.open_proposals`; the finding is on the `proposal_received` line.",
     ),
     # PF4xx — CAR wire: RPC results, JSON-RPC transcripts, the wire-schema bundle
+    "PF401": CodeInfo(
+        "RPC result unchecked",
+        "info",
+        "The method is listed in the wire-schema bundle's coverage.rpc_results.uncovered: CAR "
+        "answers it, but car.wire-schema.v1 has no schema for its result, so only the JSON value "
+        "model was checked.",
+    ),
+    "PF402": CodeInfo(
+        "unknown RPC method",
+        "warning",
+        "The method is in neither coverage.rpc_results.covered nor uncovered of the wire-schema "
+        "bundle: a typo, or a method newer than car.wire-schema.v1. Its result was not checked.",
+    ),
+    "PF403": CodeInfo(
+        "count does not match the list",
+        "error",
+        "A `tools.list` result's `count` differs from the number of `tools`, or a "
+        "`capabilities.list` result's `count` from the number of `methods`.",
+    ),
+    "PF404": CodeInfo(
+        "token usage does not add up",
+        "warning",
+        "An `infer` result's `usage.total_tokens` is not `prompt_tokens + completion_tokens`, "
+        'as the TokenUsage schema describes it ("Total tokens (prompt + completion)").',
+    ),
+    "PF405": CodeInfo(
+        "tool poll status without its payload",
+        "error",
+        "A `tools.poll` result with status `succeeded` has no `result`, one with status `failed` "
+        "has no `error`, or `error` differs from the terminal error chunk's message.",
+    ),
+    "PF406": CodeInfo(
+        "tool poll terminal chunk out of place",
+        "error",
+        "In a `tools.poll` result the last chunk must be the terminal chunk matching the status "
+        "(`done` for succeeded, `error` for failed) when chunks were drained; no chunk may follow "
+        "a terminal chunk, and a running invocation has none. An empty `chunks` list is accepted "
+        "(the terminal chunk was drained by an earlier poll).",
+    ),
+    "PF407": CodeInfo(
+        "catalog snapshot not sorted",
+        "error",
+        "The models of a `models.catalog_snapshot` result are not sorted by `model.id` (the schema "
+        'describes the snapshot as "a sorted, content-addressed view").',
+    ),
+    "PF408": CodeInfo(
+        "duplicate model id in catalog snapshot",
+        "error",
+        "Two rows of a `models.catalog_snapshot` result have the same `model.id`; ids address "
+        "immutable rows, so each must be unique.",
+    ),
+    "PF409": CodeInfo(
+        "catalog row digest mismatch",
+        "warning",
+        "A catalog row's `row_digest` is not the lowercase hex sha256 of the RFC 8785 canonical "
+        "bytes of its `model` (CAR's JCS digest convention). The rule for rows is inferred from "
+        "that convention and not yet confirmed against a CAR daemon, hence a warning; the message "
+        "shows both values.",
+    ),
+    "PF410": CodeInfo(
+        "infer catalog revision differs from the snapshot",
+        "error",
+        "An `infer` result's `catalog_revision` is not the `catalog_revision` of the catalog "
+        "snapshot it was checked against (`check_rpc_result(..., catalog=...)`, or the latest "
+        "snapshot earlier in a transcript).",
+    ),
+    "PF411": CodeInfo(
+        "inferred model not in the snapshot",
+        "error",
+        "An `infer` result's `resolved_model_id` names no row of the catalog snapshot it was "
+        "checked against.",
+    ),
+    "PF412": CodeInfo(
+        "infer row digest differs from the snapshot",
+        "error",
+        "An `infer` result's `row_digest` differs from the `row_digest` of its resolved model's "
+        "row in the catalog snapshot it was checked against.",
+    ),
+    "PF413": CodeInfo(
+        "catalog is not a snapshot",
+        "error",
+        "The catalog given to cross-check an `infer` result is not a valid "
+        "`models.catalog_snapshot` result, so no cross-check was made.",
+    ),
+    "PF414": CodeInfo(
+        "server.schema digest mismatch",
+        "error",
+        "A `server.schema` result's `digest` is not the sha256 of the exact bytes of the "
+        "wire-schema file it was checked against (the bundle's `digest.scope`).",
+    ),
+    "PF420": CodeInfo(
+        "malformed JSON-RPC message",
+        "error",
+        "A transcript line is not a JSON-RPC 2.0 message: not an object, `jsonrpc` missing or not "
+        '"2.0", a request whose `method` is not a string or whose `params` is neither array '
+        "nor object, a response with both `result` and `error` or without an `id`, or an `id` "
+        "that is not a string or an integer (null only in error responses).",
+    ),
+    "PF421": CodeInfo(
+        "malformed JSON-RPC error object",
+        "error",
+        "A response's `error` is not an object with an integer `code`, a string `message` and "
+        "optionally `data`, and nothing else (JSON-RPC 2.0 §5.1).",
+    ),
+    "PF422": CodeInfo(
+        "response without request",
+        "error",
+        "A transcript response whose `id` matches no request anywhere in the transcript "
+        "(requests may come before or after their responses).",
+    ),
+    "PF423": CodeInfo(
+        "duplicate id in flight",
+        "error",
+        "A request reuses the `id` of a request still awaiting its response (or a response "
+        "the `id` of a response still awaiting its request), so responses cannot be paired.",
+    ),
+    "PF424": CodeInfo(
+        "request never answered",
+        "warning",
+        "A transcript request with an `id` that no response answers by the end of the "
+        "transcript (it may have been cut short).",
+    ),
+    "PF430": CodeInfo(
+        "invalid schema in the wire bundle",
+        "error",
+        "A schema in the bundle's `schemas` does not declare draft-07, is not valid against the "
+        "draft-07 meta-schema, or does not compile (an unresolvable `$ref`).",
+    ),
+    "PF431": CodeInfo(
+        "coverage.covered does not match schemas",
+        "error",
+        "`coverage.covered` must list exactly the keys of `schemas`: a schema not listed, or a "
+        "listed name with no schema.",
+    ),
+    "PF432": CodeInfo(
+        "coverage list not sorted",
+        "error",
+        "A coverage list (`covered`, `rpc_results.covered`/`uncovered`, "
+        "`journal_event_payloads.covered`/`uncovered`) is not sorted.",
+    ),
+    "PF433": CodeInfo(
+        "coverage total mismatch",
+        "error",
+        "`coverage.rpc_results.total` or `coverage.journal_event_payloads.total` is not the "
+        "number of covered plus uncovered entries.",
+    ),
+    "PF434": CodeInfo(
+        "coverage entry listed twice",
+        "error",
+        "A coverage entry appears twice in one list, or in both `covered` and `uncovered`.",
+    ),
+    "PF435": CodeInfo(
+        "RPC coverage does not match the RPC schemas",
+        "error",
+        "A method in `coverage.rpc_results.covered` has no `rpc.<method>.result` schema, or an "
+        "`rpc.<method>.result` schema's method is not in `coverage.rpc_results.covered`.",
+    ),
+    "PF436": CodeInfo(
+        "event-kind coverage does not match EventKind",
+        "error",
+        "`coverage.journal_event_payloads.covered` and `uncovered` together must be exactly the "
+        "EventKind enum of the `journal.event` schema: a kind in neither list, or a listed name "
+        "that is no kind.",
+    ),
+    "PF437": CodeInfo(
+        "malformed wire-schema bundle",
+        "error",
+        "The bundle's own structure is wrong: not an object, `format` not car.wire-schema.v1, "
+        "`json_schema_draft` not draft-07, or `schemas`/`coverage` members missing or of the "
+        "wrong type.",
+    ),
     # PF5xx — files and the command line
+    "PF501": CodeInfo(
+        "file unreadable",
+        "error",
+        "A file could not be read (permission denied, an I/O error, or it vanished while being "
+        "checked). The other files are still checked; `check` exits with 2.",
+    ),
+    "PF502": CodeInfo(
+        "document check unavailable",
+        "info",
+        "This build has no document check for the file's kind (its module is missing), so only "
+        "the checks that exist ran: whole-document schema validation for maps and RPC results, "
+        "each line against the journal event schema for journals, strict JSON for the others.",
+    ),
     # PF9xx — internal
     "PF901": CodeInfo(
         "internal error",

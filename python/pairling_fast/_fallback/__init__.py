@@ -2,7 +2,7 @@
 
 ``parse.py`` ↔ ``rust/parse.rs``, ``canonical.py`` ↔ ``rust/canonical.rs``,
 ``validate.py`` ↔ ``rust/validate.rs``. It is the reference the core is tested against, and what
-runs where the extension cannot be built.
+runs where the extension cannot be built. ``wire.py`` ↔ ``rust/wire.rs``: the CAR wire checks.
 """
 
 from __future__ import annotations
@@ -12,17 +12,29 @@ from .journal import check_journal, journal_event_kinds
 from .journal_chunks import JournalChecker, check_journal_chunk
 from .parse import parse_json
 from .validate import bundled_schema_ids, bundled_validator, compile_schema
+from .wire import (
+    TranscriptChecker,
+    check_rpc_result,
+    check_transcript_file,
+    check_wire_schema,
+    wire_schema_digest,
+)
 
 __all__ = [
     "JournalChecker",
+    "TranscriptChecker",
     "bundled_schema_ids",
     "bundled_validator",
     "canonicalize",
     "canonicalize_json",
     "check_journal",
     "check_journal_chunk",
+    "check_rpc_result",
+    "check_transcript_file",
+    "check_wire_schema",
     "compile_schema",
     "digest_hex",
     "journal_event_kinds",
     "parse_json",
+    "wire_schema_digest",
 ]

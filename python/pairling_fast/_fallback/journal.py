@@ -360,6 +360,7 @@ class _Checker:
     max_findings: int | None
     findings: list[RawFinding] = field(default_factory=list)
     suppressed: int = 0
+    errors: int = 0  # every error found, listed or suppressed: validity survives the cap
     lines: int = 0
     events: int = 0
     blank_lines: int = 0
@@ -379,6 +380,7 @@ class _Checker:
     last_timestamp: Instant | None = None
 
     def push(self, finding: RawFinding) -> None:
+        self.errors += finding[1] == "error"
         if self.max_findings is not None and len(self.findings) >= self.max_findings:
             self.suppressed += 1
         else:
@@ -573,6 +575,7 @@ class _Checker:
             "verified": self.verified,
             "chain": chain,
             "suppressed_findings": self.suppressed,
+            "errors": self.errors,
             "open_runs": [run_id for _, run_id in open_runs],
             "open_proposals": [proposal_id for _, proposal_id in open_proposals],
             "interrupted": interrupted,

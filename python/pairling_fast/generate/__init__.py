@@ -1,1 +1,5 @@
-"""Generators of realistic test and benchmark data (``python -m pairling_fast generate …``)."""
+"""Generators of realistic, valid documents for tests and benchmarks.
+
+``python -m pairling_fast generate <kind> ...``: each kind is a module exposing
+``add_arguments(parser)`` and ``run(args) -> int``.
+"""

@@ -1,0 +1,812 @@
+"""CAR wire checks for the pure-Python backend; mirrors ``rust/wire.rs`` rule for rule.
+
+RPC results (schema, then the invariants the schema descriptions state), catalog snapshots and
+the cross-checks made against them, streaming JSON-RPC transcripts, and the wire-schema bundle's
+own integrity. Codes, pointers, lines, messages and stats are the Rust backend's; keep them in
+step (``docs/wire.md``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable
+from typing import Any, NamedTuple, Union
+
+from ..errors import CanonicalizationError, SchemaCompileError
+from ..report import RawFinding, Severity
+from .canonical import digest_hex
+from .parse import check_value, parse_json
+from .validate import bundled_validator, compile_schema, wire_bundle
+
+__all__ = [
+    "TranscriptChecker",
+    "check_rpc_result",
+    "check_transcript_file",
+    "check_wire_schema",
+    "wire_schema_digest",
+]
+
+WIRE_FORMAT = "car.wire-schema.v1"
+DRAFT_07 = "http://json-schema.org/draft-07/schema#"
+
+UNCHECKED_METHOD = "PF401"
+UNKNOWN_METHOD = "PF402"
+COUNT_MISMATCH = "PF403"
+USAGE_TOTAL_MISMATCH = "PF404"
+POLL_PAYLOAD_MISSING = "PF405"
+POLL_TERMINAL_CHUNK = "PF406"
+CATALOG_UNSORTED = "PF407"
+CATALOG_DUPLICATE_ID = "PF408"
+ROW_DIGEST_MISMATCH = "PF409"
+CATALOG_REVISION_MISMATCH = "PF410"
+MODEL_NOT_IN_CATALOG = "PF411"
+INFER_ROW_DIGEST_MISMATCH = "PF412"
+CATALOG_NOT_A_SNAPSHOT = "PF413"
+SCHEMA_DIGEST_MISMATCH = "PF414"
+MALFORMED_MESSAGE = "PF420"
+MALFORMED_ERROR_OBJECT = "PF421"
+RESPONSE_WITHOUT_REQUEST = "PF422"
+DUPLICATE_ID_IN_FLIGHT = "PF423"
+REQUEST_UNANSWERED = "PF424"
+BUNDLE_SCHEMA_INVALID = "PF430"
+COVERED_SCHEMAS_MISMATCH = "PF431"
+COVERAGE_UNSORTED = "PF432"
+COVERAGE_TOTAL_MISMATCH = "PF433"
+COVERAGE_LISTED_TWICE = "PF434"
+RPC_COVERAGE_MISMATCH = "PF435"
+EVENT_KIND_COVERAGE_MISMATCH = "PF436"
+MALFORMED_BUNDLE = "PF437"
+SCHEMA_VIOLATION = "PF101"
+
+SNAPSHOT_METHOD = "models.catalog_snapshot"
+TERMINAL_CHUNK_OF_STATUS = {"succeeded": "done", "failed": "error"}
+TERMINAL_CHUNKS = ("done", "error")
+ERROR_OBJECT_MEMBERS = ("code", "message", "data")
+ROW_RULE_CAVEAT = (
+    "the row rule is inferred from CAR's JCS digest convention, not yet confirmed against a CAR "
+    "daemon"
+)
+
+
+def _finding(
+    code: str,
+    severity: Severity,
+    message: str,
+    pointer: str | None,
+    line: int | None = None,
+    schema_pointer: str | None = None,
+) -> RawFinding:
+    return (code, severity, message, line, pointer, schema_pointer)
+
+
+def _error(code: str, message: str, pointer: str | None) -> RawFinding:
+    return _finding(code, "error", message, pointer)
+
+
+def _token(key: str | int) -> str:
+    return "/" + str(key).replace("~", "~0").replace("/", "~1")
+
+
+def _quoted(text: str) -> str:
+    return json.dumps(text, ensure_ascii=False)
+
+
+def _integer(value: Any) -> int | None:
+    """An integral JSON number (``3`` or ``3.0``) as an int; None for anything else."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return None
+
+
+def _json_error_finding(error: CanonicalizationError, line: int | None) -> RawFinding:
+    """A strict-JSON error; on a JSONL line the column goes in the message, the line is the line."""
+    if line is None:
+        message = error.message
+        if error.line is not None:
+            message += f" (line {error.line}, column {error.column})"
+        return _finding(error.code, "error", message, error.pointer, error.line)
+    message = error.message
+    if error.column is not None:
+        message += f" (column {error.column})"
+    return _finding(error.code, "error", message, error.pointer, line)
+
+
+# ---------------------------------------------------------------------------------------------
+# RPC results
+
+
+class CatalogIndex(NamedTuple):
+    """What an `infer` result is cross-checked against: a valid snapshot's revision and rows."""
+
+    revision: str
+    row_digests: dict[str, str]
+
+
+def _catalog_index(snapshot: Any) -> CatalogIndex:
+    row_digests: dict[str, str] = {}
+    for row in snapshot["models"]:
+        row_digests.setdefault(row["model"]["id"], row["row_digest"])
+    return CatalogIndex(snapshot["catalog_revision"], row_digests)
+
+
+def _rpc_coverage(method: str) -> str:
+    coverage = wire_bundle()["coverage"]["rpc_results"]
+    if method in coverage["covered"]:
+        return "covered"
+    if method in coverage["uncovered"]:
+        return "uncovered"
+    return "unknown"
+
+
+def _schema_id(method: str) -> str:
+    return f"car.rpc.{method}.result"
+
+
+def _schema_findings(schema_id: str, value: Any) -> list[RawFinding]:
+    return [
+        _finding(SCHEMA_VIOLATION, "error", message, pointer, None, schema_pointer)
+        for pointer, schema_pointer, _keyword, message in bundled_validator(schema_id).errors(value)
+    ]
+
+
+def _has_schema(method: str) -> bool:
+    return f"rpc.{method}.result" in wire_bundle()["schemas"]
+
+
+def result_findings(
+    method: str,
+    result: Any,
+    catalog: CatalogIndex | None,
+    wire_schema_digest: str | None,
+) -> tuple[list[RawFinding], bool]:
+    """The findings on one result (pointers relative to it) and whether it matched its schema.
+
+    The semantic checks run only on schema-valid results: they rely on the shapes it guarantees.
+    """
+    if not _has_schema(method):
+        if _rpc_coverage(method) == "uncovered":
+            message = f"unchecked: no schema in car.wire-schema.v1 for {method} results"
+            return [_finding(UNCHECKED_METHOD, "info", message, "")], False
+        message = f"unknown method {_quoted(method)}: not in car.wire-schema.v1 coverage"
+        return [_finding(UNKNOWN_METHOD, "warning", message, "")], False
+    findings = _schema_findings(_schema_id(method), result)
+    if findings:
+        return findings, False
+    semantic = _SEMANTIC_CHECKS.get(method)
+    if semantic is not None:
+        findings.extend(semantic(result, catalog, wire_schema_digest))
+    return findings, True
+
+
+def _count_matches(result: Any, list_member: str) -> list[RawFinding]:
+    count = _integer(result["count"])
+    entries = len(result[list_member])
+    if count == entries:
+        return []
+    message = f"count is {count} but {list_member} has {entries} entries"
+    return [_error(COUNT_MISMATCH, message, "/count")]
+
+
+def _check_tools_list(result: Any, _catalog: Any, _digest: Any) -> list[RawFinding]:
+    return _count_matches(result, "tools")
+
+
+def _check_capabilities_list(result: Any, _catalog: Any, _digest: Any) -> list[RawFinding]:
+    return _count_matches(result, "methods")
+
+
+def _check_infer(result: Any, catalog: CatalogIndex | None, _digest: Any) -> list[RawFinding]:
+    findings: list[RawFinding] = []
+    usage = result.get("usage")
+    if usage is not None:
+        prompt = _integer(usage["prompt_tokens"]) or 0
+        completion = _integer(usage["completion_tokens"]) or 0
+        total = _integer(usage["total_tokens"])
+        if total != prompt + completion:
+            message = (
+                f"usage.total_tokens is {total} but prompt_tokens + completion_tokens is "
+                f"{prompt + completion}"
+            )
+            findings.append(
+                _finding(USAGE_TOTAL_MISMATCH, "warning", message, "/usage/total_tokens")
+            )
+    if catalog is None:
+        return findings
+    revision = result["catalog_revision"]
+    if revision != catalog.revision:
+        message = (
+            f"catalog_revision {_quoted(revision)} differs from the snapshot's "
+            f"{_quoted(catalog.revision)}"
+        )
+        findings.append(_error(CATALOG_REVISION_MISMATCH, message, "/catalog_revision"))
+    model_id = result["resolved_model_id"]
+    expected = catalog.row_digests.get(model_id)
+    if expected is None:
+        message = f"resolved_model_id {_quoted(model_id)} is not in the catalog snapshot"
+        findings.append(_error(MODEL_NOT_IN_CATALOG, message, "/resolved_model_id"))
+    elif result["row_digest"] != expected:
+        message = (
+            f"row_digest {_quoted(result['row_digest'])} differs from the snapshot row of "
+            f"{_quoted(model_id)}: {_quoted(expected)}"
+        )
+        findings.append(_error(INFER_ROW_DIGEST_MISMATCH, message, "/row_digest"))
+    return findings
+
+
+def _check_tools_poll(result: Any, _catalog: Any, _digest: Any) -> list[RawFinding]:
+    if result is None:
+        return []
+    findings: list[RawFinding] = []
+    status = result["status"]
+    chunks = result["chunks"]
+    if status == "succeeded" and "result" not in result:
+        findings.append(
+            _error(POLL_PAYLOAD_MISSING, "status is succeeded but result is missing", "")
+        )
+    if status == "failed" and result.get("error") is None:
+        pointer = "/error" if "error" in result else ""
+        findings.append(
+            _error(POLL_PAYLOAD_MISSING, "status is failed but error is not set", pointer)
+        )
+    for index, chunk in enumerate(chunks[:-1]):
+        if chunk["kind"] in TERMINAL_CHUNKS:
+            message = f"chunk {index} is a terminal {chunk['kind']} chunk but more chunks follow it"
+            findings.append(_error(POLL_TERMINAL_CHUNK, message, f"/chunks/{index}"))
+    if not chunks:
+        return findings
+    last_index = len(chunks) - 1
+    last = chunks[-1]
+    expected = TERMINAL_CHUNK_OF_STATUS.get(status)
+    if expected is not None and last["kind"] != expected:
+        message = f"status is {status} but the last chunk is {last['kind']}, not {expected}"
+        findings.append(_error(POLL_TERMINAL_CHUNK, message, f"/chunks/{last_index}"))
+    elif status == "running" and last["kind"] in TERMINAL_CHUNKS:
+        message = f"status is running but the last chunk is the terminal {last['kind']} chunk"
+        findings.append(_error(POLL_TERMINAL_CHUNK, message, f"/chunks/{last_index}"))
+    error = result.get("error")
+    if status == "failed" and last["kind"] == "error" and error is not None:
+        if error != last["message"]:
+            message = (
+                f"error {_quoted(error)} differs from the error chunk's message "
+                f"{_quoted(last['message'])}"
+            )
+            findings.append(_error(POLL_PAYLOAD_MISSING, message, "/error"))
+    return findings
+
+
+def _check_catalog_snapshot(result: Any, _catalog: Any, _digest: Any) -> list[RawFinding]:
+    findings: list[RawFinding] = []
+    seen: set[str] = set()
+    previous: str | None = None
+    for index, row in enumerate(result["models"]):
+        model_id = row["model"]["id"]
+        id_pointer = f"/models/{index}/model/id"
+        if model_id in seen:
+            message = f"model id {_quoted(model_id)} appears more than once"
+            findings.append(_error(CATALOG_DUPLICATE_ID, message, id_pointer))
+        elif previous is not None and model_id < previous:
+            message = (
+                f"models are not sorted by id: {_quoted(model_id)} comes after {_quoted(previous)}"
+            )
+            findings.append(_error(CATALOG_UNSORTED, message, id_pointer))
+        seen.add(model_id)
+        previous = model_id
+        try:
+            computed = digest_hex(row["model"])
+        except CanonicalizationError as error:
+            pointer = f"/models/{index}/model{error.pointer}"
+            findings.append(_error(error.code, error.message, pointer))
+            continue
+        if computed != row["row_digest"]:
+            message = (
+                f"row_digest {_quoted(row['row_digest'])} is not sha256(JCS(model)) "
+                f"{_quoted(computed)}; {ROW_RULE_CAVEAT}"
+            )
+            findings.append(
+                _finding(ROW_DIGEST_MISMATCH, "warning", message, f"/models/{index}/row_digest")
+            )
+    return findings
+
+
+def _check_server_schema(
+    result: Any, _catalog: Any, wire_schema_digest: str | None
+) -> list[RawFinding]:
+    if wire_schema_digest is None or result["digest"] == wire_schema_digest:
+        return []
+    message = (
+        f"digest {_quoted(result['digest'])} is not the sha256 of the wire-schema file's exact "
+        f"bytes {_quoted(wire_schema_digest)}"
+    )
+    return [_error(SCHEMA_DIGEST_MISMATCH, message, "/digest")]
+
+
+_SEMANTIC_CHECKS = {
+    "tools.list": _check_tools_list,
+    "capabilities.list": _check_capabilities_list,
+    "infer": _check_infer,
+    "tools.poll": _check_tools_poll,
+    SNAPSHOT_METHOD: _check_catalog_snapshot,
+    "server.schema": _check_server_schema,
+}
+
+
+def _catalog_argument(catalog: Any) -> tuple[CatalogIndex | None, list[RawFinding]]:
+    violations = _schema_findings(_schema_id(SNAPSHOT_METHOD), catalog)
+    if not violations:
+        return _catalog_index(catalog), []
+    _code, _severity, first_message, _line, first_pointer, _schema_pointer = violations[0]
+    message = (
+        f"catalog is not a valid models.catalog_snapshot result ({len(violations)} schema "
+        f"violations; first at {_quoted(first_pointer or '')}: {first_message}); infer was not "
+        "cross-checked"
+    )
+    return None, [_finding(CATALOG_NOT_A_SNAPSHOT, "error", message, None)]
+
+
+def _prefixed_value_error(what: str, value: Any) -> None:
+    try:
+        check_value(value)
+    except CanonicalizationError as error:
+        raise CanonicalizationError(error.code, f"{what}: {error.message}", error.pointer) from None
+
+
+def check_rpc_result(
+    method: str,
+    result: Any,
+    catalog: Any = None,
+    wire_schema_digest: str | None = None,
+) -> tuple[list[RawFinding], dict[str, Any]]:
+    """Findings on one RPC result; raises ``CanonicalizationError`` for a non-JSON value."""
+    _prefixed_value_error("result", result)
+    findings: list[RawFinding] = []
+    index: CatalogIndex | None = None
+    if catalog is not None:
+        _prefixed_value_error("catalog", catalog)
+        if method == "infer":
+            index, findings = _catalog_argument(catalog)
+    found, _valid = result_findings(method, result, index, wire_schema_digest)
+    findings.extend(found)
+    return findings, {"method": method, "coverage": _rpc_coverage(method)}
+
+
+# ---------------------------------------------------------------------------------------------
+# JSON-RPC transcripts
+
+
+class _Request(NamedTuple):
+    method: str | None
+    line: int
+    rendered_id: str
+
+
+class _Response(NamedTuple):
+    line: int
+    rendered_id: str
+    has_result: bool
+    result: Any
+
+
+IdKey = tuple[str, Union[int, str]]
+
+
+def _json_whitespace_only(line: bytes) -> bool:
+    return not line.strip(b" \t\r\n")
+
+
+class TranscriptChecker:
+    """Checks a JSONL JSON-RPC 2.0 transcript fed line by line.
+
+    Memory is bounded by the ids in flight (requests awaiting a response, responses awaiting
+    their request), not by the transcript's length.
+    """
+
+    def __init__(self, wire_schema_digest: str | None = None) -> None:
+        self._wire_schema_digest = wire_schema_digest
+        self._findings: list[RawFinding] = []
+        self._pending: dict[IdKey, _Request] = {}
+        self._orphans: dict[IdKey, _Response] = {}
+        self._catalog: CatalogIndex | None = None
+        self._line = 0
+        self._counts = dict.fromkeys(
+            (
+                "blank_lines",
+                "messages",
+                "requests",
+                "notifications",
+                "responses",
+                "error_responses",
+                "max_in_flight",
+            ),
+            0,
+        )
+
+    def feed_lines(self, lines: Iterable[bytes]) -> None:
+        for line in lines:
+            self._feed(line)
+
+    def finish(self) -> tuple[list[RawFinding], dict[str, Any]]:
+        for request in self._pending.values():
+            message = f"request {request.rendered_id} ({request.method}) was never answered"
+            self._add(REQUEST_UNANSWERED, "warning", message, "/id", request.line)
+        for response in self._orphans.values():
+            message = f"response to id {response.rendered_id} has no request"
+            self._add(RESPONSE_WITHOUT_REQUEST, "error", message, "/id", response.line)
+        findings = sorted(self._findings, key=lambda finding: finding[3] or 0)
+        stats: dict[str, Any] = {"lines": self._line, **self._counts}
+        stats["unanswered"] = len(self._pending)
+        stats["unmatched_responses"] = len(self._orphans)
+        self._pending.clear()
+        self._orphans.clear()
+        return findings, stats
+
+    def _add(
+        self,
+        code: str,
+        severity: Severity,
+        message: str,
+        pointer: str | None,
+        line: int | None = None,
+        schema_pointer: str | None = None,
+    ) -> None:
+        self._findings.append(
+            _finding(code, severity, message, pointer, line or self._line, schema_pointer)
+        )
+
+    def _malformed(self, message: str, pointer: str) -> None:
+        self._add(MALFORMED_MESSAGE, "error", message, pointer)
+
+    def _feed(self, raw: bytes) -> None:
+        self._line += 1
+        text = raw[:-1] if raw.endswith(b"\n") else raw
+        if text.endswith(b"\r"):
+            text = text[:-1]
+        if _json_whitespace_only(text):
+            self._counts["blank_lines"] += 1
+            return
+        try:
+            message = parse_json(text)
+        except CanonicalizationError as error:
+            self._findings.append(_json_error_finding(error, self._line))
+            return
+        self._counts["messages"] += 1
+        if not isinstance(message, dict):
+            self._malformed("a JSON-RPC message must be an object", "")
+            return
+        if "jsonrpc" not in message:
+            self._malformed('missing "jsonrpc": "2.0"', "")
+        elif message["jsonrpc"] != "2.0":
+            self._malformed('jsonrpc must be "2.0"', "/jsonrpc")
+        if "method" in message:
+            self._request(message)
+        elif "result" in message or "error" in message:
+            self._response(message)
+        else:
+            self._malformed("neither a request (method) nor a response (result or error)", "")
+
+    def _id_key(self, message: dict[str, Any]) -> tuple[IdKey, str] | None:
+        value = message["id"]
+        if isinstance(value, str):
+            return ("s", value), _quoted(value)
+        if isinstance(value, int) and not isinstance(value, bool):
+            return ("i", value), str(value)
+        self._malformed("id must be a string or an integer", "/id")
+        return None
+
+    def _track_in_flight(self) -> None:
+        in_flight = len(self._pending) + len(self._orphans)
+        self._counts["max_in_flight"] = max(self._counts["max_in_flight"], in_flight)
+
+    def _request(self, message: dict[str, Any]) -> None:
+        method = message["method"]
+        if not isinstance(method, str):
+            self._malformed("method must be a string", "/method")
+            method = None
+        if "result" in message or "error" in message:
+            self._malformed("a request must not carry result or error", "")
+        if "params" in message and not isinstance(message["params"], (list, dict)):
+            self._malformed("params must be an array or an object", "/params")
+        if "id" not in message:
+            self._counts["notifications"] += 1
+            return
+        self._counts["requests"] += 1
+        identified = self._id_key(message)
+        if identified is None:
+            return
+        key, rendered = identified
+        in_flight = self._pending.get(key)
+        if in_flight is not None:
+            message_text = f"id {rendered} is already in flight (request on line {in_flight.line})"
+            self._add(DUPLICATE_ID_IN_FLIGHT, "error", message_text, "/id")
+            return
+        request = _Request(method, self._line, rendered)
+        response = self._orphans.pop(key, None)
+        if response is None:
+            self._pending[key] = request
+            self._track_in_flight()
+        else:
+            self._answer(request, response)
+
+    def _response(self, message: dict[str, Any]) -> None:
+        self._counts["responses"] += 1
+        has_result = "result" in message
+        has_error = "error" in message
+        if has_result and has_error:
+            self._malformed("a response must carry either result or error, not both", "")
+        if has_error:
+            self._counts["error_responses"] += 1
+            self._check_error_object(message["error"])
+        if "id" not in message:
+            self._malformed("a response must carry an id", "")
+            return
+        if message["id"] is None and has_error and not has_result:
+            return  # the answer to a request whose id could not be read (JSON-RPC 2.0 §5)
+        identified = self._id_key(message)
+        if identified is None:
+            return
+        key, rendered = identified
+        carries_result = has_result and not has_error
+        response = _Response(self._line, rendered, carries_result, message.get("result"))
+        request = self._pending.pop(key, None)
+        if request is not None:
+            self._answer(request, response)
+            return
+        waiting = self._orphans.get(key)
+        if waiting is not None:
+            message_text = (
+                f"id {rendered} is already awaiting its request (response on line {waiting.line})"
+            )
+            self._add(DUPLICATE_ID_IN_FLIGHT, "error", message_text, "/id")
+            return
+        self._orphans[key] = response
+        self._track_in_flight()
+
+    def _check_error_object(self, error: Any) -> None:
+        if not isinstance(error, dict):
+            self._add(MALFORMED_ERROR_OBJECT, "error", "error must be an object", "/error")
+            return
+        if "code" not in error:
+            self._add(MALFORMED_ERROR_OBJECT, "error", "error has no code", "/error")
+        elif isinstance(error["code"], bool) or not isinstance(error["code"], int):
+            self._add(
+                MALFORMED_ERROR_OBJECT, "error", "error.code must be an integer", "/error/code"
+            )
+        if "message" not in error:
+            self._add(MALFORMED_ERROR_OBJECT, "error", "error has no message", "/error")
+        elif not isinstance(error["message"], str):
+            message = "error.message must be a string"
+            self._add(MALFORMED_ERROR_OBJECT, "error", message, "/error/message")
+        for member in error:
+            if member not in ERROR_OBJECT_MEMBERS:
+                message = f"unexpected member {_quoted(member)} in error"
+                self._add(MALFORMED_ERROR_OBJECT, "error", message, "/error" + _token(member))
+
+    def _answer(self, request: _Request, response: _Response) -> None:
+        if request.method is None or not response.has_result:
+            return
+        findings, valid = result_findings(
+            request.method, response.result, self._catalog, self._wire_schema_digest
+        )
+        for code, severity, message, _line, pointer, schema_pointer in findings:
+            self._add(code, severity, message, f"/result{pointer}", response.line, schema_pointer)
+        if valid and request.method == SNAPSHOT_METHOD:
+            self._catalog = _catalog_index(response.result)
+
+
+def check_transcript_file(
+    path: str, wire_schema_digest: str | None = None
+) -> tuple[list[RawFinding], dict[str, Any]]:
+    checker = TranscriptChecker(wire_schema_digest)
+    with open(path, "rb") as lines:
+        checker.feed_lines(lines)
+    return checker.finish()
+
+
+# ---------------------------------------------------------------------------------------------
+# The wire-schema bundle
+
+
+def wire_schema_digest(path: str) -> str:
+    """Lowercase hex sha256 of the file's exact bytes (the bundle's ``digest.scope``)."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as source:
+        for block in iter(lambda: source.read(1 << 16), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _string_list(
+    container: dict[str, Any], member: str, pointer: str, findings: list[RawFinding]
+) -> list[str] | None:
+    value = container.get(member)
+    if isinstance(value, list) and all(isinstance(item, str) for item in value):
+        return value
+    findings.append(_error(MALFORMED_BUNDLE, f"{member} must be an array of strings", pointer))
+    return None
+
+
+def _sorted_and_unique(items: list[str], pointer: str, findings: list[RawFinding]) -> None:
+    seen: set[str] = set()
+    previous: str | None = None
+    for index, item in enumerate(items):
+        if item in seen:
+            message = f"{_quoted(item)} is listed twice"
+            findings.append(_error(COVERAGE_LISTED_TWICE, message, f"{pointer}/{index}"))
+        elif previous is not None and item < previous:
+            message = f"not sorted: {_quoted(item)} comes after {_quoted(previous)}"
+            findings.append(_error(COVERAGE_UNSORTED, message, f"{pointer}/{index}"))
+        seen.add(item)
+        previous = item
+
+
+def _partition(
+    coverage: dict[str, Any], member: str, findings: list[RawFinding]
+) -> tuple[list[str], list[str]] | None:
+    """A covered/uncovered/total partition: sorted, unique, disjoint, adding up to total."""
+    pointer = f"/coverage/{member}"
+    partition = coverage.get(member)
+    if not isinstance(partition, dict):
+        findings.append(_error(MALFORMED_BUNDLE, f"coverage.{member} must be an object", pointer))
+        return None
+    covered = _string_list(partition, "covered", f"{pointer}/covered", findings)
+    uncovered = _string_list(partition, "uncovered", f"{pointer}/uncovered", findings)
+    total = _integer(partition.get("total"))
+    if total is None or total < 0:
+        message = f"coverage.{member}.total must be a non-negative integer"
+        findings.append(_error(MALFORMED_BUNDLE, message, f"{pointer}/total"))
+    if covered is None or uncovered is None:
+        return None
+    _sorted_and_unique(covered, f"{pointer}/covered", findings)
+    _sorted_and_unique(uncovered, f"{pointer}/uncovered", findings)
+    covered_set = set(covered)
+    for index, item in enumerate(uncovered):
+        if item in covered_set:
+            message = f"{_quoted(item)} is both covered and uncovered"
+            findings.append(_error(COVERAGE_LISTED_TWICE, message, f"{pointer}/uncovered/{index}"))
+    listed = len(covered) + len(uncovered)
+    if total is not None and total >= 0 and listed != total:
+        message = (
+            f"total is {total} but covered ({len(covered)}) + uncovered ({len(uncovered)}) "
+            f"is {listed}"
+        )
+        findings.append(_error(COVERAGE_TOTAL_MISMATCH, message, f"{pointer}/total"))
+    return covered, uncovered
+
+
+def _enum_strings(schema: Any, into: list[str]) -> list[str]:
+    """Every string of every ``enum`` in ``schema`` and its ``oneOf``/``anyOf`` branches."""
+    if isinstance(schema, dict):
+        for value in schema.get("enum", []) if isinstance(schema.get("enum"), list) else []:
+            if isinstance(value, str):
+                into.append(value)
+        for keyword in ("oneOf", "anyOf"):
+            branches = schema.get(keyword)
+            if isinstance(branches, list):
+                for branch in branches:
+                    _enum_strings(branch, into)
+    return into
+
+
+def _event_kinds(schemas: dict[str, Any]) -> list[str] | None:
+    event = schemas.get("journal.event")
+    definitions = event.get("definitions") if isinstance(event, dict) else None
+    kind = definitions.get("EventKind") if isinstance(definitions, dict) else None
+    kinds = _enum_strings(kind, [])
+    return kinds or None
+
+
+def _check_schemas(schemas: dict[str, Any], findings: list[RawFinding]) -> None:
+    for name, schema in schemas.items():
+        pointer = "/schemas" + _token(name)
+        if not isinstance(schema, dict) or schema.get("$schema") != DRAFT_07:
+            message = f"schema {_quoted(name)} does not declare $schema {_quoted(DRAFT_07)}"
+            findings.append(_error(BUNDLE_SCHEMA_INVALID, message, pointer))
+            continue
+        try:
+            compile_schema(schema, True, None)
+        except SchemaCompileError as error:
+            message = f"schema {_quoted(name)} does not compile: {error.code} {error.message}"
+            findings.append(_error(BUNDLE_SCHEMA_INVALID, message, pointer + error.schema_pointer))
+
+
+def _check_covered_schemas(
+    covered: list[str], schemas: dict[str, Any], findings: list[RawFinding]
+) -> None:
+    _sorted_and_unique(covered, "/coverage/covered", findings)
+    for index, name in enumerate(covered):
+        if name not in schemas:
+            message = f"coverage.covered lists {_quoted(name)}, which is not in schemas"
+            findings.append(_error(COVERED_SCHEMAS_MISMATCH, message, f"/coverage/covered/{index}"))
+    listed = set(covered)
+    for name in schemas:
+        if name not in listed:
+            message = f"schema {_quoted(name)} is not listed in coverage.covered"
+            findings.append(_error(COVERED_SCHEMAS_MISMATCH, message, "/schemas" + _token(name)))
+
+
+def _check_rpc_coverage(
+    methods: list[str], schemas: dict[str, Any], findings: list[RawFinding]
+) -> None:
+    for index, method in enumerate(methods):
+        if f"rpc.{method}.result" not in schemas:
+            message = f"covered RPC method {_quoted(method)} has no rpc.{method}.result schema"
+            pointer = f"/coverage/rpc_results/covered/{index}"
+            findings.append(_error(RPC_COVERAGE_MISMATCH, message, pointer))
+    covered = set(methods)
+    for name in schemas:
+        if name.startswith("rpc.") and name.endswith(".result"):
+            method = name[len("rpc.") : -len(".result")]
+            if method not in covered:
+                message = f"schema {_quoted(name)} is not in coverage.rpc_results.covered"
+                findings.append(_error(RPC_COVERAGE_MISMATCH, message, "/schemas" + _token(name)))
+
+
+def _check_event_coverage(
+    partition: tuple[list[str], list[str]], kinds: list[str], findings: list[RawFinding]
+) -> None:
+    pointer = "/coverage/journal_event_payloads"
+    listed = set(partition[0]) | set(partition[1])
+    for kind in kinds:
+        if kind not in listed:
+            message = f"event kind {_quoted(kind)} is in neither covered nor uncovered"
+            findings.append(_error(EVENT_KIND_COVERAGE_MISMATCH, message, pointer))
+    known = set(kinds)
+    for member, items in zip(("covered", "uncovered"), partition):
+        for index, item in enumerate(items):
+            if item not in known:
+                message = f"{_quoted(item)} is not an EventKind of journal.event"
+                item_pointer = f"{pointer}/{member}/{index}"
+                findings.append(_error(EVENT_KIND_COVERAGE_MISMATCH, message, item_pointer))
+
+
+def bundle_findings(bundle: Any) -> list[RawFinding]:
+    findings: list[RawFinding] = []
+    if not isinstance(bundle, dict):
+        return [_error(MALFORMED_BUNDLE, "the wire-schema bundle must be an object", "")]
+    if bundle.get("format") != WIRE_FORMAT:
+        message = f"format must be {_quoted(WIRE_FORMAT)}"
+        findings.append(_error(MALFORMED_BUNDLE, message, "/format" if "format" in bundle else ""))
+    if bundle.get("json_schema_draft") != DRAFT_07:
+        message = f"json_schema_draft must be {_quoted(DRAFT_07)}"
+        pointer = "/json_schema_draft" if "json_schema_draft" in bundle else ""
+        findings.append(_error(MALFORMED_BUNDLE, message, pointer))
+    schemas = bundle.get("schemas")
+    if not isinstance(schemas, dict):
+        findings.append(_error(MALFORMED_BUNDLE, "schemas must be an object", "/schemas"))
+        schemas = {}
+    _check_schemas(schemas, findings)
+    coverage = bundle.get("coverage")
+    if not isinstance(coverage, dict):
+        findings.append(_error(MALFORMED_BUNDLE, "coverage must be an object", "/coverage"))
+        return findings
+    covered = _string_list(coverage, "covered", "/coverage/covered", findings)
+    if covered is not None:
+        _check_covered_schemas(covered, schemas, findings)
+    rpc = _partition(coverage, "rpc_results", findings)
+    if rpc is not None:
+        _check_rpc_coverage(rpc[0], schemas, findings)
+    events = _partition(coverage, "journal_event_payloads", findings)
+    kinds = _event_kinds(schemas)
+    if kinds is None:
+        message = "journal.event has no EventKind enum (definitions.EventKind)"
+        findings.append(_error(EVENT_KIND_COVERAGE_MISMATCH, message, "/schemas/journal.event"))
+    elif events is not None:
+        _check_event_coverage(events, kinds, findings)
+    return findings
+
+
+def check_wire_schema(path: str) -> tuple[list[RawFinding], dict[str, Any]]:
+    with open(path, "rb") as source:
+        data = source.read()
+    stats: dict[str, Any] = {"digest": hashlib.sha256(data).hexdigest(), "schemas": 0}
+    try:
+        bundle = parse_json(data)
+    except CanonicalizationError as error:
+        return [_json_error_finding(error, None)], stats
+    if isinstance(bundle, dict) and isinstance(bundle.get("schemas"), dict):
+        stats["schemas"] = len(bundle["schemas"])
+    return bundle_findings(bundle), stats

@@ -1,0 +1,453 @@
+"""The ``pairling-fast`` command line (also ``python -m pairling_fast``).
+
+Exit codes: 0 clean, 1 findings at or above ``--fail-on`` (or an invalid input to ``digest`` /
+``canonicalize``), 2 usage, configuration or I/O errors. Errors are one line on stderr, never a
+traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import os
+import sys
+import tempfile
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, Callable, NoReturn
+
+from rich.console import Console
+
+from . import _backend, schemas
+from .canonical import DIGEST_PREFIX, canonicalize_json, digest_hex, parse_json
+from .codes import CODES
+from .config import Config, ConfigError, find_config
+from .errors import CanonicalizationError, PairlingError, ValidationError
+from .output import FORMATS, RichProgress, finding_line, print_rich, render, summary_line
+from .paths import KINDS, PathArgumentError, check_paths, optional_module
+
+__all__ = ["build_parser", "findings_markdown", "main"]
+
+PROG = "pairling-fast"
+GENERATORS = ("map", "journal", "transcript")
+EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
+
+# Headings of the code ranges in docs/findings.md, by the first digit of the number.
+CODE_RANGES = {
+    "0": "JSON text and values",
+    "1": "JSON Schema",
+    "2": "Pairling capability maps",
+    "3": "CAR journals",
+    "4": "CAR wire: RPC results, JSON-RPC transcripts, the wire-schema bundle",
+    "5": "Files and the command line",
+    "9": "Internal",
+}
+
+
+class CliError(Exception):
+    """A usage or I/O problem: printed as one line, exit code 2."""
+
+
+# ---------------------------------------------------------------------------------------------
+# Helpers
+
+
+def _fail(message: str) -> NoReturn:
+    raise CliError(message)
+
+
+def _read(path: str) -> bytes:
+    try:
+        return Path(path).read_bytes()
+    except OSError as error:
+        _fail(f"{path}: {error.strerror or error}")
+
+
+def write_atomically(path: str, data: bytes) -> None:
+    """Write ``data`` to ``path`` through a temporary file in the same directory, so readers
+    see the old content or the new one, never half a file."""
+    target = Path(path)
+    directory = target.parent if str(target.parent) else Path(".")
+    handle, temporary = tempfile.mkstemp(prefix=f".{target.name}.", dir=directory)
+    try:
+        with os.fdopen(handle, "wb") as stream:
+            stream.write(data)
+            stream.flush()
+            os.fsync(stream.fileno())
+        if target.exists():
+            os.chmod(temporary, target.stat().st_mode & 0o7777)
+        else:
+            os.chmod(temporary, 0o666 & ~_umask())
+        os.replace(temporary, target)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+
+
+def _umask() -> int:
+    current = os.umask(0)
+    os.umask(current)
+    return current
+
+
+def _json_error_line(path: str, error: CanonicalizationError) -> str:
+    where = path
+    if error.line is not None:
+        where += f":{error.line}:{error.column}"
+    pointer = f" at {error.pointer}" if error.pointer else ""
+    return f"{where}: {error.code}{pointer}: {error.message}"
+
+
+def _required(module_name: str, command: str) -> Any:
+    module = optional_module(module_name)
+    if module is None:
+        _fail(f"'{command}' needs {module_name}, which this build of pairling_fast does not have")
+    return module
+
+
+# ---------------------------------------------------------------------------------------------
+# Commands
+
+
+def _command_check(args: argparse.Namespace) -> int:
+    config = _config(args)
+    fail_on = args.fail_on or config.fail_on or "error"
+    follow = args.follow_symlinks if args.follow_symlinks is not None else config.follow_symlinks
+    to_terminal = args.format == "text" and args.output is None and sys.stdout.isatty()
+    console = Console(no_color=True if args.no_color else None, highlight=False)
+    progress = RichProgress(console) if to_terminal else None
+    try:
+        report = check_paths(
+            args.paths,
+            kind=args.type,
+            exclude=(*config.exclude, *args.exclude),
+            follow_symlinks=bool(follow),
+            jobs=args.jobs,
+            fail_on=fail_on,
+            severities=config.severity,
+            timings=args.stats,
+            progress=progress,
+        )
+    except PathArgumentError as error:
+        _fail(str(error))
+    finally:
+        if progress is not None:
+            progress.stop()
+    if to_terminal:
+        print_rich(report, console)
+    elif args.output is not None:
+        write_atomically(args.output, render(report, args.format).encode("utf-8"))
+        print(f"{summary_line(report)} (report written to {args.output})", file=sys.stderr)
+    else:
+        sys.stdout.write(render(report, args.format))
+    for finding in report.io_errors:
+        print(f"{PROG}: error: {finding.path}: {finding.message}", file=sys.stderr)
+    if report.io_errors:
+        return EXIT_USAGE
+    return EXIT_OK if report.ok else EXIT_FINDINGS
+
+
+def _config(args: argparse.Namespace) -> Config:
+    if args.isolated:
+        return Config()
+    explicit = Path(args.config) if args.config is not None else None
+    return find_config(Path.cwd(), explicit)
+
+
+def _resolve_pointer(document: Any, pointer: str) -> Any:
+    """The value at an RFC 6901 JSON Pointer."""
+    if pointer == "":
+        return document
+    if not pointer.startswith("/"):
+        _fail(f"--pointer {pointer!r}: a JSON Pointer starts with '/' (or is empty)")
+    value = document
+    for raw in pointer[1:].split("/"):
+        token = raw.replace("~1", "/").replace("~0", "~")
+        if isinstance(value, dict) and token in value:
+            value = value[token]
+        elif isinstance(value, list) and token.isdigit() and int(token) < len(value):
+            if token != "0" and token.startswith("0"):
+                _fail(f"--pointer {pointer!r}: array index {token!r} has a leading zero")
+            value = value[int(token)]
+        else:
+            _fail(f"--pointer {pointer!r}: nothing at {token!r}")
+    return value
+
+
+def _command_digest(args: argparse.Namespace) -> int:
+    try:
+        document = parse_json(_read(args.file))
+        value = _resolve_pointer(document, args.pointer)
+        hex_digest = digest_hex(value)
+    except CanonicalizationError as error:
+        print(_json_error_line(args.file, error), file=sys.stderr)
+        return EXIT_FINDINGS
+    print(hex_digest if args.hex else DIGEST_PREFIX + hex_digest)
+    return EXIT_OK
+
+
+def _command_canonicalize(args: argparse.Namespace) -> int:
+    try:
+        canonical = canonicalize_json(_read(args.file))
+    except CanonicalizationError as error:
+        print(_json_error_line(args.file, error), file=sys.stderr)
+        return EXIT_FINDINGS
+    if args.output is None:
+        sys.stdout.buffer.write(canonical)
+        sys.stdout.buffer.flush()
+    else:
+        write_atomically(args.output, canonical)
+    return EXIT_OK
+
+
+def _command_seal(args: argparse.Namespace) -> int:
+    maps = _required("pairling_fast.maps", "seal")
+    written = maps.write_sealed(args.map, out_path=args.output, in_place=args.in_place)
+    print(f"sealed {args.map} -> {written}", file=sys.stderr)
+    return EXIT_OK
+
+
+def _command_chain(args: argparse.Namespace) -> int:
+    journal = _required("pairling_fast.journal", "chain")
+    report = journal.chain_journal(args.journal, args.output)
+    for finding in report.findings:
+        print(finding_line(finding), file=sys.stderr)
+    print(f"chained {args.journal} -> {args.output}", file=sys.stderr)
+    return EXIT_OK
+
+
+def _command_schemas(args: argparse.Namespace) -> int:
+    for schema_id in schemas.ids():
+        print(f"{schema_id}\t{schemas.source(schema_id)}")
+    return EXIT_OK
+
+
+def _explain_one(code: str) -> str:
+    info = CODES[code]
+    return f"{code} {info.title} (default severity: {info.severity})\n\n{info.description}\n"
+
+
+def findings_markdown() -> str:
+    """docs/findings.md: every finding code, grouped by range, from ``codes.CODES``."""
+    lines = [
+        "# Finding codes",
+        "",
+        "Every finding pairling_fast reports has one of these stable codes. This file is",
+        "generated from `python/pairling_fast/codes.py` by",
+        "`python -m pairling_fast explain --all --markdown` (a test keeps it in sync);",
+        "`pairling-fast explain CODE` prints one entry. Severities are the defaults; a project",
+        'can change them (`severity = {PF502 = "off"}`, see the README).',
+    ]
+    current_range = None
+    for code in sorted(CODES):
+        code_range = code[2]
+        if code_range != current_range:
+            current_range = code_range
+            lines += ["", f"## PF{code_range}xx — {CODE_RANGES.get(code_range, 'Other')}"]
+        info = CODES[code]
+        lines += ["", f"### {code} — {info.title}", "", f"Severity: {info.severity}.", ""]
+        lines.append(info.description)
+    return "\n".join(lines) + "\n"
+
+
+def _command_explain(args: argparse.Namespace) -> int:
+    if args.all:
+        if args.markdown:
+            sys.stdout.write(findings_markdown())
+        else:
+            for code in sorted(CODES):
+                print(f"{code}  {CODES[code].severity:<7}  {CODES[code].title}")
+        return EXIT_OK
+    if args.code is None:
+        _fail("explain needs a finding code (e.g. PF101) or --all")
+    code = args.code.upper()
+    if code not in CODES:
+        _fail(f"unknown finding code {args.code!r}; `{PROG} explain --all` lists them")
+    sys.stdout.write(_explain_one(code))
+    return EXIT_OK
+
+
+def _generator_unavailable(name: str) -> Callable[[argparse.Namespace], int]:
+    def run(_args: argparse.Namespace) -> int:
+        _fail(f"generate {name} needs pairling_fast.generate.{name}, not in this build")
+
+    return run
+
+
+# ---------------------------------------------------------------------------------------------
+# The parser
+
+
+def _add_backend_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--backend",
+        choices=_backend.BACKENDS,
+        help="run on the Rust core or the pure-Python fallback (default: $PAIRLING_FAST_BACKEND, "
+        "else rust)",
+    )
+
+
+def _add_check_parser(commands: Any) -> None:
+    check = commands.add_parser(
+        "check",
+        help="check files and directories (kinds told by content)",
+        description="Check every capability map, CAR journal, JSON-RPC transcript, RPC result "
+        "and wire-schema bundle under PATH; other files are listed as skipped with the reason.",
+    )
+    check.add_argument("paths", nargs="+", metavar="PATH")
+    check.add_argument("--type", choices=KINDS, help="check every file as this kind")
+    check.add_argument(
+        "--exclude",
+        action="append",
+        default=[],
+        metavar="GLOB",
+        help="skip files and directories whose name or path matches (repeatable; adds to the "
+        "config's exclude)",
+    )
+    check.add_argument(
+        "--follow-symlinks",
+        action="store_true",
+        default=None,
+        help="follow symbolic links met while walking directories (loops are detected)",
+    )
+    check.add_argument(
+        "--jobs", "-j", type=_positive_int, help="files checked at once (default: cores)"
+    )
+    check.add_argument("--format", "-f", choices=FORMATS, default="text")
+    check.add_argument("--output", "-o", metavar="FILE", help="write the report to FILE")
+    check.add_argument(
+        "--fail-on",
+        choices=("error", "warning"),
+        help="exit 1 on findings of this severity or worse (default: error)",
+    )
+    check.add_argument("--stats", action="store_true", help="per-file timings and throughput")
+    check.add_argument("--no-color", action="store_true", help="no colours (also: NO_COLOR=1)")
+    check.add_argument("--config", metavar="FILE", help="read defaults from this TOML file")
+    check.add_argument("--isolated", action="store_true", help="ignore configuration files")
+    _add_backend_option(check)
+    check.set_defaults(run=_command_check)
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError("must be at least 1")
+    return value
+
+
+def _add_generate_parser(commands: Any) -> None:
+    generate = commands.add_parser("generate", help="write synthetic documents (tests, benches)")
+    kinds = generate.add_subparsers(dest="generator", metavar="{map,journal,transcript}")
+    kinds.required = True
+    for name in GENERATORS:
+        module = optional_module(f"pairling_fast.generate.{name}")
+        if module is None:
+            stub = kinds.add_parser(name, help="(not in this build)")
+            stub.add_argument("rest", nargs=argparse.REMAINDER)
+            stub.set_defaults(run=_generator_unavailable(name))
+        else:
+            parser = kinds.add_parser(name, help=f"a synthetic {name}")
+            module.add_arguments(parser)
+            parser.set_defaults(run=module.run)
+        _add_backend_option(kinds.choices[name])
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog=PROG,
+        description="Fast, strict validation of Pairling capability maps and CAR wire documents.",
+    )
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+    commands.required = True
+    _add_check_parser(commands)
+
+    digest = commands.add_parser("digest", help="sha256 of a JSON document's RFC 8785 form")
+    digest.add_argument("file", metavar="FILE")
+    digest.add_argument("--pointer", default="", metavar="PTR", help="digest only this value")
+    digest.add_argument("--hex", action="store_true", help="bare hex, without 'sha256:'")
+    digest.set_defaults(run=_command_digest)
+
+    canonical = commands.add_parser("canonicalize", help="write the RFC 8785 canonical form")
+    canonical.add_argument("file", metavar="FILE")
+    canonical.add_argument("--output", "-o", metavar="OUT", help="write to OUT (atomically)")
+    canonical.set_defaults(run=_command_canonicalize)
+
+    seal = commands.add_parser("seal", help="recompute a capability map's digests")
+    seal.add_argument("map", metavar="MAP")
+    target = seal.add_mutually_exclusive_group(required=True)
+    target.add_argument("--output", "-o", metavar="OUT", help="write the sealed map to OUT")
+    target.add_argument("--in-place", action="store_true", help="rewrite MAP")
+    seal.set_defaults(run=_command_seal)
+
+    chain = commands.add_parser("chain", help="write a hash-chained copy of a CAR journal")
+    chain.add_argument("journal", metavar="JOURNAL")
+    chain.add_argument("--output", "-o", metavar="OUT", required=True)
+    chain.set_defaults(run=_command_chain)
+
+    _add_generate_parser(commands)
+
+    listing = commands.add_parser("schemas", help="list the bundled schema ids and their sources")
+    listing.set_defaults(run=_command_schemas)
+
+    explain = commands.add_parser("explain", help="what a finding code means")
+    explain.add_argument("code", nargs="?", metavar="CODE")
+    explain.add_argument("--all", action="store_true", help="every code")
+    explain.add_argument("--markdown", action="store_true", help="with --all: docs/findings.md")
+    explain.set_defaults(run=_command_explain)
+
+    for name in ("digest", "canonicalize", "seal", "chain", "schemas"):
+        _add_backend_option(commands.choices[name])
+    return parser
+
+
+@contextmanager
+def _selected_backend(name: str | None) -> Iterator[None]:
+    if name is None:
+        yield
+        return
+    try:
+        _backend.engine(name)
+    except ImportError as error:
+        _fail(f"--backend {name}: {error}")
+    with _backend.use(name):
+        yield
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; returns the exit code."""
+    for stream in (sys.stdout, sys.stderr):
+        # Findings quote documents; a terminal or log that cannot show a character gets an
+        # escape instead of a crash.
+        if isinstance(stream, io.TextIOWrapper):
+            stream.reconfigure(errors="backslashreplace")
+    args = build_parser().parse_args(argv)
+    try:
+        with _selected_backend(getattr(args, "backend", None)):
+            return int(args.run(args))
+    except (CliError, ConfigError, PathArgumentError) as error:
+        print(f"{PROG}: error: {error}", file=sys.stderr)
+        return EXIT_USAGE
+    except ValidationError as error:
+        # seal and chain refuse an invalid input and write nothing: show every reason.
+        for finding in error.findings:
+            print(finding_line(finding), file=sys.stderr)
+        return EXIT_FINDINGS
+    except PairlingError as error:
+        print(f"{PROG}: {error}", file=sys.stderr)
+        return EXIT_FINDINGS
+    except BrokenPipeError:
+        # The reader went away (`| head`): stop quietly, and keep Python from complaining
+        # when it flushes stdout at exit.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_USAGE
+    except OSError as error:
+        where = f"{error.filename}: " if error.filename else ""
+        print(f"{PROG}: error: {where}{error.strerror or error}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        print(f"{PROG}: interrupted", file=sys.stderr)
+        return 130

@@ -1,0 +1,127 @@
+"""Project defaults for ``pairling-fast check``: ``[tool.pairling_fast]`` or ``pairling-fast.toml``.
+
+Looked up from the working directory upwards; the first ``pairling-fast.toml`` (keys at the top
+level) or ``pyproject.toml`` with a ``[tool.pairling_fast]`` table wins. Unknown keys and bad values
+are errors, so a typo never silently turns a check off. Command-line options override these.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, cast
+
+from .codes import CODES
+from .errors import PairlingError
+from .paths import SeverityOverride
+from .report import SEVERITIES, Severity
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - Python < 3.11
+    import tomli as tomllib
+
+__all__ = ["CONFIG_FILE", "Config", "ConfigError", "find_config", "load_config"]
+
+CONFIG_FILE = "pairling-fast.toml"
+PYPROJECT = "pyproject.toml"
+FAIL_ON = ("error", "warning")
+KEYS = ("exclude", "fail-on", "follow-symlinks", "severity")
+
+
+class ConfigError(PairlingError, ValueError):
+    """A configuration file that cannot be read or holds an unknown key or a bad value."""
+
+
+@dataclass(frozen=True)
+class Config:
+    """The defaults a configuration file gives; None where it says nothing."""
+
+    exclude: tuple[str, ...] = ()
+    fail_on: Severity | None = None
+    follow_symlinks: bool | None = None
+    severity: dict[str, SeverityOverride] = field(default_factory=dict)
+    source: str | None = None
+
+
+def _read_toml(path: Path) -> dict[str, Any]:
+    try:
+        with path.open("rb") as handle:
+            return tomllib.load(handle)
+    except OSError as error:
+        raise ConfigError(f"{path}: {error.strerror or error}") from None
+    except tomllib.TOMLDecodeError as error:
+        raise ConfigError(f"{path}: not valid TOML: {error}") from None
+
+
+def _string_list(where: str, key: str, value: Any) -> tuple[str, ...]:
+    if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+        raise ConfigError(f"{where}: {key} must be a list of glob strings")
+    return tuple(value)
+
+
+def _severities(where: str, value: Any) -> dict[str, SeverityOverride]:
+    if not isinstance(value, dict):
+        raise ConfigError(f'{where}: severity must be a table such as {{PF305 = "off"}}')
+    allowed = (*SEVERITIES, "off")
+    checked: dict[str, SeverityOverride] = {}
+    for code, level in value.items():
+        if code not in CODES:
+            raise ConfigError(f"{where}: severity names unknown finding code {code!r}")
+        if level not in allowed:
+            raise ConfigError(
+                f"{where}: severity of {code} must be one of {', '.join(allowed)}, not {level!r}"
+            )
+        checked[code] = cast(SeverityOverride, level)
+    return checked
+
+
+def load_config(section: Mapping[str, Any], where: str) -> Config:
+    """Validate one configuration table (``where`` names it in error messages)."""
+    unknown = sorted(set(section) - set(KEYS))
+    if unknown:
+        raise ConfigError(f"{where}: unknown key {unknown[0]!r} (known keys: {', '.join(KEYS)})")
+    fail_on = section.get("fail-on")
+    if fail_on is not None and fail_on not in FAIL_ON:
+        raise ConfigError(f"{where}: fail-on must be one of {', '.join(FAIL_ON)}, not {fail_on!r}")
+    follow = section.get("follow-symlinks")
+    if follow is not None and not isinstance(follow, bool):
+        raise ConfigError(f"{where}: follow-symlinks must be true or false")
+    return Config(
+        exclude=_string_list(where, "exclude", section.get("exclude", [])),
+        fail_on=fail_on,
+        follow_symlinks=follow,
+        severity=_severities(where, section.get("severity", {})),
+        source=where,
+    )
+
+
+def _section_of(path: Path) -> tuple[Mapping[str, Any], str] | None:
+    document = _read_toml(path)
+    if path.name != PYPROJECT:
+        return document, str(path)
+    tool = document.get("tool")
+    section = tool.get("pairling_fast") if isinstance(tool, dict) else None
+    if section is None:
+        return None
+    if not isinstance(section, dict):
+        raise ConfigError(f"{path}: [tool.pairling_fast] must be a table")
+    return section, f"{path} [tool.pairling_fast]"
+
+
+def find_config(start: Path, explicit: Path | None = None) -> Config:
+    """The configuration for a run started in ``start`` (or the file ``explicit`` names)."""
+    if explicit is not None:
+        found = _section_of(explicit)
+        return load_config(*found) if found is not None else Config(source=str(explicit))
+    directory = start.resolve()
+    for candidate in (directory, *directory.parents):
+        for name in (CONFIG_FILE, PYPROJECT):
+            path = candidate / name
+            if path.is_file():
+                found = _section_of(path)
+                if found is not None:
+                    return load_config(*found)
+    return Config()

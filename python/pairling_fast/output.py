@@ -1,0 +1,421 @@
+"""The formats ``pairling-fast check`` writes a ``PathsReport`` in.
+
+``text`` (plain here; ``rich`` with colours, a progress bar and tables on a terminal), ``json``
+(the versioned report), ``sarif`` (SARIF 2.1.0 for code scanning), ``junit`` (JUnit XML, one
+testcase per file) and ``github`` (workflow-command annotations).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import xml.etree.ElementTree as ET
+from pathlib import Path
+from typing import Any, Callable
+from urllib.parse import quote
+
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    DownloadColumn,
+    Progress,
+    TaskID,
+    TextColumn,
+    TimeRemainingColumn,
+    TransferSpeedColumn,
+)
+from rich.table import Table
+from rich.text import Text
+
+from .codes import CODES
+from .paths import FileResult, PathsReport, Skipped
+from .report import Finding, Severity
+
+__all__ = [
+    "FORMATS",
+    "RichProgress",
+    "finding_line",
+    "github",
+    "junit",
+    "plain_text",
+    "print_rich",
+    "render",
+    "sarif",
+    "summary_line",
+]
+
+FORMATS = ("text", "json", "sarif", "junit", "github")
+
+SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+SARIF_LEVELS: dict[Severity, str] = {"error": "error", "warning": "warning", "info": "note"}
+ANNOTATION_COMMANDS: dict[Severity, str] = {
+    "error": "error",
+    "warning": "warning",
+    "info": "notice",
+}
+_STYLES: dict[Severity, str] = {"error": "bold red", "warning": "yellow", "info": "cyan"}
+# A progress bar only for runs long enough to need one; short runs would only flicker.
+PROGRESS_MIN_FILES = 20
+PROGRESS_MIN_BYTES = 16 << 20
+
+
+def _plural(count: int, noun: str) -> str:
+    return f"{count} {noun}{'' if count == 1 else 's'}"
+
+
+def _counts(file: FileResult) -> str:
+    parts = [
+        _plural(file.count(severity), severity)
+        for severity in ("error", "warning", "info")
+        if file.count(severity)
+    ]
+    return ", ".join(parts)
+
+
+def finding_line(finding: Finding) -> str:
+    return f"{finding.location()}: {finding.severity} {finding.code}: {finding.message}"
+
+
+def _status(file: FileResult, report: PathsReport) -> str:
+    return "FAIL" if file.fails(report.fail_on) else "ok"
+
+
+def _verdict(report: PathsReport) -> str:
+    if report.io_errors:
+        return "unreadable files"
+    return "passed" if report.ok else f"failed (--fail-on {report.fail_on})"
+
+
+def summary_line(report: PathsReport) -> str:
+    return (
+        f"{_plural(len(report.files), 'file')} checked, {len(report.skipped)} skipped: "
+        f"{_plural(report.count('error'), 'error')}, {_plural(report.count('warning'), 'warning')}"
+        f"; {_verdict(report)}"
+    )
+
+
+def _throughput(size: int, seconds: float) -> str:
+    if seconds <= 0:
+        return f"{size} bytes"
+    return f"{size} bytes in {seconds * 1000:.1f} ms ({size / seconds / 1e6:.1f} MB/s)"
+
+
+def plain_text(report: PathsReport) -> str:
+    """The report as plain lines: per file a status line, then its findings, then the summary."""
+    lines: list[str] = []
+    for file in report.files:
+        counts = _counts(file)
+        kind = file.kind or "unknown kind"
+        lines.append(
+            f"{_status(file, report):<4} {file.path} ({kind}){': ' + counts if counts else ''}"
+        )
+        lines.extend(f"  {finding_line(finding)}" for finding in file.findings)
+    lines.extend(f"skip {skipped.path}: {skipped.reason}" for skipped in report.skipped)
+    if report.timings:
+        lines.append("timings:")
+        lines.extend(
+            f"  {file.path}: {_throughput(file.size, file.seconds)}" for file in report.files
+        )
+        total = sum(file.size for file in report.files)
+        lines.append(f"  total: {_throughput(total, report.seconds)}")
+    lines.append(summary_line(report))
+    return "\n".join(lines) + "\n"
+
+
+def print_rich(report: PathsReport, console: Console) -> None:
+    """The report for a terminal: findings grouped by file, then a summary table."""
+    for file in report.files:
+        failed = file.fails(report.fail_on)
+        mark = Text("✗ ", style="bold red") if failed else Text("✓ ", style="green")
+        header = Text.assemble(mark, (file.path, "bold"), f" ({file.kind or 'unknown kind'})")
+        counts = _counts(file)
+        if counts:
+            header.append(f"  {counts}", style="dim")
+        console.print(header)
+        for finding in file.findings:
+            where = f"{file.path}:{finding.line}" if finding.line is not None else file.path
+            line = Text("    ")
+            line.append(f"{finding.code} ", style=_STYLES[finding.severity])
+            line.append(f"{finding.severity:<7} ", style=_STYLES[finding.severity])
+            line.append(where, style="dim")
+            if finding.pointer:
+                line.append(f" {finding.pointer}", style="magenta")
+            line.append(f"  {finding.message}")
+            console.print(line)
+    for skipped in report.skipped:
+        console.print(Text(f"  - {skipped.path}: skipped, {skipped.reason}", style="dim"))
+    if report.timings:
+        timing = Table(title="timings", show_edge=False)
+        for column in ("file", "bytes", "ms", "MB/s"):
+            timing.add_column(column, justify="left" if column == "file" else "right")
+        for file in report.files:
+            rate = f"{file.size / file.seconds / 1e6:.1f}" if file.seconds > 0 else "-"
+            timing.add_row(file.path, str(file.size), f"{file.seconds * 1000:.1f}", rate)
+        console.print(timing)
+    table = Table(show_edge=False, box=None)
+    for column in ("files", "skipped", "errors", "warnings", "infos", "result"):
+        table.add_column(column, justify="right")
+    style = "bold green" if report.ok and not report.io_errors else "bold red"
+    table.add_row(
+        str(len(report.files)),
+        str(len(report.skipped)),
+        str(report.count("error")),
+        str(report.count("warning")),
+        str(report.count("info")),
+        Text(_verdict(report), style=style),
+    )
+    console.print(table)
+
+
+class RichProgress:
+    """``CheckProgress`` as a rich progress bar with bytes/s and ETA, shown on long runs."""
+
+    def __init__(self, console: Console) -> None:
+        self.console = console
+        self.progress: Progress | None = None
+        self.task: TaskID | None = None
+
+    def start(self, files: int, total_bytes: int) -> None:
+        if files < PROGRESS_MIN_FILES and total_bytes < PROGRESS_MIN_BYTES:
+            return
+        self.progress = Progress(
+            TextColumn("checking"),
+            BarColumn(),
+            DownloadColumn(),
+            TransferSpeedColumn(),
+            TimeRemainingColumn(),
+            TextColumn("{task.fields[last]}", style="dim"),
+            console=self.console,
+            transient=True,
+        )
+        self.task = self.progress.add_task("check", total=total_bytes, last="")
+        self.progress.start()
+
+    def advance(self, result: FileResult | Skipped, size: int) -> None:
+        if self.progress is not None and self.task is not None:
+            self.progress.update(self.task, advance=size, last=result.path)
+
+    def stop(self) -> None:
+        if self.progress is not None:
+            self.progress.stop()
+
+
+# ---------------------------------------------------------------------------------------------
+# SARIF 2.1.0
+
+
+def _artifact_location(path: str) -> dict[str, Any]:
+    absolute = Path(path).resolve()
+    try:
+        relative = absolute.relative_to(Path.cwd().resolve())
+    except ValueError:
+        return {"uri": absolute.as_uri()}
+    return {"uri": quote(relative.as_posix()), "uriBaseId": "%SRCROOT%"}
+
+
+def _rule_name(title: str) -> str:
+    return "".join(word.capitalize() for word in re.findall(r"[A-Za-z0-9]+", title))
+
+
+def sarif(report: PathsReport) -> dict[str, Any]:
+    """The report as a SARIF 2.1.0 log: one result per finding, every code a rule."""
+    from . import __version__
+
+    codes = sorted(CODES)
+    rules = [
+        {
+            "id": code,
+            "name": _rule_name(CODES[code].title),
+            "shortDescription": {"text": CODES[code].title},
+            "fullDescription": {"text": CODES[code].description},
+            "defaultConfiguration": {"level": SARIF_LEVELS[CODES[code].severity]},
+            "help": {"text": f"{CODES[code].description} (pairling-fast explain {code})"},
+        }
+        for code in codes
+    ]
+    results: list[dict[str, Any]] = []
+    for file in report.files:
+        location = _artifact_location(file.path)
+        for finding in file.findings:
+            result: dict[str, Any] = {
+                "ruleId": finding.code,
+                "level": SARIF_LEVELS[finding.severity],
+                "message": {"text": finding.message},
+                "locations": [
+                    {
+                        "physicalLocation": {
+                            "artifactLocation": location,
+                            # Code scanning places a result on a line; whole-document
+                            # findings without one go on the first.
+                            "region": {"startLine": finding.line or 1},
+                        }
+                    }
+                ],
+            }
+            if finding.code in CODES:
+                result["ruleIndex"] = codes.index(finding.code)
+            if finding.pointer is not None:
+                result["locations"][0]["logicalLocations"] = [
+                    {"fullyQualifiedName": finding.pointer or "/", "kind": "element"}
+                ]
+            result["properties"] = {
+                "pointer": finding.pointer,
+                "schemaPointer": finding.schema_pointer,
+                "kind": file.kind,
+            }
+            results.append(result)
+    notifications = [
+        {
+            "level": "error",
+            "message": {"text": f"{finding.path}: {finding.message}"},
+            "descriptor": {"id": finding.code},
+        }
+        for finding in report.io_errors
+    ]
+    return {
+        "$schema": SARIF_SCHEMA,
+        "version": "2.1.0",
+        "runs": [
+            {
+                "tool": {
+                    "driver": {
+                        "name": "pairling_fast",
+                        "version": __version__,
+                        "rules": rules,
+                    }
+                },
+                "invocations": [
+                    {
+                        "executionSuccessful": not report.io_errors,
+                        "toolExecutionNotifications": notifications,
+                    }
+                ],
+                "results": results,
+                "properties": {
+                    "backend": report.backend,
+                    "skipped": [s.to_dict() for s in report.skipped],
+                },
+            }
+        ],
+    }
+
+
+# ---------------------------------------------------------------------------------------------
+# JUnit XML
+
+# Characters XML 1.0 cannot carry at all, even escaped; findings may quote them from documents.
+_NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+
+
+def _xml_text(text: str) -> str:
+    return _NOT_XML.sub(lambda match: f"\\x{ord(match.group()):02x}", text)
+
+
+def junit(report: PathsReport) -> str:
+    """The report as JUnit XML: one testcase per file (failure/error/skipped), one suite."""
+    failures = sum(1 for f in report.files if f.fails(report.fail_on) and not _unreadable(f))
+    errors = sum(1 for f in report.files if _unreadable(f))
+    counts = {
+        "tests": str(len(report.files) + len(report.skipped)),
+        "failures": str(failures),
+        "errors": str(errors),
+        "skipped": str(len(report.skipped)),
+        "time": f"{report.seconds:.3f}",
+    }
+    root = ET.Element("testsuites", {"name": "pairling_fast", **counts})
+    suite = ET.SubElement(root, "testsuite", {"name": "pairling_fast check", **counts})
+    properties = ET.SubElement(suite, "properties")
+    for name, value in (("backend", report.backend), ("fail-on", report.fail_on)):
+        ET.SubElement(properties, "property", {"name": name, "value": value})
+    for file in report.files:
+        case = ET.SubElement(
+            suite,
+            "testcase",
+            {
+                "classname": f"pairling_fast.{file.kind or 'unknown'}",
+                "name": _xml_text(file.path),
+                "file": _xml_text(file.path),
+                "time": f"{file.seconds:.3f}",
+            },
+        )
+        details = "\n".join(_xml_text(finding_line(f)) for f in file.findings)
+        if _unreadable(file):
+            element = ET.SubElement(case, "error", {"type": "PF501"})
+        elif file.fails(report.fail_on):
+            first = next(f for f in file.findings if f.severity in _at_least(report.fail_on))
+            element = ET.SubElement(case, "failure", {"type": first.code})
+        elif file.findings:
+            ET.SubElement(case, "system-out").text = details
+            continue
+        else:
+            continue
+        element.set("message", _xml_text(_counts(file)))
+        element.text = details
+    for skipped in report.skipped:
+        case = ET.SubElement(
+            suite,
+            "testcase",
+            {"classname": "pairling_fast.skipped", "name": _xml_text(skipped.path), "time": "0"},
+        )
+        ET.SubElement(case, "skipped", {"message": _xml_text(skipped.reason)})
+    ET.indent(root)
+    return ET.tostring(root, encoding="unicode", xml_declaration=True) + "\n"
+
+
+def _unreadable(file: FileResult) -> bool:
+    return any(f.code == "PF501" for f in file.findings)
+
+
+def _at_least(fail_on: Severity) -> tuple[Severity, ...]:
+    return ("error",) if fail_on == "error" else ("warning", "error")
+
+
+# ---------------------------------------------------------------------------------------------
+# GitHub workflow commands
+
+
+def _escape_data(text: str) -> str:
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _escape_property(text: str) -> str:
+    return _escape_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+def _title(code: str) -> str:
+    info = CODES.get(code)
+    return f"{code} {info.title}" if info is not None else code
+
+
+def github(report: PathsReport) -> str:
+    """One ``::error``/``::warning``/``::notice`` annotation per finding, then the summary."""
+    lines: list[str] = []
+    for file in report.files:
+        for finding in file.findings:
+            properties = [f"file={_escape_property(file.path.replace(os.sep, '/'))}"]
+            if finding.line is not None:
+                properties.append(f"line={finding.line}")
+            properties.append(f"title={_escape_property(_title(finding.code))}")
+            where = f"{finding.pointer}: " if finding.pointer else ""
+            lines.append(
+                f"::{ANNOTATION_COMMANDS[finding.severity]} {','.join(properties)}::"
+                f"{_escape_data(where + finding.message)}"
+            )
+    lines.extend(f"skipped {s.path}: {s.reason}" for s in report.skipped)
+    lines.append(summary_line(report))
+    return "\n".join(lines) + "\n"
+
+
+_RENDERERS: dict[str, Callable[[PathsReport], str]] = {
+    "text": plain_text,
+    "json": lambda report: report.to_json() + "\n",
+    "sarif": lambda report: json.dumps(sarif(report), indent=2, ensure_ascii=False) + "\n",
+    "junit": junit,
+    "github": github,
+}
+
+
+def render(report: PathsReport, format_name: str) -> str:
+    """The report in ``format_name`` (one of ``FORMATS``) as text; ``text`` is the plain form."""
+    return _RENDERERS[format_name](report)

@@ -1,0 +1,737 @@
+"""Walk files and directories, tell each file's kind by its content, check them all in parallel.
+
+``check_paths(paths)`` is what ``pairling-fast check`` runs. Every file it meets ends up either
+checked (``PathsReport.files``) or skipped with the reason (``PathsReport.skipped``): nothing is
+ignored silently. ``PathsReport.to_dict()`` is the versioned JSON report (``report_version`` 1).
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import importlib
+import json
+import os
+import re
+import stat
+import time
+from collections.abc import Iterable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from types import ModuleType
+from typing import Any, Callable, Literal, NamedTuple, Protocol
+
+from . import _backend, schemas
+from .canonical import parse_json
+from .codes import CODES
+from .errors import CanonicalizationError, PairlingError
+from .locate import pointer_lines
+from .report import REPORT_VERSION, SEVERITIES, Finding, Report, Severity
+from .validator import json_error_finding, schema_validator
+
+__all__ = [
+    "DEFAULT_EXCLUDES",
+    "KINDS",
+    "CheckProgress",
+    "Classification",
+    "FileResult",
+    "PathArgumentError",
+    "PathsReport",
+    "SeverityOverride",
+    "Skipped",
+    "check_paths",
+    "classify",
+]
+
+SeverityOverride = Literal["info", "warning", "error", "off"]
+"""What a project may set a finding code's severity to; ``off`` drops its findings."""
+
+KINDS = ("map", "journal", "transcript", "rpc-result", "wire-schema")
+"""The document kinds ``check`` knows; ``--type`` takes one of them."""
+
+DEFAULT_EXCLUDES = (
+    ".git",
+    ".hg",
+    ".svn",
+    ".venv",
+    "venv",
+    ".tox",
+    "node_modules",
+    "__pycache__",
+    ".mypy_cache",
+    ".pytest_cache",
+    ".ruff_cache",
+)
+"""Directories of tools and VCS that never hold documents; listed as skipped when met."""
+
+UNREADABLE = "PF501"
+CHECK_UNAVAILABLE = "PF502"
+INTERNAL_ERROR = "PF901"
+
+# Enough to see the top-level markers of a document and the first line of a JSONL file.
+SNIFF_BYTES = 1 << 20
+_MAP_SCHEMA_FILE = "coding-agent-remote-control-capability-map.schema.json"
+_WIRE_FORMAT = "car.wire-schema.v1"
+_MAP_SCHEMA_MARK = re.compile(
+    rb'"\$schema"\s*:\s*"[^"]*coding-agent-remote-control-capability-map\.schema\.json"'
+)
+_MAP_VERSION_MARK = re.compile(rb'"schema_version"\s*:\s*"2\.0\.0"')
+_MAP_PROVIDERS_MARK = re.compile(rb'"providers"\s*:')
+_WIRE_SCHEMA_MARK = re.compile(rb'"format"\s*:\s*"car\.wire-schema\.v1"')
+_KIND_REASONS = {
+    "map": "capability map ($schema / schema_version)",
+    "wire-schema": f'format "{_WIRE_FORMAT}"',
+}
+_RESULT_SUFFIX = ".result.json"
+_RPC_ID_PREFIX = "car.rpc."
+_RPC_ID_SUFFIX = ".result"
+_JSON_WHITESPACE = b" \t\r\n"
+_BOM = b"\xef\xbb\xbf"
+
+
+class PathArgumentError(PairlingError, OSError):
+    """A path named on the command line (or given to ``check_paths``) does not exist or cannot
+    be opened at all."""
+
+
+# ---------------------------------------------------------------------------------------------
+# Classification
+
+
+@dataclass(frozen=True)
+class Classification:
+    """What a file is: ``kind`` (one of ``KINDS``) or None with the ``reason`` it is skipped."""
+
+    kind: str | None
+    reason: str
+    method: str | None = None
+
+
+def rpc_methods() -> frozenset[str]:
+    """The JSON-RPC methods whose result schema is bundled (``car.rpc.<method>.result``)."""
+    return frozenset(
+        schema_id[len(_RPC_ID_PREFIX) : -len(_RPC_ID_SUFFIX)]
+        for schema_id in schemas.ids()
+        if schema_id.startswith(_RPC_ID_PREFIX) and schema_id.endswith(_RPC_ID_SUFFIX)
+    )
+
+
+def result_method(name: str, methods: Iterable[str]) -> str | None:
+    """The method a ``*.<method>.result.json`` file name names (the longest known one)."""
+    if not name.endswith(_RESULT_SUFFIX):
+        return None
+    parts = name[: -len(_RESULT_SUFFIX)].split(".")
+    known = set(methods)
+    for start in range(len(parts)):
+        candidate = ".".join(parts[start:])
+        if candidate in known:
+            return candidate
+    return None
+
+
+class _FirstLine(NamedTuple):
+    value: Any
+    complete: bool  # the line is one whole JSON value (a JSON Lines record, or a one-line file)
+
+
+def _first_line(head: bytes) -> _FirstLine:
+    for line in head.splitlines():
+        if line.strip(_JSON_WHITESPACE):
+            try:
+                return _FirstLine(json.loads(line), True)
+            except ValueError:
+                return _FirstLine(None, False)
+    return _FirstLine(None, False)
+
+
+def _document_kind(value: Any) -> str | None:
+    """The kind a whole parsed document has by its top-level members, if any."""
+    if not isinstance(value, dict):
+        return None
+    schema = value.get("$schema")
+    if (isinstance(schema, str) and schema.endswith(_MAP_SCHEMA_FILE)) or (
+        value.get("schema_version") == "2.0.0" and "providers" in value
+    ):
+        return "map"
+    if value.get("format") == _WIRE_FORMAT:
+        return "wire-schema"
+    return None
+
+
+def _is_rpc_message(value: Any) -> bool:
+    if isinstance(value, list):
+        return bool(value) and all(_is_rpc_message(item) for item in value)
+    if not isinstance(value, dict):
+        return False
+    if value.get("jsonrpc") == "2.0":
+        return True
+    # Transcripts may wrap each message with its direction or time: {"dir": …, "message": {…}}.
+    return any(isinstance(v, dict) and v.get("jsonrpc") == "2.0" for v in value.values())
+
+
+def _is_event(value: Any) -> bool:
+    return isinstance(value, dict) and "kind" in value and "timestamp" in value
+
+
+def classify(name: str, head: bytes, methods: Iterable[str]) -> Classification:
+    """Tell a file's kind from its first bytes (``head``) and, for RPC results, its name.
+
+    JSON Lines whose first record is a CAR journal event or a JSON-RPC 2.0 message are a journal
+    or a transcript; a document is a capability map (``$schema`` naming the map schema, or
+    ``schema_version`` 2.0.0 with ``providers``) or a CAR wire-schema bundle (``format``
+    ``car.wire-schema.v1``) by its top-level members; else the name ``*.<method>.result.json``
+    makes an RPC result.
+    """
+    text = head[len(_BOM) :] if head.startswith(_BOM) else head
+    stripped = text.lstrip(_JSON_WHITESPACE)
+    first = _first_line(stripped)
+    if first.complete:
+        if _is_event(first.value):
+            return Classification("journal", "first line is a CAR journal event")
+        if _is_rpc_message(first.value):
+            return Classification("transcript", "first line is a JSON-RPC 2.0 message")
+        kind = _document_kind(first.value)
+    elif stripped.startswith(b"{"):
+        # A document over several lines: its top-level markers, found in the text.
+        kind = _marked_kind(text)
+    else:
+        kind = None
+    if kind is not None:
+        return Classification(kind, _KIND_REASONS[kind])
+    if name.endswith(_RESULT_SUFFIX):
+        method = result_method(name, methods)
+        if method is not None:
+            return Classification("rpc-result", f"named after RPC method {method}", method)
+        return Classification(
+            None, "named *.result.json, but no known RPC method in the name (see `schemas`)"
+        )
+    if not stripped:
+        return Classification(None, "empty file")
+    if b"\x00" in text[:8192]:
+        return Classification(None, "binary file")
+    if not stripped.startswith((b"{", b"[")):
+        return Classification(None, "not JSON")
+    return Classification(None, "JSON, but not a document kind pairling_fast checks")
+
+
+def _marked_kind(text: bytes) -> str | None:
+    if _MAP_SCHEMA_MARK.search(text) or (
+        _MAP_VERSION_MARK.search(text) and _MAP_PROVIDERS_MARK.search(text)
+    ):
+        return "map"
+    if _WIRE_SCHEMA_MARK.search(text):
+        return "wire-schema"
+    return None
+
+
+# ---------------------------------------------------------------------------------------------
+# Results
+
+
+@dataclass(frozen=True)
+class Skipped:
+    """A file or directory that was not checked, and why."""
+
+    path: str
+    reason: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"path": self.path, "reason": self.reason}
+
+
+@dataclass
+class FileResult:
+    """One checked file: its kind (None when it could not even be read), findings and stats."""
+
+    path: str
+    kind: str | None
+    findings: list[Finding] = field(default_factory=list)
+    stats: dict[str, Any] = field(default_factory=dict)
+    size: int = 0
+    seconds: float = 0.0
+
+    def fails(self, fail_on: Severity) -> bool:
+        threshold = SEVERITIES.index(fail_on)
+        return any(SEVERITIES.index(f.severity) >= threshold for f in self.findings)
+
+    def count(self, severity: Severity) -> int:
+        return sum(1 for f in self.findings if f.severity == severity)
+
+    def to_dict(self, fail_on: Severity = "error", *, timings: bool = False) -> dict[str, Any]:
+        stats = dict(self.stats)
+        if timings:
+            stats["timing"] = {
+                "bytes": self.size,
+                "seconds": round(self.seconds, 6),
+                "bytes_per_second": _rate(self.size, self.seconds),
+            }
+        return {
+            "path": self.path,
+            "kind": self.kind,
+            "ok": not self.fails(fail_on),
+            "stats": stats,
+            "findings": [f.to_dict() for f in self.findings],
+        }
+
+
+def _rate(size: int, seconds: float) -> float | None:
+    return round(size / seconds, 1) if seconds > 0 else None
+
+
+@dataclass
+class PathsReport:
+    """Every file ``check_paths`` met: checked (``files``, sorted by path) or ``skipped``.
+
+    ``ok`` is false when any file has a finding at or above ``fail_on``.
+    """
+
+    files: list[FileResult] = field(default_factory=list)
+    skipped: list[Skipped] = field(default_factory=list)
+    backend: str = "rust"
+    fail_on: Severity = "error"
+    timings: bool = False
+    seconds: float = 0.0
+
+    @property
+    def ok(self) -> bool:
+        return not any(f.fails(self.fail_on) for f in self.files)
+
+    @property
+    def findings(self) -> list[Finding]:
+        return [finding for file in self.files for finding in file.findings]
+
+    @property
+    def io_errors(self) -> list[Finding]:
+        """The findings that mean a file could not be read (``check`` exits with 2 on them)."""
+        return [f for f in self.findings if f.code == UNREADABLE]
+
+    def count(self, severity: Severity) -> int:
+        return sum(file.count(severity) for file in self.files)
+
+    @property
+    def summary(self) -> dict[str, int]:
+        return {
+            "files": len(self.files),
+            "errors": self.count("error"),
+            "warnings": self.count("warning"),
+        }
+
+    def to_dict(self) -> dict[str, Any]:
+        from . import __version__
+
+        report: dict[str, Any] = {
+            "report_version": REPORT_VERSION,
+            "tool": "pairling_fast",
+            "version": __version__,
+            "backend": self.backend,
+            "ok": self.ok,
+            "files": [f.to_dict(self.fail_on, timings=self.timings) for f in self.files],
+            "skipped": [s.to_dict() for s in self.skipped],
+            "summary": self.summary,
+        }
+        if self.timings:
+            total = sum(f.size for f in self.files)
+            report["summary"]["timing"] = {
+                "bytes": total,
+                "seconds": round(self.seconds, 6),
+                "bytes_per_second": _rate(total, self.seconds),
+            }
+        return report
+
+    def to_json(self, *, indent: int | None = 2) -> str:
+        return json.dumps(self.to_dict(), indent=indent, ensure_ascii=False)
+
+
+class CheckProgress(Protocol):
+    """Told how much work there is, then about each file as it is done (in completion order)."""
+
+    def start(self, files: int, total_bytes: int) -> None: ...
+    def advance(self, result: FileResult | Skipped, size: int) -> None: ...
+
+
+# ---------------------------------------------------------------------------------------------
+# Walking
+
+
+@dataclass(frozen=True)
+class _Candidate:
+    path: Path
+    display: str
+    size: int
+
+
+def _special_file_kind(mode: int) -> str:
+    if stat.S_ISFIFO(mode):
+        return "a FIFO"
+    if stat.S_ISCHR(mode):
+        return "a character device"
+    if stat.S_ISBLK(mode):
+        return "a block device"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return "not a regular file"
+
+
+def _os_reason(error: OSError) -> str:
+    return error.strerror or str(error)
+
+
+class _Walker:
+    """Collects the regular files under the given paths; everything else becomes ``Skipped``."""
+
+    def __init__(self, excludes: Sequence[str], follow_symlinks: bool) -> None:
+        self.excludes = tuple(excludes)
+        self.follow_symlinks = follow_symlinks
+        self.files: list[_Candidate] = []
+        self.skipped: list[Skipped] = []
+        self.unreadable: list[FileResult] = []
+        self._files_seen: dict[tuple[int, int], str] = {}
+        self._directories_seen: dict[tuple[int, int], str] = {}
+
+    def _excluded_by(self, display: str, name: str) -> str | None:
+        posix = display.replace(os.sep, "/")
+        for pattern in self.excludes:
+            if fnmatch.fnmatchcase(name, pattern) or fnmatch.fnmatchcase(posix, pattern):
+                return pattern
+        return None
+
+    def add_argument(self, raw: str) -> None:
+        path = Path(raw)
+        display = os.path.normpath(raw)
+        # A path the user names is followed even when it is a symlink: they asked for it.
+        try:
+            info = path.stat()
+        except FileNotFoundError:
+            if path.is_symlink():
+                raise PathArgumentError(f"{raw}: broken symbolic link") from None
+            raise PathArgumentError(f"{raw}: no such file or directory") from None
+        except OSError as error:
+            raise PathArgumentError(f"{raw}: {_os_reason(error)}") from None
+        pattern = self._excluded_by(display, path.name)
+        if pattern is not None:
+            self.skipped.append(Skipped(display, f"excluded by {pattern!r}"))
+        elif stat.S_ISDIR(info.st_mode):
+            self._walk(path, display, (), info)
+        else:
+            self._add_file(path, display, info)
+
+    def _walk(
+        self,
+        directory: Path,
+        display: str,
+        ancestors: tuple[tuple[int, int], ...],
+        info: os.stat_result,
+    ) -> None:
+        key = (info.st_dev, info.st_ino)
+        if key in ancestors:
+            self.skipped.append(Skipped(display, "symbolic link loop (leads back to a parent)"))
+            return
+        if key in self._directories_seen:
+            first = self._directories_seen[key]
+            self.skipped.append(Skipped(display, f"same directory as {first}, walked once"))
+            return
+        self._directories_seen[key] = display
+        try:
+            entries = sorted(os.scandir(directory), key=lambda entry: entry.name)
+        except OSError as error:
+            self._unreadable(display, f"cannot list directory: {_os_reason(error)}")
+            return
+        for entry in entries:
+            child = os.path.join(display, entry.name) if display != "." else entry.name
+            pattern = self._excluded_by(child, entry.name)
+            if pattern is not None:
+                self.skipped.append(Skipped(child, f"excluded by {pattern!r}"))
+                continue
+            is_link = entry.is_symlink()
+            if is_link and not self.follow_symlinks:
+                self.skipped.append(
+                    Skipped(child, "symbolic link, not followed (use --follow-symlinks)")
+                )
+                continue
+            try:
+                child_info = os.stat(entry.path)
+            except FileNotFoundError:
+                reason = "broken symbolic link" if is_link else "vanished while walking"
+                self.skipped.append(Skipped(child, reason))
+                continue
+            except OSError as error:
+                self._unreadable(child, _os_reason(error))
+                continue
+            if stat.S_ISDIR(child_info.st_mode):
+                self._walk(Path(entry.path), child, (*ancestors, key), child_info)
+            else:
+                self._add_file(Path(entry.path), child, child_info)
+
+    def _add_file(self, path: Path, display: str, info: os.stat_result) -> None:
+        if not stat.S_ISREG(info.st_mode):
+            self.skipped.append(Skipped(display, f"{_special_file_kind(info.st_mode)}, not read"))
+            return
+        key = (info.st_dev, info.st_ino)
+        if key in self._files_seen:
+            self.skipped.append(Skipped(display, f"same file as {self._files_seen[key]}"))
+            return
+        self._files_seen[key] = display
+        self.files.append(_Candidate(path, display, info.st_size))
+
+    def _unreadable(self, display: str, reason: str) -> None:
+        finding = Finding(UNREADABLE, "error", reason, path=display)
+        self.unreadable.append(FileResult(display, None, [finding]))
+
+
+# ---------------------------------------------------------------------------------------------
+# Checking one file
+
+_DOCUMENT_CHECKS: dict[str, tuple[str, str]] = {
+    "map": ("pairling_fast.maps", "check_map"),
+    "journal": ("pairling_fast.journal", "check_journal"),
+    "transcript": ("pairling_fast.wire", "check_transcript"),
+    "wire-schema": ("pairling_fast.wire", "check_wire_schema"),
+    "rpc-result": ("pairling_fast.wire", "check_rpc_result"),
+}
+
+_PARTIAL_CHECKS = {
+    "map": "validated against the map schema only",
+    "journal": "each line validated against the journal event schema only",
+    "transcript": "each line parsed as strict JSON only",
+    "wire-schema": "parsed as strict JSON only",
+    "rpc-result": "validated against the method's result schema only",
+}
+
+
+def optional_module(name: str) -> ModuleType | None:
+    """The module ``name``, or None when this build does not have it (or its package).
+
+    The document families land one by one; a missing one must not break the others, but an
+    import error *inside* a present module is a bug and propagates.
+    """
+    try:
+        return importlib.import_module(name)
+    except ModuleNotFoundError as error:
+        missing = error.name or ""
+        if name == missing or name.startswith(missing + "."):
+            return None
+        raise
+
+
+def _document_check(kind: str) -> Callable[..., Report] | None:
+    """The document check of ``kind``, or None when its module is not in this build."""
+    module_name, function_name = _DOCUMENT_CHECKS[kind]
+    module = optional_module(module_name)
+    check: Callable[..., Report] | None = getattr(module, function_name, None)
+    return check
+
+
+def _strict_json(data: bytes) -> Report:
+    try:
+        parse_json(data)
+    except CanonicalizationError as error:
+        return Report(findings=[json_error_finding(error)])
+    return Report()
+
+
+def _each_line(path: Path, check_line: Callable[[bytes], Report]) -> Report:
+    findings: list[Finding] = []
+    lines = 0
+    with path.open("rb") as handle:
+        for number, line in enumerate(handle, start=1):
+            if not line.strip(_JSON_WHITESPACE):
+                continue
+            lines += 1
+            findings.extend(replace(f, line=number) for f in check_line(line).findings)
+    return Report(findings=findings, stats={"lines": lines})
+
+
+def _schema_check(schema_id: str) -> Callable[[bytes], Report]:
+    return schema_validator(schema_id).validate_json
+
+
+def _partial_check(kind: str, path: Path, method: str | None) -> Report:
+    """The checks that exist without the kind's own module (and say that they are partial)."""
+    if kind == "map":
+        report = _schema_check(schemas.MAP_SCHEMA_ID)(path.read_bytes())
+    elif kind == "rpc-result":
+        report = _schema_check(f"{_RPC_ID_PREFIX}{method}{_RPC_ID_SUFFIX}")(path.read_bytes())
+    elif kind == "journal":
+        report = _each_line(path, _schema_check("car.journal.event"))
+    elif kind == "transcript":
+        report = _each_line(path, _strict_json)
+    else:
+        report = _strict_json(path.read_bytes())
+    module_name = _DOCUMENT_CHECKS[kind][0]
+    note = Finding(
+        CHECK_UNAVAILABLE,
+        CODES[CHECK_UNAVAILABLE].severity,
+        f"{module_name} is not in this build: {_PARTIAL_CHECKS[kind]}",
+    )
+    return Report(findings=[*report.findings, note], stats=report.stats)
+
+
+def _run_check(kind: str, path: Path, method: str | None) -> Report:
+    check = _document_check(kind)
+    if check is None:
+        return _partial_check(kind, path, method)
+    if kind == "rpc-result":
+        try:
+            result = parse_json(path.read_bytes())
+        except CanonicalizationError as error:
+            return Report(findings=[json_error_finding(error)])
+        return check(method, result)
+    return check(path)
+
+
+def _apply_severities(
+    findings: Iterable[Finding], severities: Mapping[str, SeverityOverride], display: str
+) -> list[Finding]:
+    adjusted: list[Finding] = []
+    for finding in findings:
+        severity = severities.get(finding.code, finding.severity)
+        if severity == "off":
+            continue
+        adjusted.append(replace(finding, severity=severity, path=display))
+    return adjusted
+
+
+# Kinds that are one JSON document, whose pointers can be turned into lines.
+_DOCUMENT_KINDS = ("map", "rpc-result", "wire-schema")
+
+
+def _with_lines(kind: str, path: Path, findings: list[Finding]) -> list[Finding]:
+    """Findings of one-document kinds that have a pointer but no line get the pointer's line."""
+    if kind not in _DOCUMENT_KINDS:
+        return findings
+    wanted = {f.pointer for f in findings if f.pointer is not None and f.line is None}
+    if not wanted:
+        return findings
+    lines = pointer_lines(path.read_bytes(), wanted)
+    return [
+        replace(f, line=lines[f.pointer]) if f.line is None and f.pointer in lines else f
+        for f in findings
+    ]
+
+
+def _read_head(path: Path) -> bytes:
+    with path.open("rb") as handle:
+        return handle.read(SNIFF_BYTES)
+
+
+def _check_one(
+    candidate: _Candidate,
+    kind: str | None,
+    methods: frozenset[str],
+    severities: Mapping[str, SeverityOverride],
+) -> FileResult | Skipped:
+    started = time.perf_counter()
+    result = FileResult(candidate.display, kind, size=candidate.size)
+    try:
+        head = _read_head(candidate.path)
+        classification = classify(candidate.path.name, head, methods)
+        if kind is None:
+            if classification.kind is None:
+                return Skipped(candidate.display, classification.reason)
+            result.kind = classification.kind
+        elif kind == "rpc-result" and classification.method is None:
+            return Skipped(
+                candidate.display,
+                "--type rpc-result, but the name does not say the method "
+                "(name it *.<method>.result.json)",
+            )
+        assert result.kind is not None
+        report = _run_check(result.kind, candidate.path, classification.method)
+        result.stats = dict(report.stats)
+        findings = _with_lines(result.kind, candidate.path, report.findings)
+    except OSError as error:
+        findings = [Finding(UNREADABLE, "error", _os_reason(error))]
+    except Exception as error:  # one file's failure never stops the others
+        message = f"the {result.kind} check failed: {type(error).__name__}: {error}"
+        findings = [Finding(INTERNAL_ERROR, "error", message)]
+    result.findings = _apply_severities(findings, severities, candidate.display)
+    result.seconds = time.perf_counter() - started
+    return result
+
+
+# ---------------------------------------------------------------------------------------------
+# The public entry point
+
+
+def check_paths(
+    paths: Iterable[str | os.PathLike[str]],
+    *,
+    kind: str | None = None,
+    exclude: Sequence[str] = (),
+    default_excludes: bool = True,
+    follow_symlinks: bool = False,
+    jobs: int | None = None,
+    fail_on: Severity = "error",
+    severities: Mapping[str, SeverityOverride] | None = None,
+    timings: bool = False,
+    backend: str | None = None,
+    progress: CheckProgress | None = None,
+) -> PathsReport:
+    """Check every document under ``paths`` (files or directories), in parallel.
+
+    ``kind`` forces one of ``KINDS`` instead of telling kinds from content; ``exclude`` adds glob
+    patterns (matched against a file's name and its path) to ``DEFAULT_EXCLUDES``;
+    ``severities`` maps finding codes to ``"error"``/``"warning"``/``"info"`` or ``"off"``
+    (dropped); ``timings`` adds per-file time and throughput to the stats. A path that does not
+    exist raises ``PathArgumentError``; a file that cannot be read is a PF501 finding.
+    """
+    if kind is not None and kind not in KINDS:
+        raise ValueError(f"unknown kind {kind!r}: choose one of {', '.join(KINDS)}")
+    if fail_on not in SEVERITIES:
+        raise ValueError(f"fail_on must be one of {', '.join(SEVERITIES)}, not {fail_on!r}")
+    overrides = dict(severities or {})
+    for code, severity in overrides.items():
+        if severity not in (*SEVERITIES, "off"):
+            raise ValueError(f"severity of {code} must be one of {SEVERITIES} or 'off'")
+    if backend is not None:
+        with _backend.use(backend):
+            return check_paths(
+                paths,
+                kind=kind,
+                exclude=exclude,
+                default_excludes=default_excludes,
+                follow_symlinks=follow_symlinks,
+                jobs=jobs,
+                fail_on=fail_on,
+                severities=overrides,
+                timings=timings,
+                progress=progress,
+            )
+
+    started = time.perf_counter()
+    excludes = (*DEFAULT_EXCLUDES, *exclude) if default_excludes else tuple(exclude)
+    walker = _Walker(excludes, follow_symlinks)
+    for raw in paths:
+        walker.add_argument(os.fspath(raw))
+    methods = rpc_methods()
+    report = PathsReport(
+        files=list(walker.unreadable),
+        skipped=list(walker.skipped),
+        backend=_backend.active_name(),
+        fail_on=fail_on,
+        timings=timings,
+    )
+    if progress is not None:
+        progress.start(len(walker.files), sum(c.size for c in walker.files))
+    workers = max(1, jobs if jobs is not None else (os.cpu_count() or 1))
+    pool = ThreadPoolExecutor(max_workers=workers)
+    try:
+        futures = {
+            pool.submit(_check_one, candidate, kind, methods, overrides): candidate
+            for candidate in walker.files
+        }
+        for future in as_completed(futures):
+            outcome = future.result()
+            if isinstance(outcome, Skipped):
+                report.skipped.append(outcome)
+            else:
+                report.files.append(outcome)
+            if progress is not None:
+                progress.advance(outcome, futures[future].size)
+    finally:
+        # On Ctrl-C, drop the files not started yet instead of checking them all first.
+        pool.shutdown(wait=True, cancel_futures=True)
+    report.files.sort(key=lambda f: f.path)
+    report.skipped.sort(key=lambda s: s.path)
+    report.seconds = time.perf_counter() - started
+    return report

@@ -1,0 +1,116 @@
+"""CAR wire documents: RPC results, JSON-RPC transcripts and the wire-schema bundle itself.
+
+Every check returns a ``Report``; the rules and codes (PF4xx) are in ``docs/wire.md``. Nothing is
+fetched: results are checked against the bundled ``car-wire-schema.v1.json``.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Iterator
+from itertools import islice
+from typing import IO, Any, Union
+
+from . import _backend
+from .errors import CanonicalizationError
+from .report import Finding, RawFinding, Report
+from .validator import json_error_finding
+
+__all__ = [
+    "check_rpc_result",
+    "check_transcript",
+    "check_wire_schema",
+    "wire_schema_digest",
+]
+
+PathLike = Union[str, "os.PathLike[str]"]
+TranscriptSource = Union[PathLike, IO[bytes], IO[str], Iterable[Union[bytes, str]]]
+
+# Lines handed to the engine per call: few enough to keep memory flat, enough to amortize the call.
+BATCH_LINES = 1024
+
+
+def _report(outcome: tuple[list[RawFinding], dict[str, Any]], path: str | None) -> Report:
+    raw, stats = outcome
+    return Report(findings=[Finding.from_raw(finding, path) for finding in raw], stats=stats)
+
+
+def wire_schema_digest(path: PathLike) -> str:
+    """Lowercase hex sha256 of the file's exact bytes: the wire-schema bundle's ``digest.scope``,
+    what a ``server.schema`` result's ``digest`` must equal."""
+    return _backend.active().wire_schema_digest(os.fspath(path))
+
+
+def check_rpc_result(
+    method: str,
+    result: Any,
+    *,
+    catalog: Any = None,
+    wire_schema: PathLike | None = None,
+) -> Report:
+    """Check the result of JSON-RPC ``method`` against ``rpc.<method>.result`` and the invariants
+    its schema describes.
+
+    ``catalog`` (a ``models.catalog_snapshot`` result) cross-checks an ``infer`` result's
+    ``catalog_revision`` and ``row_digest``; ``wire_schema`` (a path) verifies a ``server.schema``
+    result's ``digest`` against the file's exact bytes. A method without a schema in the bundle
+    gives an info (PF401, listed as uncovered) or a warning (PF402, unknown), not an error.
+    """
+    digest = wire_schema_digest(wire_schema) if wire_schema is not None else None
+    try:
+        outcome = _backend.active().check_rpc_result(method, result, catalog, digest)
+    except CanonicalizationError as error:
+        return Report(findings=[json_error_finding(error)])
+    return _report(outcome, None)
+
+
+def _as_bytes(line: bytes | str) -> bytes:
+    if isinstance(line, str):
+        # Lone surrogates stay as they are so the parser reports them (PF003) on their line.
+        return line.encode("utf-8", "surrogatepass")
+    if isinstance(line, (bytes, bytearray, memoryview)):
+        return bytes(line)
+    raise TypeError(f"transcript lines must be bytes or str, not {type(line).__name__}")
+
+
+def _batches(lines: Iterable[bytes | str]) -> Iterator[list[bytes]]:
+    iterator = iter(lines)
+    while True:
+        batch = [_as_bytes(line) for line in islice(iterator, BATCH_LINES)]
+        if not batch:
+            return
+        yield batch
+
+
+def check_transcript(source: TranscriptSource, *, wire_schema: PathLike | None = None) -> Report:
+    """Check a JSONL transcript of JSON-RPC 2.0 messages, streaming.
+
+    ``source`` is a path, a file object (binary or text) or an iterable of lines. Responses are
+    paired with their requests by ``id`` in either order, each ``result`` is checked like
+    ``check_rpc_result`` (an ``infer`` result against the latest catalog snapshot before it, a
+    ``server.schema`` digest against ``wire_schema`` when given); findings carry the line. Memory
+    is bounded by the ids in flight, not by the transcript's length.
+    """
+    digest = wire_schema_digest(wire_schema) if wire_schema is not None else None
+    engine = _backend.active()
+    if isinstance(source, (str, os.PathLike)):
+        path = os.fspath(source)
+        return _report(engine.check_transcript_file(path, digest), path)
+    if isinstance(source, (bytes, bytearray)):
+        raise TypeError(
+            "check_transcript takes a path, a file object or an iterable of lines, not bytes; "
+            "pass data.splitlines(keepends=True)"
+        )
+    checker = engine.TranscriptChecker(digest)
+    for batch in _batches(source):
+        checker.feed_lines(batch)
+    name = getattr(source, "name", None)
+    return _report(checker.finish(), name if isinstance(name, str) else None)
+
+
+def check_wire_schema(path: PathLike) -> Report:
+    """Check a ``car.wire-schema.v1`` bundle's own integrity: every schema is valid draft-07 and
+    compiles, and the coverage lists agree with the schemas and the EventKind enum. The stats
+    carry the file's exact-bytes ``digest``."""
+    path = os.fspath(path)
+    return _report(_backend.active().check_wire_schema(path), path)

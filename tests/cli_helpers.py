@@ -1,0 +1,65 @@
+"""Shared by the CLI tests: run the real entry point in a subprocess, build small document trees."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pairling_fast
+
+# The subprocess imports the very package these tests import (installed or a source tree).
+PACKAGE_PARENT = str(Path(pairling_fast.__file__).resolve().parents[1])
+
+# One valid and one invalid result of `tools.cancel` ({"cancelled": boolean}, nothing else), and
+# one that is not JSON at all: every build reports the last one as PF001.
+GOOD_RESULT = '{"cancelled": true}\n'
+BAD_RESULT = '{\n  "cancelled": "yes"\n}\n'
+BROKEN_RESULT = '{"cancelled": tru\n'
+
+
+def run_cli(
+    backend: str, *args: str, cwd: Path, extra_env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    """``python -m pairling_fast ARGS`` on ``backend``, colours off, output captured."""
+    env = dict(os.environ)
+    env.update(
+        {
+            "PYTHONPATH": PACKAGE_PARENT,
+            "PAIRLING_FAST_BACKEND": backend,
+            "NO_COLOR": "1",
+            "PYTHONWARNINGS": "error",
+        }
+    )
+    env.update(extra_env or {})
+    return subprocess.run(
+        [sys.executable, "-m", "pairling_fast", *args],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
+def write_tree(root: Path, files: dict[str, str]) -> Path:
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    return root
+
+
+def sample_tree(root: Path) -> Path:
+    """docs/: a clean result, a defective one, an unparsable one, and a file to skip."""
+    return write_tree(
+        root,
+        {
+            "docs/good.tools.cancel.result.json": GOOD_RESULT,
+            "docs/bad.tools.cancel.result.json": BAD_RESULT,
+            "docs/nested/broken.tools.cancel.result.json": BROKEN_RESULT,
+            "docs/notes.txt": "not a document\n",
+        },
+    )
