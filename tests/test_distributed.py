@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import json
-import os
 import pickle
 from collections.abc import Iterator
 from pathlib import Path
@@ -13,7 +12,7 @@ from typing import Any
 import pytest
 
 import pairling_fast as pf
-from pairling_fast import _backend
+from pairling_fast import _backend, cli
 from pairling_fast import distributed as pfd
 from pairling_fast.generate.journal import generate_journal
 from pairling_fast.report import Report
@@ -191,17 +190,16 @@ def test_validators_pickle_and_run_on_workers(client: Any) -> None:
 def test_the_command_line(
     client: Any, journals: dict[str, Path], capsys: pytest.CaptureFixture[str]
 ) -> None:
+    """``pairling-fast check --dask`` prints the report it prints without a cluster."""
     address = client.scheduler.address
-    path = str(journals["tampered"])
-    code = pfd.main(["check", path, "--dask", address, "--chunk-bytes", "4096", "-f", "json"])
-    output = json.loads(capsys.readouterr().out)
-    assert code == 1
-    assert output["findings"] == pf.check_journal(path).to_dict()["findings"]
-    assert pfd.main(["check", str(journals["clean"]), "--dask", address]) == 0
-    assert capsys.readouterr().out.endswith("1 file(s): 0 error(s), 0 warning(s)\n")
-    assert pfd.main(["check", os.devnull + "-absent", "--dask", address]) == 2
-    assert "no such file" in capsys.readouterr().err
-    assert pfd.main(["check", path, "--dask", "local:0"]) == 2
+    directory = str(journals["clean"].parent)
+    assert cli.main(["check", directory, "-f", "json"]) == 1
+    local = json.loads(capsys.readouterr().out)
+    assert cli.main(["check", directory, "-f", "json", "--dask", address]) == 1
+    assert json.loads(capsys.readouterr().out) == local
+    assert [file["path"] for file in local["files"]] == sorted(map(str, journals.values()))
+    assert cli.main(["check", directory, "--dask", "local:0"]) == 2
+    assert "local:N needs a positive N" in capsys.readouterr().err
 
 
 def _first_line_at(lines: list[bytes], offset: int) -> int:
@@ -268,3 +266,16 @@ def test_ctrl_c_cancels_the_chunks_in_flight_and_keeps_the_partial_report(
         and 0 < stats["lines"] < pf.check_journal(journals["chained"]).stats["lines"]
     )
     assert len(fake.cancelled) == 1  # two chunks in flight: the one interrupted, one ahead
+
+
+def test_other_documents_are_whole_file_tasks(
+    client: Any, journals: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    bundle = Path(pf.__file__).with_name("_schemas") / "car-wire-schema.v1.json"
+    (tmp_path / "wire.json").write_bytes(bundle.read_bytes())
+    (tmp_path / "journal.jsonl").write_bytes(journals["tampered"].read_bytes())
+    assert cli.main(["check", str(tmp_path), "-f", "json"]) == 1
+    local = json.loads(capsys.readouterr().out)
+    assert [file["kind"] for file in local["files"]] == ["journal", "wire-schema"]
+    assert cli.main(["check", str(tmp_path), "-f", "json", "--dask", client.scheduler.address]) == 1
+    assert json.loads(capsys.readouterr().out) == local

@@ -13,7 +13,7 @@ import os
 import sys
 import tempfile
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import Any, Callable, NoReturn
 
@@ -23,6 +23,7 @@ from . import _backend, schemas
 from .canonical import DIGEST_PREFIX, canonicalize_json, digest_hex, parse_json
 from .codes import CODES
 from .config import Config, ConfigError, find_config
+from .distributed import check_workers, connect
 from .errors import CanonicalizationError, PairlingError, ValidationError
 from .output import FORMATS, RichProgress, finding_line, print_rich, render, summary_line
 from .paths import KINDS, PathArgumentError, check_paths, optional_module
@@ -117,6 +118,14 @@ def _command_check(args: argparse.Namespace) -> int:
     to_terminal = args.format == "text" and args.output is None and sys.stdout.isatty()
     console = Console(no_color=True if args.no_color else None, highlight=False)
     progress = RichProgress(console) if to_terminal else None
+    cluster = ExitStack()
+    try:
+        client = connect(args.dask, cluster) if args.dask is not None else None
+        if client is not None:
+            check_workers(client)
+    except (OSError, ValueError, PairlingError) as error:
+        cluster.close()
+        _fail(f"--dask {args.dask}: {error}")
     try:
         report = check_paths(
             args.paths,
@@ -128,12 +137,14 @@ def _command_check(args: argparse.Namespace) -> int:
             severities=config.severity,
             timings=args.stats,
             progress=progress,
+            client=client,
         )
     except PathArgumentError as error:
         _fail(str(error))
     finally:
         if progress is not None:
             progress.stop()
+        cluster.close()
     if to_terminal:
         print_rich(report, console)
     elif args.output is not None:
@@ -322,6 +333,12 @@ def _add_check_parser(commands: Any) -> None:
         help="exit 1 on findings of this severity or worse (default: error)",
     )
     check.add_argument("--stats", action="store_true", help="per-file timings and throughput")
+    check.add_argument(
+        "--dask",
+        metavar="ADDRESS",
+        help="check on a Dask cluster: its scheduler (tcp://host:8786), or local[:N] for a "
+        "LocalCluster of N processes; same report (docs/cluster.md, needs the [dask] extra)",
+    )
     check.add_argument("--no-color", action="store_true", help="no colours (also: NO_COLOR=1)")
     check.add_argument("--config", metavar="FILE", help="read defaults from this TOML file")
     check.add_argument("--isolated", action="store_true", help="ignore configuration files")

@@ -10,15 +10,13 @@ finding for finding, whatever the chunk size or the number of workers.
 Needs the ``[dask]`` extra (``dask[distributed]``); workers need the same pairling_fast (the same
 wheel) and must read the journals at the same paths as the driver (shared storage).
 
-``python -m pairling_fast.distributed check PATH... --dask tcp://scheduler:8786`` (or
-``--dask local[:N]`` for a ``LocalCluster`` of N worker processes) checks from the command line.
+From the command line: ``pairling-fast check PATH... --dask tcp://scheduler:8786`` (or
+``--dask local[:N]`` for a ``LocalCluster`` of N worker processes).
 """
 
 from __future__ import annotations
 
-import argparse
 import os
-import sys
 from collections import deque
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import ExitStack
@@ -40,11 +38,11 @@ __all__ = [
     "ClusterError",
     "check_journal",
     "check_paths",
+    "check_workers",
     "chunk_ranges",
     "connect",
     "journal_files",
     "journal_reports",
-    "main",
 ]
 
 DEFAULT_CHUNK_BYTES = 32 << 20
@@ -96,9 +94,12 @@ def _worker_build(backend: str) -> tuple[str, str | None]:
     return pairling_fast.__version__, None
 
 
-def _check_workers(client: Client, backend: str) -> None:
+def check_workers(client: Client, backend: str | None = None) -> None:
+    """Raise ``ClusterError`` unless every worker has this pairling_fast version and ``backend``
+    (default: the active one)."""
     import pairling_fast
 
+    backend = backend or _backend.active_name()
     problems = []
     for worker, (version, unusable) in sorted(client.run(_worker_build, backend).items()):
         if unusable is not None:
@@ -164,7 +165,7 @@ def journal_reports(
     partial report of the file being checked."""
     backend = _backend.active_name()
     engine = _backend.active()
-    _check_workers(client, backend)
+    check_workers(client, backend)
     if max_in_flight is None:
         max_in_flight = 2 * max(1, sum(client.nthreads().values()))
     if max_in_flight < 1:
@@ -292,7 +293,7 @@ def check_paths(
 
 
 # ---------------------------------------------------------------------------------------------
-# Command line: python -m pairling_fast.distributed check PATH... --dask ADDRESS
+# Connecting: what ``pairling-fast check --dask ADDRESS`` uses
 
 
 def connect(address: str, stack: ExitStack) -> Client:
@@ -318,62 +319,3 @@ def connect(address: str, stack: ExitStack) -> Client:
         )
         return stack.enter_context(Client(cluster))
     return stack.enter_context(Client(address, timeout="30s"))
-
-
-def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="python -m pairling_fast.distributed",
-        description="Check CAR journals on a Dask cluster (same reports as on one machine).",
-    )
-    commands = parser.add_subparsers(dest="command", required=True)
-    check = commands.add_parser("check", help="check journals")
-    check.add_argument("paths", nargs="+", metavar="PATH")
-    check.add_argument(
-        "--dask",
-        required=True,
-        metavar="ADDRESS",
-        help="scheduler address (tcp://host:8786), or local[:N] to start a LocalCluster",
-    )
-    check.add_argument("--chunk-bytes", type=int, default=DEFAULT_CHUNK_BYTES)
-    check.add_argument("--chain", choices=("auto", "require", "off"), default="auto")
-    check.add_argument("--profile", choices=("strict", "car-compatible"), default="strict")
-    check.add_argument("--no-lifecycle", action="store_true", help="skip the lifecycle checks")
-    check.add_argument("--max-findings", type=int, default=1000, help="per file; 0: no cap")
-    check.add_argument("--format", "-f", choices=("text", "json"), default="text")
-    check.add_argument("--backend", choices=_backend.BACKENDS, help="default: the active one")
-    return parser
-
-
-def _text(report: Report) -> str:
-    lines = [f"{f.location()}: {f.severity} {f.code} {f.message}" for f in report.findings]
-    errors, warnings = len(report.errors), len(report.warnings)
-    lines.append(f"{len(report.stats['files'])} file(s): {errors} error(s), {warnings} warning(s)")
-    return "\n".join(lines) + "\n"
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    """Exit 0 clean, 1 with error findings, 2 for usage, connection or I/O errors."""
-    args = _parser().parse_args(argv)
-    try:
-        with ExitStack() as stack:
-            if args.backend is not None:
-                stack.enter_context(_backend.use(args.backend))
-            client = connect(args.dask, stack)
-            report = check_paths(
-                args.paths,
-                client,
-                chunk_bytes=args.chunk_bytes,
-                chain=args.chain,
-                lifecycle=not args.no_lifecycle,
-                max_findings=args.max_findings or None,
-                profile=args.profile,
-            )
-    except (OSError, ValueError, ImportError, PairlingError) as error:
-        print(f"error: {error}", file=sys.stderr)
-        return 2
-    sys.stdout.write(report.to_json(indent=2) + "\n" if args.format == "json" else _text(report))
-    return 0 if report.ok else 1
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -566,7 +566,9 @@ def _partial_check(kind: str, path: Path, method: str | None) -> Report:
     return Report(findings=[*report.findings, note], stats=report.stats)
 
 
-def _run_check(kind: str, path: Path, method: str | None) -> Report:
+def _run_check(kind: str, path: Path, method: str | None, client: Any = None) -> Report:
+    if client is not None:
+        return _run_on_cluster(kind, path, method, client)
     check = _document_check(kind)
     if check is None:
         return _partial_check(kind, path, method)
@@ -577,6 +579,23 @@ def _run_check(kind: str, path: Path, method: str | None) -> Report:
             return Report(findings=[json_error_finding(error)])
         return check(method, result)
     return check(path)
+
+
+def _run_on_cluster(kind: str, path: Path, method: str | None, client: Any) -> Report:
+    """On a Dask cluster (``client``): journals split into chunks whose reports equal the local
+    check's (docs/cluster.md); any other file is one task on a worker, on the driver's backend."""
+    if kind == "journal" and _document_check(kind) is not None:
+        from .distributed import check_journal
+
+        return check_journal(path, client)
+    task = client.submit(_run_on_backend, _backend.active_name(), kind, path, method, pure=False)
+    report: Report = task.result()
+    return report
+
+
+def _run_on_backend(backend: str, kind: str, path: Path, method: str | None) -> Report:
+    with _backend.use(backend):
+        return _run_check(kind, path, method)
 
 
 def _apply_severities(
@@ -619,6 +638,7 @@ def _check_one(
     kind: str | None,
     methods: frozenset[str],
     severities: Mapping[str, SeverityOverride],
+    client: Any = None,
 ) -> FileResult | Skipped:
     started = time.perf_counter()
     result = FileResult(candidate.display, kind, size=candidate.size)
@@ -636,7 +656,7 @@ def _check_one(
                 "(name it *.<method>.result.json)",
             )
         assert result.kind is not None
-        report = _run_check(result.kind, candidate.path, classification.method)
+        report = _run_check(result.kind, candidate.path, classification.method, client)
         result.stats = dict(report.stats)
         findings = _with_lines(result.kind, candidate.path, report.findings)
     except OSError as error:
@@ -666,6 +686,7 @@ def check_paths(
     timings: bool = False,
     backend: str | None = None,
     progress: CheckProgress | None = None,
+    client: Any = None,
 ) -> PathsReport:
     """Check every document under ``paths`` (files or directories), in parallel.
 
@@ -673,7 +694,9 @@ def check_paths(
     patterns (matched against a file's name and its path) to ``DEFAULT_EXCLUDES``;
     ``severities`` maps finding codes to ``"error"``/``"warning"``/``"info"`` or ``"off"``
     (dropped); ``timings`` adds per-file time and throughput to the stats. A path that does not
-    exist raises ``PathArgumentError``; a file that cannot be read is a PF501 finding.
+    exist raises ``PathArgumentError``; a file that cannot be read is a PF501 finding. With a Dask
+    ``client`` (``distributed.Client``) the checks run on its cluster, with the same report
+    (docs/cluster.md).
     """
     if kind is not None and kind not in KINDS:
         raise ValueError(f"unknown kind {kind!r}: choose one of {', '.join(KINDS)}")
@@ -696,6 +719,7 @@ def check_paths(
                 severities=overrides,
                 timings=timings,
                 progress=progress,
+                client=client,
             )
 
     started = time.perf_counter()
@@ -717,7 +741,7 @@ def check_paths(
     pool = ThreadPoolExecutor(max_workers=workers)
     try:
         futures = {
-            pool.submit(_check_one, candidate, kind, methods, overrides): candidate
+            pool.submit(_check_one, candidate, kind, methods, overrides, client): candidate
             for candidate in walker.files
         }
         for future in as_completed(futures):
