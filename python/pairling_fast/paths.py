@@ -566,9 +566,7 @@ def _partial_check(kind: str, path: Path, method: str | None) -> Report:
     return Report(findings=[*report.findings, note], stats=report.stats)
 
 
-def _run_check(kind: str, path: Path, method: str | None, client: Any = None) -> Report:
-    if client is not None:
-        return _run_on_cluster(kind, path, method, client)
+def _run_check(kind: str, path: Path, method: str | None) -> Report:
     check = _document_check(kind)
     if check is None:
         return _partial_check(kind, path, method)
@@ -656,7 +654,10 @@ def _check_one(
                 "(name it *.<method>.result.json)",
             )
         assert result.kind is not None
-        report = _run_check(result.kind, candidate.path, classification.method, client)
+        if client is None:
+            report = _run_check(result.kind, candidate.path, classification.method)
+        else:
+            report = _run_on_cluster(result.kind, candidate.path, classification.method, client)
         result.stats = dict(report.stats)
         findings = _with_lines(result.kind, candidate.path, report.findings)
     except OSError as error:
