@@ -3,6 +3,7 @@
 //! PyO3 glue below and in `pyvalue.rs` is compiled only with the `python` feature.
 
 pub mod canonical;
+pub mod graph;
 pub mod journal;
 pub mod parse;
 pub mod report;
@@ -24,9 +25,11 @@ mod python {
     use pyo3::types::{PyBytes, PyDict, PyString};
 
     use crate::canonical::{self, CanonicalizationError};
+    use crate::graph;
     use crate::journal;
     use crate::parse::{self, JsonError};
     use crate::pyvalue::{to_python, to_value};
+    use crate::report::Finding;
     use crate::validate::{self, CompileError, CompileOptions, SchemaValidator, SchemaViolation};
 
     static ERRORS_MODULE: GILOnceCell<Py<PyModule>> = GILOnceCell::new();
@@ -639,9 +642,58 @@ mod python {
         }
     }
 
+    type RawMapCheck = (Vec<RawFinding>, PyObject);
+
+    fn raw_map_check(py: Python<'_>, check: graph::MapCheck) -> PyResult<RawMapCheck> {
+        let stats = to_python(py, &check.stats.to_value())?;
+        Ok((raw_findings(check.findings), stats))
+    }
+
+    /// A parsed map; a Python value outside the JSON model is the one finding, not an exception.
+    #[pyfunction]
+    fn check_map(py: Python<'_>, document: &Bound<'_, PyAny>) -> PyResult<RawMapCheck> {
+        guarded(py, "check_map", || {
+            let check = match to_value(document) {
+                Ok(value) => py.allow_threads(|| graph::check_map(&value)),
+                Err(error) => graph::MapCheck::unreadable(Finding::from(error)),
+            };
+            raw_map_check(py, check)
+        })
+    }
+
     #[pyfunction]
     fn journal_event_kinds() -> Vec<String> {
         journal::event_kinds()
+    }
+
+    #[pyfunction]
+    fn check_map_json(py: Python<'_>, data: &Bound<'_, PyAny>) -> PyResult<RawMapCheck> {
+        guarded(py, "check_map_json", || {
+            let bytes = text_bytes(data)?;
+            let check = py.allow_threads(|| graph::check_map_json(&bytes));
+            raw_map_check(py, check)
+        })
+    }
+
+    #[pyfunction]
+    fn seal_map(py: Python<'_>, document: &Bound<'_, PyAny>) -> PyResult<PyObject> {
+        guarded(py, "seal_map", || {
+            let mut value = python_value(py, document)?;
+            py.allow_threads(|| graph::seal_map(&mut value))
+                .map_err(|e| canonicalization_error(py, e))?;
+            to_python(py, &value)
+        })
+    }
+
+    /// Parse once, seal, convert once: a map given as text never crosses into Python unsealed.
+    #[pyfunction]
+    fn seal_map_json(py: Python<'_>, data: &Bound<'_, PyAny>) -> PyResult<PyObject> {
+        guarded(py, "seal_map_json", || {
+            let mut value = parse_text(py, data)?;
+            py.allow_threads(|| graph::seal_map(&mut value))
+                .map_err(|e| canonicalization_error(py, e))?;
+            to_python(py, &value)
+        })
     }
 
     #[pyfunction]
@@ -682,6 +734,10 @@ mod python {
         m.add_function(wrap_pyfunction!(check_wire_schema, m)?)?;
         m.add_function(wrap_pyfunction!(wire_schema_digest, m)?)?;
         m.add_class::<TranscriptChecker>()?;
+        m.add_function(wrap_pyfunction!(check_map, m)?)?;
+        m.add_function(wrap_pyfunction!(check_map_json, m)?)?;
+        m.add_function(wrap_pyfunction!(seal_map, m)?)?;
+        m.add_function(wrap_pyfunction!(seal_map_json, m)?)?;
         m.add_class::<CompiledSchema>()?;
         Ok(())
     }

@@ -15,11 +15,13 @@ from .canonical import canonicalize, canonicalize_json, digest, digest_hex, pars
 from .errors import (
     CanonicalizationError,
     InternalError,
+    MapInvalidError,
     PairlingError,
     SchemaCompileError,
     ValidationError,
 )
 from .journal import JournalInterrupted, JournalWriter, chain_journal, check_journal
+from .maps import check_map, seal_map, write_sealed
 from .paths import PathsReport, check_paths
 from .report import REPORT_VERSION, Finding, Report
 from .validator import Validator, schema_validator
@@ -37,6 +39,7 @@ __all__ = [
     "InternalError",
     "JournalInterrupted",
     "JournalWriter",
+    "MapInvalidError",
     "PairlingError",
     "PathsReport",
     "Report",
@@ -50,6 +53,7 @@ __all__ = [
     "canonicalize_json",
     "chain_journal",
     "check_journal",
+    "check_map",
     "check_paths",
     "check_rpc_result",
     "check_transcript",
@@ -59,7 +63,9 @@ __all__ = [
     "parse_json",
     "schema_validator",
     "schemas",
+    "seal_map",
     "wire_schema_digest",
+    "write_sealed",
 ]
 
 

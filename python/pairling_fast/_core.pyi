@@ -1,6 +1,6 @@
 """Type stubs of the Rust core; the engine API is documented in docs/architecture.md."""
 
-from typing import Any, final
+from typing import Any, Literal, final
 
 __all__ = [
     "CompiledSchema",
@@ -13,6 +13,8 @@ __all__ = [
     "canonicalize_json",
     "check_journal",
     "check_journal_chunk",
+    "check_map",
+    "check_map_json",
     "check_rpc_result",
     "check_transcript_file",
     "check_wire_schema",
@@ -20,11 +22,15 @@ __all__ = [
     "digest_hex",
     "journal_event_kinds",
     "parse_json",
+    "seal_map",
+    "seal_map_json",
     "wire_schema_digest",
 ]
 
 _RawViolation = tuple[str, str, str, str]
-_RawFinding = tuple[str, str, str, int | None, str | None, str | None]
+_RawFinding = tuple[
+    str, Literal["info", "warning", "error"], str, int | None, str | None, str | None
+]
 _WireOutcome = tuple[list[_RawFinding], dict[str, Any]]
 
 def parse_json(data: bytes | str) -> Any: ...
@@ -69,6 +75,11 @@ class JournalChecker:
     ) -> JournalChecker: ...
     def feed(self, chunk: bytes) -> None: ...
     def finish(self, interrupted: bool = False) -> tuple[list[_RawFinding], dict[str, Any]]: ...
+
+def check_map(document: Any) -> tuple[list[_RawFinding], dict[str, Any]]: ...
+def check_map_json(data: bytes | str) -> tuple[list[_RawFinding], dict[str, Any]]: ...
+def seal_map(document: Any) -> Any: ...
+def seal_map_json(data: bytes | str) -> Any: ...
 
 @final
 class CompiledSchema:

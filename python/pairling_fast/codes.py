@@ -97,7 +97,163 @@ CODES: dict[str, CodeInfo] = {
         "A schema names a $ref that is neither inside the schema nor in the resources given to "
         "Validator. Nothing is ever fetched from the network or the file system.",
     ),
-    # PF2xx — Pairling capability maps
+    # PF2xx — Pairling capability maps (docs/maps.md)
+    "PF201": CodeInfo(
+        "duplicate id in a collection",
+        "error",
+        "Two entries of one map collection share an id (evidence_sources[].source_id, "
+        "providers[].provider_id, implementations[].implementation_id, transports[].transport_id, "
+        "capabilities[].capability_id, operation_bindings[].implementation_operation_id, "
+        "evidence_claims[].claim_id). References resolve to the first; the later one is reported.",
+    ),
+    "PF202": CodeInfo(
+        "graph id reused across collections",
+        "warning",
+        "The same graph id names entries of two collections (implementations, transports, "
+        "capabilities, operation bindings, evidence claims). References stay unambiguous because "
+        "each field names its collection, but readers and tools are easily misled.",
+    ),
+    "PF203": CodeInfo(
+        "unknown evidence source",
+        "error",
+        "A source_refs entry (of a provider, capability, operation binding, evidence claim or "
+        "exclusion) names no evidence_sources[].source_id.",
+    ),
+    "PF204": CodeInfo(
+        "unknown provider",
+        "error",
+        "implementations[].provider_id, transports[].provider_id or capabilities[].provider_id "
+        "names no providers[].provider_id.",
+    ),
+    "PF205": CodeInfo(
+        "unknown transport",
+        "error",
+        "An implementations[].transport_ids entry names no transports[].transport_id.",
+    ),
+    "PF206": CodeInfo(
+        "transport of another provider",
+        "error",
+        "An implementations[].transport_ids entry names a transport whose provider_id is not the "
+        "implementation's provider.",
+    ),
+    "PF207": CodeInfo(
+        "unknown runtime provider",
+        "error",
+        "implementations[].release_membership.runtime_provider_id names no provider.",
+    ),
+    "PF208": CodeInfo(
+        "runtime provider differs",
+        "warning",
+        "implementations[].release_membership.runtime_provider_id names a provider other than the "
+        "implementation's own provider_id (legitimate for a wrapper, but worth a second look).",
+    ),
+    "PF209": CodeInfo(
+        "unknown implementation of a capability",
+        "error",
+        "A capabilities[].implementation_ids entry names no implementations[].implementation_id.",
+    ),
+    "PF210": CodeInfo(
+        "implementation of another provider",
+        "error",
+        "A capabilities[].implementation_ids entry names an implementation whose provider_id is "
+        "not the capability's provider.",
+    ),
+    "PF211": CodeInfo(
+        "unknown shared_semantics capability",
+        "error",
+        "capabilities[].shared_semantics is set but names no capabilities[].capability_id.",
+    ),
+    "PF212": CodeInfo(
+        "unknown implementation of a binding",
+        "error",
+        "operation_bindings[].implementation_id names no implementations[].implementation_id.",
+    ),
+    "PF213": CodeInfo(
+        "unknown capability of a binding",
+        "error",
+        "An operation_bindings[].capability_ids entry names no capabilities[].capability_id.",
+    ),
+    "PF214": CodeInfo(
+        "capability not offered by the binding's implementation",
+        "error",
+        "An operation_bindings[].capability_ids entry names a capability whose implementation_ids "
+        "do not include the binding's implementation_id.",
+    ),
+    "PF215": CodeInfo(
+        "unknown evidence claim",
+        "error",
+        "An operation_bindings[].evidence_claim_ids entry names no evidence_claims[].claim_id.",
+    ),
+    "PF216": CodeInfo(
+        "unresolved claim subject",
+        "error",
+        "evidence_claims[].subject_id does not resolve in the collection its subject_type names "
+        "(implementation: implementations, capability: capabilities, operation_binding: "
+        "operation_bindings by implementation_operation_id).",
+    ),
+    "PF217": CodeInfo(
+        "provider_version not observed",
+        "error",
+        "implementations[].provider_version is not one of the implementation's observed_versions.",
+    ),
+    "PF218": CodeInfo(
+        "provider_channel not observed",
+        "error",
+        "implementations[].provider_channel is not one of the implementation's observed_channels.",
+    ),
+    "PF219": CodeInfo(
+        "release_pinned without release membership",
+        "error",
+        "An implementation with identity_status release_pinned has no release_membership (null): "
+        "a release pin needs the release it is pinned to.",
+    ),
+    "PF220": CodeInfo(
+        "released binding of an unreleased implementation",
+        "error",
+        "An operation binding with release_status released belongs to an implementation without a "
+        "release_membership.",
+    ),
+    "PF221": CodeInfo(
+        "semantic digest mismatch",
+        "error",
+        "operation_bindings[].semantic_digest is not the pairling.semantic-digest.v1 digest of the "
+        "binding (sha256 of the RFC 8785 form of the binding without semantic_digest, see "
+        "docs/digests.md). The message shows the expected and the recorded digest; `seal` "
+        "recomputes them.",
+    ),
+    "PF222": CodeInfo(
+        "do_not_expose capability released",
+        "error",
+        "An operation binding that is implemented and released binds a capability whose "
+        "remote_safety is do_not_expose: the map would expose what must never be exposed.",
+    ),
+    "PF223": CodeInfo(
+        "confirmation capability bound without confirmation",
+        "warning",
+        "An operation binding binds a capability whose remote_safety is confirmation, but its "
+        "requires list has no confirmation requirement with a mode other than none.",
+    ),
+    "PF224": CodeInfo(
+        "capability without evidence",
+        "warning",
+        "evidence_policy.missing_evidence_is_unsupported is true and no evidence claim has this "
+        "capability as its subject, so by the map's own policy it counts as unsupported.",
+    ),
+    "PF225": CodeInfo(
+        "orphan transport",
+        "warning",
+        "No implementation lists this transport in its transport_ids.",
+    ),
+    "PF226": CodeInfo(
+        "orphan evidence source",
+        "warning",
+        "No source_refs entry anywhere in the map cites this evidence source.",
+    ),
+    "PF227": CodeInfo(
+        "orphan capability",
+        "warning",
+        "No operation binding lists this capability in its capability_ids.",
+    ),
     # PF3xx — CAR journals (a line that is not JSON keeps the parser's PF0xx code: PF001 syntax,
     # PF002 duplicate key, PF003 not UTF-8, …, located by its line)
     "PF301": CodeInfo(

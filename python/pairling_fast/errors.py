@@ -14,6 +14,7 @@ if TYPE_CHECKING:
 __all__ = [
     "CanonicalizationError",
     "InternalError",
+    "MapInvalidError",
     "PairlingError",
     "SchemaCompileError",
     "ValidationError",
@@ -75,6 +76,24 @@ class ValidationError(PairlingError, ValueError):
         first = self.findings[0]
         more = f" (and {len(self.findings) - 1} more)" if len(self.findings) > 1 else ""
         return f"{first.code} at {first.pointer!r}: {first.message}{more}"
+
+
+class MapInvalidError(ValidationError):
+    """A capability map ``seal_map`` refuses: it has errors other than digest mismatches.
+
+    ``findings`` lists every finding of the check (warnings too); ``path`` is the file, if any.
+    """
+
+    def __init__(self, findings: list[Finding], path: str | None = None) -> None:
+        super().__init__(findings)
+        self.path = path
+
+    def __str__(self) -> str:
+        where = f"{self.path}: " if self.path else ""
+        errors = [f for f in self.findings if f.severity == "error"]
+        first = errors[0] if errors else self.findings[0]
+        more = f" (and {len(errors) - 1} more errors)" if len(errors) > 1 else ""
+        return f"{where}not sealed: {first.code} at {first.pointer!r}: {first.message}{more}"
 
 
 class InternalError(PairlingError, RuntimeError):

@@ -3,11 +3,14 @@
 ``parse.py`` ↔ ``rust/parse.rs``, ``canonical.py`` ↔ ``rust/canonical.rs``,
 ``validate.py`` ↔ ``rust/validate.rs``. It is the reference the core is tested against, and what
 runs where the extension cannot be built. ``wire.py`` ↔ ``rust/wire.rs``: the CAR wire checks.
+``validate.py`` ↔ ``rust/validate.rs``, ``graph.py`` ↔ ``rust/graph.rs``. It is the reference the
+core is tested against, and what runs where the extension cannot be built.
 """
 
 from __future__ import annotations
 
 from .canonical import canonicalize, canonicalize_json, digest_hex
+from .graph import check_map, check_map_json, seal_map, seal_map_json
 from .journal import check_journal, journal_event_kinds
 from .journal_chunks import JournalChecker, check_journal_chunk
 from .parse import parse_json
@@ -29,6 +32,8 @@ __all__ = [
     "canonicalize_json",
     "check_journal",
     "check_journal_chunk",
+    "check_map",
+    "check_map_json",
     "check_rpc_result",
     "check_transcript_file",
     "check_wire_schema",
@@ -36,5 +41,7 @@ __all__ = [
     "digest_hex",
     "journal_event_kinds",
     "parse_json",
+    "seal_map",
+    "seal_map_json",
     "wire_schema_digest",
 ]

@@ -1,0 +1,152 @@
+"""Pairling capability maps: check, seal, and write sealed maps atomically.
+
+``check_map`` runs, in one pass on the active backend, strict parsing, validation against the
+bundled ``pairling.capability-map.2.0.0`` schema, every integrity rule (PF201 to PF227,
+``docs/maps.md``) and the ``pairling.semantic-digest.v1`` check of each operation binding
+(``docs/digests.md``). ``seal_map`` recomputes the digests of a map that is otherwise free of
+errors; ``write_sealed`` is what ``python -m pairling_fast seal`` writes with.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any, Union
+
+from . import _backend
+from .errors import MapInvalidError
+from .report import Finding, Report
+
+__all__ = [
+    "DIGEST_MISMATCH",
+    "SEMANTIC_DIGEST_VERSION",
+    "MapSource",
+    "check_map",
+    "dump_map",
+    "seal_map",
+    "write_atomically",
+    "write_sealed",
+]
+
+SEMANTIC_DIGEST_VERSION = "pairling.semantic-digest.v1"
+DIGEST_MISMATCH = "PF221"
+
+MapSource = Union[str, "os.PathLike[str]", bytes, bytearray, "dict[str, Any]"]
+"""A map to check: a file path, JSON text as bytes, or an already parsed dict."""
+
+
+def _check(source: MapSource) -> tuple[Report, bytes | None, str | None]:
+    """The report, the JSON text (None for a dict) and the path (None unless one was given)."""
+    engine = _backend.active()
+    if isinstance(source, dict):
+        raw, stats = engine.check_map(source)
+        return Report([Finding.from_raw(f) for f in raw], stats), None, None
+    if isinstance(source, (bytes, bytearray)):
+        text, path = bytes(source), None
+    elif isinstance(source, (str, os.PathLike)):
+        path = os.fspath(source)
+        text = Path(path).read_bytes()
+    else:
+        raise TypeError(
+            f"a map is a path, bytes or a parsed dict, not {type(source).__name__}; "
+            "JSON text given as str must be encoded first (a str is taken as a path)"
+        )
+    raw, stats = engine.check_map_json(text)
+    return Report([Finding.from_raw(f, path) for f in raw], stats), text, path
+
+
+def check_map(source: MapSource) -> Report:
+    """Check a capability map; findings are in document order and carry JSON Pointers.
+
+    A ``str`` or ``PathLike`` is a file to read (its findings get ``path``; a missing file raises
+    ``OSError``), ``bytes`` are JSON text, a ``dict`` is an already parsed map. ``stats`` counts
+    the entries of each collection, the schema violations and the digests verified, mismatched
+    and unchecked (bindings too broken to have one).
+    """
+    return _check(source)[0]
+
+
+def seal_map(source: MapSource) -> dict[str, Any]:
+    """The map with every ``operation_bindings[*].semantic_digest`` recomputed.
+
+    Only digests are repaired: a map with any other error finding (parse, schema, integrity) is
+    refused with ``MapInvalidError`` (a ``ValidationError``) carrying every finding, because a
+    digest sealed over a broken binding would vouch for it. Warnings do not block sealing.
+    """
+    report, text, path = _check(source)
+    blocking = [f for f in report.errors if f.code != DIGEST_MISMATCH]
+    if blocking:
+        raise MapInvalidError(report.findings, path)
+    engine = _backend.active()
+    sealed: dict[str, Any] = engine.seal_map(source) if text is None else engine.seal_map_json(text)
+    return sealed
+
+
+def dump_map(document: dict[str, Any]) -> str:
+    """The JSON text a sealed map is written as: 2-space indent, UTF-8, final newline."""
+    return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+
+
+def write_sealed(
+    source_path: str | os.PathLike[str],
+    out_path: str | os.PathLike[str] | None = None,
+    *,
+    in_place: bool = False,
+) -> Path:
+    """Seal the map at ``source_path`` and write it to ``out_path`` (or over itself).
+
+    The text goes to a temporary file in the destination's directory, is fsynced, then renamed
+    over the destination, so a reader sees the old file or the new one, never half of either, and
+    the input is read completely before anything is written. An invalid map raises
+    ``MapInvalidError`` and nothing is written. Returns the path written.
+    """
+    if in_place == (out_path is not None):
+        raise ValueError("give exactly one of out_path and in_place=True")
+    destination = Path(source_path if in_place else out_path)  # type: ignore[arg-type]
+    sealed = seal_map(source_path)
+    # The sealed file keeps the permissions of the file it replaces (or of its input).
+    mode = _mode_of(destination if destination.exists() else Path(source_path))
+    write_atomically(destination, dump_map(sealed).encode("utf-8"), mode)
+    return destination
+
+
+def write_atomically(destination: Path, data: bytes, mode: int = 0o644) -> None:
+    """Write ``data`` to a temporary file next to ``destination``, fsync it, rename it over.
+
+    A reader sees the old file or the new one, never half of either; on any failure the
+    temporary file is removed and ``destination`` is untouched.
+    """
+    handle, temporary = tempfile.mkstemp(
+        prefix=f".{destination.name}.", suffix=".tmp", dir=destination.parent
+    )
+    try:
+        with os.fdopen(handle, "wb") as stream:
+            stream.write(data)
+            stream.flush()
+            os.fsync(stream.fileno())
+        os.chmod(temporary, mode)
+        os.replace(temporary, destination)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+    _fsync_directory(destination.parent)
+
+
+def _mode_of(path: Path) -> int:
+    return path.stat().st_mode & 0o7777
+
+
+def _fsync_directory(directory: Path) -> None:
+    """Make the rename durable; some platforms (Windows) cannot open a directory, which is fine."""
+    try:
+        descriptor = os.open(directory, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(descriptor)
+    except OSError:
+        pass
+    finally:
+        os.close(descriptor)
