@@ -274,8 +274,10 @@ def test_other_documents_are_whole_file_tasks(
     bundle = Path(pf.__file__).with_name("_schemas") / "car-wire-schema.v1.json"
     (tmp_path / "wire.json").write_bytes(bundle.read_bytes())
     (tmp_path / "journal.jsonl").write_bytes(journals["tampered"].read_bytes())
+    example_map = Path(__file__).parents[1] / "examples" / "maps" / "capability-map.json"
+    (tmp_path / "map.json").write_bytes(example_map.read_bytes())
     assert cli.main(["check", str(tmp_path), "-f", "json"]) == 1
     local = json.loads(capsys.readouterr().out)
-    assert [file["kind"] for file in local["files"]] == ["journal", "wire-schema"]
+    assert [file["kind"] for file in local["files"]] == ["journal", "map", "wire-schema"]
     assert cli.main(["check", str(tmp_path), "-f", "json", "--dask", client.scheduler.address]) == 1
     assert json.loads(capsys.readouterr().out) == local
