@@ -281,3 +281,23 @@ def test_other_documents_are_whole_file_tasks(
     assert [file["kind"] for file in local["files"]] == ["journal", "map", "wire-schema"]
     assert cli.main(["check", str(tmp_path), "-f", "json", "--dask", client.scheduler.address]) == 1
     assert json.loads(capsys.readouterr().out) == local
+
+
+class _ReportingClient:
+    """A cluster whose workers answer ``check_workers`` with canned builds."""
+
+    def __init__(self, builds: dict[str, tuple[str, str | None]]) -> None:
+        self.builds = builds
+
+    def run(self, function: Any, *args: Any) -> dict[str, tuple[str, str | None]]:
+        return self.builds
+
+
+def test_workers_of_another_build_are_refused(client: Any) -> None:
+    pfd.check_workers(client)  # the LocalCluster runs this very package
+    same = (pf.__version__, None)
+    with pytest.raises(pfd.ClusterError, match=r"w2: pairling_fast 0\.0\.1, the driver has"):
+        pfd.check_workers(_ReportingClient({"w1": same, "w2": ("0.0.1", None)}))
+    missing = (pf.__version__, "No module named 'pairling_fast._core'")
+    with pytest.raises(pfd.ClusterError, match="w1: the rust backend is unavailable"):
+        pfd.check_workers(_ReportingClient({"w1": missing}), "rust")
