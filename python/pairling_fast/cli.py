@@ -12,7 +12,7 @@ import io
 import os
 import sys
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from types import ModuleType
 from typing import Any, NoReturn, get_args
@@ -24,6 +24,7 @@ from ._atomic import write_atomically
 from .canonical import DIGEST_PREFIX, canonicalize_json, digest_hex, parse_json
 from .codes import CODES
 from .config import Config, ConfigError, find_config
+from .distributed import check_workers, connect
 from .errors import CanonicalizationError, PairlingError, ValidationError
 from .generate import journal as generate_journal
 from .generate import map as generate_map
@@ -93,6 +94,14 @@ def _command_check(args: argparse.Namespace) -> int:
     to_terminal = args.format == "text" and args.output is None and sys.stdout.isatty()
     console = Console(no_color=True if args.no_color else None, highlight=False)
     progress = RichProgress(console) if to_terminal else None
+    cluster = ExitStack()
+    try:
+        client = connect(args.dask, cluster) if args.dask is not None else None
+        if client is not None:
+            check_workers(client)
+    except (OSError, ValueError, PairlingError) as error:
+        cluster.close()
+        _fail(f"--dask {args.dask}: {error}")
     try:
         report = check_paths(
             args.paths,
@@ -105,12 +114,14 @@ def _command_check(args: argparse.Namespace) -> int:
             timings=args.stats,
             progress=progress,
             profile=args.profile,
+            client=client,
         )
     except PathArgumentError as error:
         _fail(str(error))
     finally:
         if progress is not None:
             progress.stop()
+        cluster.close()
     if to_terminal:
         print_rich(report, console)
     elif args.output is not None:
@@ -297,6 +308,12 @@ def _add_check_parser(commands: Any) -> None:
         "parser tolerates is a PF304 warning)",
     )
     check.add_argument("--stats", action="store_true", help="per-file timings and throughput")
+    check.add_argument(
+        "--dask",
+        metavar="ADDRESS",
+        help="check on a Dask cluster: its scheduler (tcp://host:8786), or local[:N] for a "
+        "LocalCluster of N processes; same report (docs/cluster.md, needs the [dask] extra)",
+    )
     check.add_argument("--no-color", action="store_true", help="no colours (also: NO_COLOR=1)")
     check.add_argument("--config", metavar="FILE", help="read defaults from this TOML file")
     check.add_argument("--isolated", action="store_true", help="ignore configuration files")

@@ -498,6 +498,29 @@ def _run_check(kind: str, path: Path, method: str | None, profile: Profile) -> R
     return check_rpc_result(method, result)
 
 
+def _run_on_cluster(
+    kind: str, path: Path, method: str | None, profile: Profile, client: Any
+) -> Report:
+    """On a Dask cluster (``client``): journals split into chunks whose reports equal the local
+    check's (docs/cluster.md); any other file is one task on a worker, on the driver's backend."""
+    if kind == "journal":
+        from .distributed import check_journal as check_journal_on_cluster
+
+        return check_journal_on_cluster(path, client, profile=profile)
+    task = client.submit(
+        _run_on_backend, _backend.active_name(), kind, path, method, profile, pure=False
+    )
+    report: Report = task.result()
+    return report
+
+
+def _run_on_backend(
+    backend: str, kind: str, path: Path, method: str | None, profile: Profile
+) -> Report:
+    with _backend.use(backend):
+        return _run_check(kind, path, method, profile)
+
+
 def _apply_severities(
     findings: Iterable[Finding], severities: Mapping[str, SeverityOverride], display: str
 ) -> list[Finding]:
@@ -539,6 +562,7 @@ def _check_one(
     methods: frozenset[str],
     severities: Mapping[str, SeverityOverride],
     profile: Profile,
+    client: Any = None,
 ) -> FileResult | Skipped:
     started = time.perf_counter()
     result = FileResult(candidate.display, kind, size=candidate.size)
@@ -556,7 +580,12 @@ def _check_one(
                 "(name it *.<method>.result.json)",
             )
         assert result.kind is not None
-        report = _run_check(result.kind, candidate.path, classification.method, profile)
+        if client is None:
+            report = _run_check(result.kind, candidate.path, classification.method, profile)
+        else:
+            report = _run_on_cluster(
+                result.kind, candidate.path, classification.method, profile, client
+            )
         result.stats = dict(report.stats)
         findings = _with_lines(result.kind, candidate.path, report.findings)
     except OSError as error:
@@ -587,6 +616,7 @@ def check_paths(
     backend: str | None = None,
     progress: CheckProgress | None = None,
     profile: Profile = "strict",
+    client: Any = None,
 ) -> PathsReport:
     """Check every document under ``paths`` (files or directories), in parallel.
 
@@ -596,7 +626,9 @@ def check_paths(
     (dropped); ``timings`` adds per-file time and throughput to the stats; ``profile`` is the
     journals' (``check_journal``): ``"car-compatible"`` reports what CAR's own parser tolerates
     as PF304 warnings instead of errors. A path that does not
-    exist raises ``PathArgumentError``; a file that cannot be read is a PF501 finding.
+    exist raises ``PathArgumentError``; a file that cannot be read is a PF501 finding. With a Dask
+    ``client`` (``distributed.Client``) the checks run on its cluster, with the same report
+    (docs/cluster.md).
     """
     if kind is not None and kind not in KINDS:
         raise ValueError(f"unknown kind {kind!r}: choose one of {', '.join(KINDS)}")
@@ -620,6 +652,7 @@ def check_paths(
                 timings=timings,
                 progress=progress,
                 profile=profile,
+                client=client,
             )
 
     started = time.perf_counter()
@@ -641,7 +674,7 @@ def check_paths(
     pool = ThreadPoolExecutor(max_workers=workers)
     try:
         futures = {
-            pool.submit(_check_one, candidate, kind, methods, overrides, profile): candidate
+            pool.submit(_check_one, candidate, kind, methods, overrides, profile, client): candidate
             for candidate in walker.files
         }
         for future in as_completed(futures):
