@@ -20,6 +20,10 @@ use crate::parse::{self, escape_pointer_token};
 use crate::report::Finding;
 use crate::validate::{self, SchemaValidator};
 
+/// Chunks of a journal checked on many machines, reported as one (docs/cluster.md).
+#[path = "journal_chunks.rs"]
+pub mod chunks;
+
 pub const SCHEMA_ID: &str = "car.journal.event";
 pub const CHAIN_RULE: &str = "car.journal-chain.jcs-sha256.v1";
 /// A longer line is reported (PF303) and skipped without being held in memory.
@@ -629,8 +633,8 @@ const ACTION_TERMINAL: [&str; 5] = [
 /// Actions are keyed by (proposal_id, action_id): action ids such as `a0` repeat across proposals.
 type ActionKey = (String, String);
 
-struct Checker<'a> {
-    options: &'a Options,
+struct Checker {
+    options: Options,
     sink: FindingSink,
     lines: u64,
     events: u64,
@@ -652,10 +656,10 @@ struct Checker<'a> {
     last_timestamp: Option<Instant>,
 }
 
-impl<'a> Checker<'a> {
-    fn new(options: &'a Options) -> Self {
+impl Checker {
+    fn new(options: &Options) -> Self {
         Checker {
-            options,
+            options: options.clone(),
             sink: FindingSink {
                 findings: Vec::new(),
                 limit: options.max_findings,

@@ -3,6 +3,8 @@
 //! PyO3 glue below and in `pyvalue.rs` is compiled only with the `python` feature.
 
 pub mod canonical;
+#[cfg(any(test, feature = "fuzzing"))]
+pub mod fuzzing;
 pub mod graph;
 pub mod journal;
 pub mod parse;
@@ -476,6 +478,30 @@ mod python {
         }
     }
 
+    fn journal_options(
+        chain: &str,
+        lifecycle: bool,
+        max_findings: Option<usize>,
+        profile: &str,
+        max_line_length: usize,
+    ) -> PyResult<journal::Options> {
+        Ok(journal::Options {
+            chain: journal::ChainMode::parse(chain).ok_or_else(|| {
+                PyValueError::new_err(format!(
+                    "chain must be one of auto, require, off, not {chain:?}"
+                ))
+            })?,
+            lifecycle,
+            max_findings,
+            profile: journal::Profile::parse(profile).ok_or_else(|| {
+                PyValueError::new_err(format!(
+                    "profile must be one of strict, car-compatible, not {profile:?}"
+                ))
+            })?,
+            max_line_length,
+        })
+    }
+
     #[pyfunction]
     #[pyo3(
         signature = (source, chain="auto", lifecycle=true, max_findings=Some(1000), profile="strict", max_line_length=journal::DEFAULT_MAX_LINE_LENGTH),
@@ -491,21 +517,8 @@ mod python {
         max_line_length: usize,
     ) -> PyResult<(Vec<RawFinding>, PyObject)> {
         guarded(py, "check_journal", || {
-            let options = journal::Options {
-                chain: journal::ChainMode::parse(chain).ok_or_else(|| {
-                    PyValueError::new_err(format!(
-                        "chain must be one of auto, require, off, not {chain:?}"
-                    ))
-                })?,
-                lifecycle,
-                max_findings,
-                profile: journal::Profile::parse(profile).ok_or_else(|| {
-                    PyValueError::new_err(format!(
-                        "profile must be one of strict, car-compatible, not {profile:?}"
-                    ))
-                })?,
-                max_line_length,
-            };
+            let options =
+                journal_options(chain, lifecycle, max_findings, profile, max_line_length)?;
             // Ctrl-C is noticed between batches (or inside a Python `read`); the KeyboardInterrupt
             // is consumed and the partial report is marked `interrupted` (the facade raises
             // JournalInterrupted with it). The batch being read when it came is not checked.
@@ -540,6 +553,90 @@ mod python {
             };
             Ok((raw_findings(report.findings), to_python(py, &report.stats)?))
         })
+    }
+
+    /// The per-line stage over the lines beginning in bytes `[start, end)` of the journal at
+    /// `path`, encoded for `JournalChecker.feed` (docs/cluster.md).
+    #[pyfunction]
+    #[pyo3(
+        signature = (path, start, end, chain="auto", profile="strict", max_line_length=journal::DEFAULT_MAX_LINE_LENGTH),
+        text_signature = "(path, start, end, chain='auto', profile='strict', max_line_length=67108864)"
+    )]
+    fn check_journal_chunk<'py>(
+        py: Python<'py>,
+        path: &str,
+        start: u64,
+        end: u64,
+        chain: &str,
+        profile: &str,
+        max_line_length: usize,
+    ) -> PyResult<Bound<'py, PyBytes>> {
+        guarded(py, "check_journal_chunk", || {
+            let options = journal_options(chain, false, None, profile, max_line_length)?;
+            let encoded = py.allow_threads(|| {
+                let file = std::fs::File::open(path)?;
+                journal::chunks::check_chunk(file, start..end, &options)
+            })?;
+            Ok(PyBytes::new(py, &encoded))
+        })
+    }
+
+    /// The ordered stage of `check_journal` fed chunk by chunk, in file order.
+    #[pyclass(module = "pairling_fast._core")]
+    struct JournalChecker {
+        inner: Option<journal::chunks::ChunkedChecker>,
+    }
+
+    impl JournalChecker {
+        fn checker(&mut self) -> PyResult<&mut journal::chunks::ChunkedChecker> {
+            self.inner
+                .as_mut()
+                .ok_or_else(|| PyValueError::new_err("this JournalChecker has finished"))
+        }
+    }
+
+    #[pymethods]
+    impl JournalChecker {
+        #[new]
+        #[pyo3(
+            signature = (chain="auto", lifecycle=true, max_findings=Some(1000), profile="strict", max_line_length=journal::DEFAULT_MAX_LINE_LENGTH),
+            text_signature = "(chain='auto', lifecycle=True, max_findings=1000, profile='strict', max_line_length=67108864)"
+        )]
+        fn new(
+            chain: &str,
+            lifecycle: bool,
+            max_findings: Option<usize>,
+            profile: &str,
+            max_line_length: usize,
+        ) -> PyResult<Self> {
+            let options =
+                journal_options(chain, lifecycle, max_findings, profile, max_line_length)?;
+            Ok(JournalChecker {
+                inner: Some(journal::chunks::ChunkedChecker::new(&options)),
+            })
+        }
+
+        fn feed(&mut self, py: Python<'_>, chunk: &[u8]) -> PyResult<()> {
+            guarded(py, "JournalChecker.feed", || {
+                let checker = self.checker()?;
+                py.allow_threads(|| checker.feed(chunk))
+                    .map_err(|error| PyValueError::new_err(error.to_string()))
+            })
+        }
+
+        #[pyo3(signature = (interrupted=false))]
+        fn finish(
+            &mut self,
+            py: Python<'_>,
+            interrupted: bool,
+        ) -> PyResult<(Vec<RawFinding>, PyObject)> {
+            guarded(py, "JournalChecker.finish", || {
+                self.checker()?;
+                let checker = self.inner.take().expect("checked above");
+                let report = py.allow_threads(|| checker.finish(interrupted));
+                Ok((raw_findings(report.findings), to_python(py, &report.stats)?))
+            })
+        }
     }
 
     type RawMapCheck = (Vec<RawFinding>, PyObject);
@@ -596,6 +693,15 @@ mod python {
         })
     }
 
+    /// Panics inside `guarded`, so a test can prove a panic reaches Python as `InternalError`.
+    /// Compiled into every build on purpose: the guarantee is checked on the shipped artifact.
+    #[pyfunction]
+    fn _panic_for_tests(py: Python<'_>) -> PyResult<()> {
+        guarded(py, "_panic_for_tests", || {
+            panic!("deliberate panic to test the FFI boundary")
+        })
+    }
+
     #[pyfunction]
     fn build_info(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
         let info = PyDict::new(py);
@@ -627,6 +733,8 @@ mod python {
         m.add_function(wrap_pyfunction!(build_info, m)?)?;
         m.add_function(wrap_pyfunction!(check_journal, m)?)?;
         m.add_function(wrap_pyfunction!(journal_event_kinds, m)?)?;
+        m.add_function(wrap_pyfunction!(check_journal_chunk, m)?)?;
+        m.add_class::<JournalChecker>()?;
         m.add_function(wrap_pyfunction!(check_rpc_result, m)?)?;
         m.add_function(wrap_pyfunction!(check_transcript_file, m)?)?;
         m.add_function(wrap_pyfunction!(check_wire_schema, m)?)?;
@@ -636,6 +744,7 @@ mod python {
         m.add_function(wrap_pyfunction!(check_map_json, m)?)?;
         m.add_function(wrap_pyfunction!(seal_map, m)?)?;
         m.add_function(wrap_pyfunction!(seal_map_json, m)?)?;
+        m.add_function(wrap_pyfunction!(_panic_for_tests, m)?)?;
         m.add_class::<CompiledSchema>()?;
         Ok(())
     }

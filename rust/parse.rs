@@ -338,7 +338,11 @@ impl<'a> Parser<'a> {
 
     fn float(&self, literal: &str) -> Parsed<Value> {
         // Rust's float parsing is correctly rounded, like Python's float(); an overflow gives inf.
-        let parsed = literal.parse::<f64>().unwrap_or(f64::INFINITY);
+        let parsed = match without_large_exponent(literal) {
+            Some(rewritten) => rewritten.parse::<f64>(),
+            None => literal.parse::<f64>(),
+        }
+        .unwrap_or(f64::INFINITY);
         match Number::from_f64(parsed) {
             Some(number) => Ok(Value::Number(number)),
             None => self.non_finite(),
@@ -535,6 +539,53 @@ pub(crate) const STRING_SPECIAL: [bool; 256] = {
     table
 };
 
+/// Exponents from here on are not read exactly by Rust's float parser (it stops accumulating
+/// exponent digits at 0x10000), which matters only when a very long mantissa offsets them.
+const LARGE_EXPONENT: u64 = 0x10000;
+
+/// `literal` (a float in the JSON grammar) with the same exact value but a small exponent, when its
+/// exponent is at least [`LARGE_EXPONENT`] and it is not plainly out of the double range;
+/// otherwise `None` (parse it as it is). `"1" * 1_000_000 + "e-999990"` is 1111111111.1111112 in
+/// Python; without this rewrite Rust reads it as infinity.
+fn without_large_exponent(literal: &str) -> Option<String> {
+    let (mantissa, exponent) = literal.split_once(['e', 'E'])?;
+    let (exponent_negative, exponent_digits) = match exponent.as_bytes().first() {
+        Some(b'-') => (true, &exponent[1..]),
+        Some(b'+') => (false, &exponent[1..]),
+        _ => (false, exponent),
+    };
+    // Saturating: an exponent beyond 10^15 outweighs any mantissa that fits in memory.
+    let magnitude = exponent_digits.bytes().fold(0u64, |acc, digit| {
+        acc.saturating_mul(10)
+            .saturating_add(u64::from(digit - b'0'))
+            .min(1_000_000_000_000_000)
+    });
+    if magnitude < LARGE_EXPONENT {
+        return None;
+    }
+    let (sign, unsigned) = match mantissa.strip_prefix('-') {
+        Some(rest) => ("-", rest),
+        None => ("", mantissa),
+    };
+    let (integer, fraction) = unsigned.split_once('.').unwrap_or((unsigned, ""));
+    let digits = || integer.bytes().chain(fraction.bytes());
+    let leading_zeros = digits().take_while(|&digit| digit == b'0').count();
+    let significant: String = digits().skip(leading_zeros).map(char::from).collect();
+    let significant = significant.trim_end_matches('0');
+    if significant.is_empty() {
+        return Some(format!("{sign}0.0"));
+    }
+    // The value is 0.<significant> * 10^point.
+    let exponent = i128::from(magnitude) * if exponent_negative { -1 } else { 1 };
+    let point = integer.len() as i128 - leading_zeros as i128 + exponent;
+    Some(match point {
+        // Beyond the largest double (about 1.8e308), or below half the smallest (about 4.9e-324).
+        400.. => format!("{sign}1e400"),
+        ..=-400 => format!("{sign}0.0"),
+        _ => format!("{sign}0.{significant}e{point}"),
+    })
+}
+
 fn skip_digits(bytes: &[u8], mut pos: usize) -> usize {
     while bytes.get(pos).is_some_and(u8::is_ascii_digit) {
         pos += 1;
@@ -604,6 +655,31 @@ mod tests {
                 parse(literal).unwrap().as_f64().unwrap().to_bits(),
                 expected.to_bits()
             );
+        }
+    }
+
+    #[test]
+    fn long_mantissas_offset_large_exponents_exactly() {
+        let ones = "1".repeat(1_000_000);
+        let cases: [(String, Option<f64>); 8] = [
+            (format!("{ones}e-999990"), Some(1_111_111_111.111_111_2)),
+            (format!("-{ones}e-999990"), Some(-1_111_111_111.111_111_2)),
+            (format!("0.{}1e+1000000", "0".repeat(999_999)), Some(1.0)),
+            (format!("{ones}e-70000"), None),
+            ("1e65536".to_owned(), None),
+            ("1e-99999999999999999999999".to_owned(), Some(0.0)),
+            ("-0.0e99999".to_owned(), Some(-0.0)),
+            (format!("1{}e-{}", "0".repeat(70_000), 70_000), Some(1.0)),
+        ];
+        for (literal, expected) in cases {
+            let parsed = parse(&literal);
+            match expected {
+                Some(expected) => {
+                    let value = parsed.unwrap().as_f64().unwrap();
+                    assert_eq!(value.to_bits(), expected.to_bits(), "{expected}");
+                }
+                None => assert_eq!(parsed.unwrap_err().code, "PF006"),
+            }
         }
     }
 

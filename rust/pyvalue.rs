@@ -105,22 +105,28 @@ fn text_of(string: &Bound<'_, PyString>) -> Result<String, Unconvertible> {
         .ok_or_else(|| Unconvertible::new("PF004", LONE_SURROGATE))
 }
 
-/// A key for a pointer even when it cannot be UTF-8: each lone surrogate becomes one U+FFFD, as in
-/// the fallback (`to_string_lossy` would give three, one per byte of its CESU-8 form).
+/// A key for a pointer even when it cannot be UTF-8: each surrogate code point becomes one U+FFFD,
+/// as in the fallback (`to_string_lossy` would give three, one per byte of its CESU-8 form). UTF-32
+/// keeps code points apart: in UTF-16, a high and a low surrogate next to each other (two code
+/// points of a Python str) would be read back as one pair.
 fn key_token(key: &Bound<'_, PyString>) -> String {
-    let units: Vec<u16> = key
-        .call_method1("encode", ("utf-16-le", "surrogatepass"))
+    // `str.encode(key, …)`, not `key.encode(…)`: a str subclass cannot run code of its own here.
+    let code_points: Vec<u32> = key
+        .py()
+        .get_type::<PyString>()
+        .call_method1("encode", (key, "utf-32-le", "surrogatepass"))
         .ok()
         .and_then(|encoded| encoded.extract::<Vec<u8>>().ok())
         .map(|bytes| {
             bytes
-                .chunks_exact(2)
-                .map(|pair| u16::from_le_bytes([pair[0], pair[1]]))
+                .chunks_exact(4)
+                .map(|unit| u32::from_le_bytes([unit[0], unit[1], unit[2], unit[3]]))
                 .collect()
         })
         .unwrap_or_default();
-    char::decode_utf16(units)
-        .map(|unit| unit.unwrap_or(char::REPLACEMENT_CHARACTER))
+    code_points
+        .into_iter()
+        .map(|code_point| char::from_u32(code_point).unwrap_or(char::REPLACEMENT_CHARACTER))
         .collect()
 }
 

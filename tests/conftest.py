@@ -6,6 +6,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from network_guard import network_refused
 
 from pairling_fast import _backend
 
@@ -22,3 +23,10 @@ def backend(request: pytest.FixtureRequest) -> Iterator[_backend.Engine]:
 @pytest.fixture
 def data_dir() -> Path:
     return DATA
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _no_network() -> Iterator[None]:
+    """The whole suite runs with the network refused (loopback stays open for local tools)."""
+    with network_refused(loopback_allowed=True):
+        yield

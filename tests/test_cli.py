@@ -15,7 +15,6 @@ from cli_helpers import BROKEN_RESULT, GOOD_RESULT, run_cli, sample_tree, write_
 import pairling_fast
 from pairling_fast import _backend
 from pairling_fast.cli import findings_markdown
-from pairling_fast.paths import optional_module
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -262,22 +261,6 @@ def test_docs_findings_md_is_generated_from_the_catalogue() -> None:
     assert (REPO / "docs" / "findings.md").read_text(encoding="utf-8") == findings_markdown()
 
 
-@pytest.mark.parametrize(
-    ("args", "module"),
-    [
-        (("seal", "map.json", "--in-place"), "pairling_fast.maps"),
-        (("chain", "j.jsonl", "-o", "out.jsonl"), "pairling_fast.journal"),
-        (("generate", "map"), "pairling_fast.generate.map"),
-    ],
-)
-def test_commands_of_missing_modules_say_so(cli: Cli, args: tuple[str, ...], module: str) -> None:
-    if optional_module(module) is not None:
-        pytest.skip(f"{module} is in this build; its own tests cover the command")
-    done = cli(*args)
-    assert done.returncode == 2
-    assert module in _one_error_line(done.stderr)
-
-
 def test_explicit_config_file(cli: Cli, tmp_path: Path) -> None:
     sample_tree(tmp_path)
     write_tree(tmp_path, {"ci/strict.toml": "exclude = ['bad.*', 'nested']\n"})
@@ -286,3 +269,117 @@ def test_explicit_config_file(cli: Cli, tmp_path: Path) -> None:
     missing = cli("check", "docs", "--config", "ci/none.toml")
     assert missing.returncode == 2
     assert "ci/none.toml: No such file or directory" in _one_error_line(missing.stderr)
+
+
+# --- the README's flows, end to end --------------------------------------------------------------
+
+EXAMPLES = REPO / "examples"
+DEFECTIVE_MAP = EXAMPLES / "maps" / "capability-map-with-defects.json"
+UNKNOWN_CAPABILITY = "no_such_capability"
+
+
+def _codes(done: subprocess.CompletedProcess[str]) -> set[str]:
+    return {
+        finding["code"] for file in json.loads(done.stdout)["files"] for finding in file["findings"]
+    }
+
+
+def test_check_names_the_defects_of_the_example_map(cli: Cli) -> None:
+    done = cli("check", str(DEFECTIVE_MAP), "--format", "json")
+    assert done.returncode == 1, done.stderr
+    assert {"PF221", "PF213"} <= _codes(done)
+
+
+def test_fixing_a_map_then_sealing_it_in_place_makes_it_pass(cli: Cli, tmp_path: Path) -> None:
+    document = json.loads(DEFECTIVE_MAP.read_text(encoding="utf-8"))
+    for binding in document["operation_bindings"]:
+        binding["capability_ids"] = [
+            c for c in binding["capability_ids"] if c != UNKNOWN_CAPABILITY
+        ]
+    fixed = tmp_path / "map.json"
+    fixed.write_text(json.dumps(document, indent=2) + "\n", encoding="utf-8")
+    assert _codes(cli("check", str(fixed), "--format", "json")) == {"PF221"}
+
+    sealed = cli("seal", str(fixed), "--in-place")
+    assert sealed.returncode == 0, sealed.stderr
+    checked = cli("check", str(fixed))
+    assert checked.returncode == 0, checked.stdout
+
+
+def test_seal_refuses_a_map_with_other_errors_and_leaves_it_alone(cli: Cli, tmp_path: Path) -> None:
+    copy = tmp_path / "map.json"
+    copy.write_bytes(DEFECTIVE_MAP.read_bytes())
+    done = cli("seal", str(copy), "--in-place")
+    assert done.returncode == 1
+    assert "PF213" in done.stderr
+    assert "Traceback" not in done.stderr
+    assert copy.read_bytes() == DEFECTIVE_MAP.read_bytes()
+    assert [p.name for p in tmp_path.iterdir()] == ["map.json"]  # no temporary left behind
+
+
+def test_a_chained_journal_checks_as_verified(cli: Cli, tmp_path: Path) -> None:
+    chained = tmp_path / "out.jsonl"
+    done = cli("chain", str(EXAMPLES / "journals" / "chained.jsonl"), "-o", str(chained))
+    assert done.returncode == 0, done.stderr
+    checked = cli("check", str(chained), "--format", "json")
+    assert checked.returncode == 0, checked.stdout
+    [file] = json.loads(checked.stdout)["files"]
+    assert file["kind"] == "journal"
+    assert file["stats"]["events"] > 0
+    assert file["stats"]["chain"] == {"verified": file["stats"]["events"]}
+
+
+@pytest.mark.parametrize(
+    ("generator", "options", "kind"),
+    [
+        ("map", ("--bindings", "50", "--seed", "1"), "map"),
+        ("journal", ("--events", "200", "--seed", "1", "--chain"), "journal"),
+        ("transcript", ("--messages", "200", "--seed", "1"), "transcript"),
+    ],
+)
+def test_generated_documents_pass_check(
+    cli: Cli, tmp_path: Path, generator: str, options: tuple[str, ...], kind: str
+) -> None:
+    output = tmp_path / f"generated-{generator}"
+    done = cli("generate", generator, *options, "-o", str(output))
+    assert done.returncode == 0, done.stderr
+    checked = cli("check", str(output), "--format", "json")
+    assert checked.returncode == 0, checked.stdout
+    [file] = json.loads(checked.stdout)["files"]
+    assert (file["kind"], file["findings"]) == (kind, [])
+
+
+def test_check_of_the_examples_fails_on_exactly_the_known_defective_files(cli: Cli) -> None:
+    done = cli("check", "examples/", "--format", "json", cwd=REPO)
+    assert done.returncode == 1
+    report = json.loads(done.stdout)
+    assert len(report["files"]) == 6
+    assert report["skipped"] == []
+    failing = [file["path"] for file in report["files"] if not file["ok"]]
+    assert failing == [
+        "examples/journals/tampered.jsonl",
+        "examples/maps/capability-map-with-defects.json",
+    ]
+
+
+def test_profile_decides_what_an_unknown_journal_member_is(cli: Cli, tmp_path: Path) -> None:
+    event = {
+        "kind": "state_changed",
+        "timestamp": "2026-01-01T00:00:00Z",
+        "data": {},
+        "extra": 1,
+    }
+    journal = tmp_path / "journal.jsonl"
+    journal.write_text(json.dumps(event) + "\n", encoding="utf-8")
+
+    def located(*options: str) -> tuple[int, list[tuple[str, str, str]]]:
+        done = cli("check", str(journal), "--format", "json", *options)
+        [file] = json.loads(done.stdout)["files"]
+        return done.returncode, [(f["code"], f["severity"], f["pointer"]) for f in file["findings"]]
+
+    # The schema places additionalProperties at the event itself; PF304 names the member.
+    assert located() == (1, [("PF101", "error", "")])
+    assert located("--profile", "strict") == located()
+    assert located("--profile", "car-compatible") == (0, [("PF304", "warning", "/extra")])
+    refused = cli("check", str(journal), "--profile", "lenient")
+    assert refused.returncode == 2

@@ -37,7 +37,7 @@ def _report(fail_on: Any = "error") -> PathsReport:
                 [
                     Finding("PF101", "error", "'x' is not of type 'integer'", broken, 7, "/a/0"),
                     Finding("PF001", "warning", "50% done,\nthen: stop", broken, 9, ""),
-                    Finding("PF502", "info", "partial check", broken),
+                    Finding("PF401", "info", "no result schema", broken),
                 ],
                 size=120,
             ),
@@ -57,7 +57,7 @@ FAIL maps/broken.json (map): 1 error, 1 warning, 1 info
   maps/broken.json:7 /a/0: error PF101: 'x' is not of type 'integer'
   maps/broken.json:9: warning PF001: 50% done,
 then: stop
-  maps/broken.json: info PF502: partial check
+  maps/broken.json: info PF401: no result schema
 ok   maps/clean.json (map)
 FAIL gone.json (unknown kind): 1 error
   gone.json: error PF501: Permission denied
@@ -198,7 +198,7 @@ def test_sarif_of_a_fixed_report_is_valid_and_places_results() -> None:
     assert [(r["ruleId"], r["level"]) for r in results] == [
         ("PF101", "error"),
         ("PF001", "warning"),
-        ("PF502", "note"),
+        ("PF401", "note"),
         ("PF501", "error"),
     ]
     for result in results:
@@ -304,7 +304,7 @@ def test_github_annotations_escape_data_and_properties() -> None:
         "::error file=maps/broken.json,line=7,title=PF101 schema violation::/a/0: 'x' is not of "
         "type 'integer'",
         "::warning file=maps/broken.json,line=9,title=PF001 invalid JSON::50%25 done,%0Athen: stop",
-        "::notice file=maps/broken.json,title=PF502 document check unavailable::partial check",
+        "::notice file=maps/broken.json,title=PF401 RPC result unchecked::no result schema",
         "::error file=gone.json,title=PF501 file unreadable::Permission denied",
     ]
     assert lines[4:6] == ["skipped notes.txt: not JSON", "skipped pipe: a FIFO, not read"]

@@ -190,10 +190,10 @@ def test_one_failing_check_does_not_stop_the_others(
     write_tree(tmp_path, {f"f{i}.tools.cancel.result.json": GOOD_RESULT for i in range(8)})
     real = paths._run_check
 
-    def flaky(kind: str, path: Path, method: str | None) -> pairling_fast.Report:
+    def flaky(kind: str, path: Path, method: str | None, profile: Any) -> pairling_fast.Report:
         if path.name == "f3.tools.cancel.result.json":
             raise RuntimeError("boom")
-        return real(kind, path, method)
+        return real(kind, path, method, profile)
 
     monkeypatch.setattr(paths, "_run_check", flaky)
     report = check_paths([tmp_path], jobs=4)
@@ -235,19 +235,6 @@ def test_severity_overrides_change_or_drop_findings(tmp_path: Path) -> None:
     assert [f.code for f in silenced.findings if f.code == "PF001"] == []
     with pytest.raises(ValueError, match="severity of PF001"):
         check_paths([tmp_path], severities={"PF001": "loud"})  # type: ignore[dict-item]
-
-
-def test_a_kind_without_its_module_is_checked_partially_and_says_so(
-    backend: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    write_tree(tmp_path, {"b.tools.cancel.result.json": BAD_RESULT})
-    monkeypatch.setattr(paths, "_document_check", lambda kind: None)
-    [file] = check_paths([tmp_path]).files
-    assert [(f.code, f.severity, f.pointer) for f in file.findings] == [
-        ("PF101", "error", "/cancelled"),
-        ("PF502", "info", None),
-    ]
-    assert "pairling_fast.wire is not in this build" in file.findings[1].message
 
 
 def test_timings_are_reported_only_when_asked(tmp_path: Path) -> None:

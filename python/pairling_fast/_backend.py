@@ -15,7 +15,16 @@ from typing import Any, Protocol
 
 from .report import RawFinding
 
-__all__ = ["BACKENDS", "CompiledSchema", "Engine", "active", "active_name", "engine", "use"]
+__all__ = [
+    "BACKENDS",
+    "CompiledSchema",
+    "Engine",
+    "JournalChecker",
+    "active",
+    "active_name",
+    "engine",
+    "use",
+]
 
 BACKENDS = ("rust", "python")
 BACKEND_ENV = "PAIRLING_FAST_BACKEND"
@@ -30,6 +39,14 @@ class CompiledSchema(Protocol):
     def is_valid(self, instance: Any) -> bool: ...
     def errors(self, instance: Any) -> list[RawViolation]: ...
     def errors_json(self, data: bytes | str) -> list[RawViolation]: ...
+
+
+class JournalChecker(Protocol):
+    """The ordered stage of ``check_journal`` fed byte-range chunks in file order
+    (``docs/cluster.md``)."""
+
+    def feed(self, chunk: bytes) -> None: ...
+    def finish(self, interrupted: bool = False) -> tuple[list[RawFinding], dict[str, Any]]: ...
 
 
 class TranscriptChecker(Protocol):
@@ -57,6 +74,17 @@ class Engine(Protocol):
         max_line_length: int,
     ) -> tuple[list[RawFinding], dict[str, Any]]: ...
     def journal_event_kinds(self) -> list[str]: ...
+    def check_journal_chunk(
+        self, path: str, start: int, end: int, chain: str, profile: str, max_line_length: int
+    ) -> bytes: ...
+    def JournalChecker(  # the engine's class, called as a constructor
+        self,
+        chain: str,
+        lifecycle: bool,
+        max_findings: int | None,
+        profile: str,
+        max_line_length: int,
+    ) -> JournalChecker: ...
     def check_rpc_result(
         self, method: str, result: Any, catalog: Any, wire_schema_digest: str | None
     ) -> WireOutcome: ...

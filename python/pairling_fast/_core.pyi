@@ -4,13 +4,16 @@ from typing import Any, Literal, final
 
 __all__ = [
     "CompiledSchema",
+    "JournalChecker",
     "TranscriptChecker",
+    "_panic_for_tests",
     "build_info",
     "bundled_schema_ids",
     "bundled_validator",
     "canonicalize",
     "canonicalize_json",
     "check_journal",
+    "check_journal_chunk",
     "check_map",
     "check_map_json",
     "check_rpc_result",
@@ -43,6 +46,7 @@ def compile_schema(
 def bundled_schema_ids() -> list[str]: ...
 def bundled_validator(schema_id: str) -> CompiledSchema: ...
 def build_info() -> dict[str, Any]: ...
+def _panic_for_tests() -> None: ...
 def check_journal(
     source: Any,
     chain: str = "auto",
@@ -52,6 +56,28 @@ def check_journal(
     max_line_length: int = 67108864,
 ) -> tuple[list[_RawFinding], dict[str, Any]]: ...
 def journal_event_kinds() -> list[str]: ...
+def check_journal_chunk(
+    path: str,
+    start: int,
+    end: int,
+    chain: str = "auto",
+    profile: str = "strict",
+    max_line_length: int = 67108864,
+) -> bytes: ...
+
+@final
+class JournalChecker:
+    def __new__(
+        cls,
+        chain: str = "auto",
+        lifecycle: bool = True,
+        max_findings: int | None = 1000,
+        profile: str = "strict",
+        max_line_length: int = 67108864,
+    ) -> JournalChecker: ...
+    def feed(self, chunk: bytes) -> None: ...
+    def finish(self, interrupted: bool = False) -> tuple[list[_RawFinding], dict[str, Any]]: ...
+
 def check_map(document: Any) -> tuple[list[_RawFinding], dict[str, Any]]: ...
 def check_map_json(data: bytes | str) -> tuple[list[_RawFinding], dict[str, Any]]: ...
 def seal_map(document: Any) -> Any: ...

@@ -11,26 +11,37 @@ import argparse
 import io
 import os
 import sys
-import tempfile
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
-from typing import Any, Callable, NoReturn
+from types import ModuleType
+from typing import Any, NoReturn, get_args
 
 from rich.console import Console
 
 from . import _backend, schemas
+from ._atomic import write_atomically
 from .canonical import DIGEST_PREFIX, canonicalize_json, digest_hex, parse_json
 from .codes import CODES
 from .config import Config, ConfigError, find_config
+from .distributed import check_workers, connect
 from .errors import CanonicalizationError, PairlingError, ValidationError
+from .generate import journal as generate_journal
+from .generate import map as generate_map
+from .generate import transcript as generate_transcript
+from .journal import Profile, chain_journal
+from .maps import write_sealed
 from .output import FORMATS, RichProgress, finding_line, print_rich, render, summary_line
-from .paths import KINDS, PathArgumentError, check_paths, optional_module
+from .paths import KINDS, PathArgumentError, check_paths
 
 __all__ = ["build_parser", "findings_markdown", "main"]
 
 PROG = "pairling-fast"
-GENERATORS = ("map", "journal", "transcript")
+GENERATORS: dict[str, ModuleType] = {
+    "map": generate_map,
+    "journal": generate_journal,
+    "transcript": generate_transcript,
+}
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
 
 # Headings of the code ranges in docs/findings.md, by the first digit of the number.
@@ -64,46 +75,12 @@ def _read(path: str) -> bytes:
         _fail(f"{path}: {error.strerror or error}")
 
 
-def write_atomically(path: str, data: bytes) -> None:
-    """Write ``data`` to ``path`` through a temporary file in the same directory, so readers
-    see the old content or the new one, never half a file."""
-    target = Path(path)
-    directory = target.parent if str(target.parent) else Path(".")
-    handle, temporary = tempfile.mkstemp(prefix=f".{target.name}.", dir=directory)
-    try:
-        with os.fdopen(handle, "wb") as stream:
-            stream.write(data)
-            stream.flush()
-            os.fsync(stream.fileno())
-        if target.exists():
-            os.chmod(temporary, target.stat().st_mode & 0o7777)
-        else:
-            os.chmod(temporary, 0o666 & ~_umask())
-        os.replace(temporary, target)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
-
-
-def _umask() -> int:
-    current = os.umask(0)
-    os.umask(current)
-    return current
-
-
 def _json_error_line(path: str, error: CanonicalizationError) -> str:
     where = path
     if error.line is not None:
         where += f":{error.line}:{error.column}"
     pointer = f" at {error.pointer}" if error.pointer else ""
     return f"{where}: {error.code}{pointer}: {error.message}"
-
-
-def _required(module_name: str, command: str) -> Any:
-    module = optional_module(module_name)
-    if module is None:
-        _fail(f"'{command}' needs {module_name}, which this build of pairling_fast does not have")
-    return module
 
 
 # ---------------------------------------------------------------------------------------------
@@ -117,6 +94,14 @@ def _command_check(args: argparse.Namespace) -> int:
     to_terminal = args.format == "text" and args.output is None and sys.stdout.isatty()
     console = Console(no_color=True if args.no_color else None, highlight=False)
     progress = RichProgress(console) if to_terminal else None
+    cluster = ExitStack()
+    try:
+        client = connect(args.dask, cluster) if args.dask is not None else None
+        if client is not None:
+            check_workers(client)
+    except (OSError, ValueError, PairlingError) as error:
+        cluster.close()
+        _fail(f"--dask {args.dask}: {error}")
     try:
         report = check_paths(
             args.paths,
@@ -128,12 +113,15 @@ def _command_check(args: argparse.Namespace) -> int:
             severities=config.severity,
             timings=args.stats,
             progress=progress,
+            profile=args.profile,
+            client=client,
         )
     except PathArgumentError as error:
         _fail(str(error))
     finally:
         if progress is not None:
             progress.stop()
+        cluster.close()
     if to_terminal:
         print_rich(report, console)
     elif args.output is not None:
@@ -202,15 +190,13 @@ def _command_canonicalize(args: argparse.Namespace) -> int:
 
 
 def _command_seal(args: argparse.Namespace) -> int:
-    maps = _required("pairling_fast.maps", "seal")
-    written = maps.write_sealed(args.map, out_path=args.output, in_place=args.in_place)
+    written = write_sealed(args.map, out_path=args.output, in_place=args.in_place)
     print(f"sealed {args.map} -> {written}", file=sys.stderr)
     return EXIT_OK
 
 
 def _command_chain(args: argparse.Namespace) -> int:
-    journal = _required("pairling_fast.journal", "chain")
-    report = journal.chain_journal(args.journal, args.output)
+    report = chain_journal(args.journal, args.output)
     for finding in report.findings:
         print(finding_line(finding), file=sys.stderr)
     print(f"chained {args.journal} -> {args.output}", file=sys.stderr)
@@ -237,7 +223,7 @@ def findings_markdown() -> str:
         "generated from `python/pairling_fast/codes.py` by",
         "`python -m pairling_fast explain --all --markdown` (a test keeps it in sync);",
         "`pairling-fast explain CODE` prints one entry. Severities are the defaults; a project",
-        'can change them (`severity = {PF502 = "off"}`, see the README).',
+        'can change them (`severity = {PF224 = "off"}`, see the README).',
     ]
     current_range = None
     for code in sorted(CODES):
@@ -266,13 +252,6 @@ def _command_explain(args: argparse.Namespace) -> int:
         _fail(f"unknown finding code {args.code!r}; `{PROG} explain --all` lists them")
     sys.stdout.write(_explain_one(code))
     return EXIT_OK
-
-
-def _generator_unavailable(name: str) -> Callable[[argparse.Namespace], int]:
-    def run(_args: argparse.Namespace) -> int:
-        _fail(f"generate {name} needs pairling_fast.generate.{name}, not in this build")
-
-    return run
 
 
 # ---------------------------------------------------------------------------------------------
@@ -321,7 +300,20 @@ def _add_check_parser(commands: Any) -> None:
         choices=("error", "warning"),
         help="exit 1 on findings of this severity or worse (default: error)",
     )
+    check.add_argument(
+        "--profile",
+        choices=get_args(Profile),
+        default="strict",
+        help="journals: 'strict' (the wire schema, default) or 'car-compatible' (what CAR's own "
+        "parser tolerates is a PF304 warning)",
+    )
     check.add_argument("--stats", action="store_true", help="per-file timings and throughput")
+    check.add_argument(
+        "--dask",
+        metavar="ADDRESS",
+        help="check on a Dask cluster: its scheduler (tcp://host:8786), or local[:N] for a "
+        "LocalCluster of N processes; same report (docs/cluster.md, needs the [dask] extra)",
+    )
     check.add_argument("--no-color", action="store_true", help="no colours (also: NO_COLOR=1)")
     check.add_argument("--config", metavar="FILE", help="read defaults from this TOML file")
     check.add_argument("--isolated", action="store_true", help="ignore configuration files")
@@ -343,17 +335,11 @@ def _add_generate_parser(commands: Any) -> None:
     generate = commands.add_parser("generate", help="write synthetic documents (tests, benches)")
     kinds = generate.add_subparsers(dest="generator", metavar="{map,journal,transcript}")
     kinds.required = True
-    for name in GENERATORS:
-        module = optional_module(f"pairling_fast.generate.{name}")
-        if module is None:
-            stub = kinds.add_parser(name, help="(not in this build)")
-            stub.add_argument("rest", nargs=argparse.REMAINDER)
-            stub.set_defaults(run=_generator_unavailable(name))
-        else:
-            parser = kinds.add_parser(name, help=f"a synthetic {name}")
-            module.add_arguments(parser)
-            parser.set_defaults(run=module.run)
-        _add_backend_option(kinds.choices[name])
+    for name, module in GENERATORS.items():
+        parser = kinds.add_parser(name, help=f"a synthetic {name}")
+        module.add_arguments(parser)
+        parser.set_defaults(run=module.run)
+        _add_backend_option(parser)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -548,13 +548,6 @@ CODES: dict[str, CodeInfo] = {
         "A file could not be read (permission denied, an I/O error, or it vanished while being "
         "checked). The other files are still checked; `check` exits with 2.",
     ),
-    "PF502": CodeInfo(
-        "document check unavailable",
-        "info",
-        "This build has no document check for the file's kind (its module is missing), so only "
-        "the checks that exist ran: whole-document schema validation for maps and RPC results, "
-        "each line against the journal event schema for journals, strict JSON for the others.",
-    ),
     # PF9xx — internal
     "PF901": CodeInfo(
         "internal error",

@@ -12,13 +12,13 @@ import dataclasses
 import io
 import json
 import os
-import tempfile
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from types import TracebackType
 from typing import IO, Any, Literal, Union
 
 from . import _backend
+from ._atomic import atomic_write
 from .errors import CanonicalizationError, ValidationError
 from .report import Finding, Report
 from .validator import schema_validator
@@ -174,21 +174,8 @@ def chain_journal(
     if check.stats["errors"]:
         raise ValidationError(check.errors or check.findings)  # errors beyond the cap: say so
     destination = Path(os.fsdecode(os.fspath(dst)))
-    handle, temporary = tempfile.mkstemp(
-        prefix=f".{destination.name}.", suffix=".tmp", dir=destination.parent
-    )
-    try:
-        with os.fdopen(handle, "wb") as output, open(source, "rb") as lines:
-            stats = _write_chained(lines, output, source)
-            output.flush()
-            if fsync:
-                os.fsync(output.fileno())
-        os.replace(temporary, destination)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
-    if fsync:
-        _fsync_directory(destination.parent)
+    with atomic_write(destination, fsync=fsync) as output, open(source, "rb") as lines:
+        stats = _write_chained(lines, output, source)
     return Report(findings=check.findings, stats=stats)
 
 
@@ -251,20 +238,6 @@ def _existing_link_problem(
             f'"prev_hash" does not link to the previous hash "{previous_hash}"',
         )
     return None
-
-
-def _fsync_directory(directory: Path) -> None:
-    """Make the rename durable; some platforms cannot open directories, which is fine there."""
-    try:
-        descriptor = os.open(directory, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(descriptor)
-    except OSError:
-        pass
-    finally:
-        os.close(descriptor)
 
 
 _TAIL_BLOCK = 1 << 16

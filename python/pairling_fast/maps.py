@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 from pathlib import Path
 from typing import Any, Union
 
 from . import _backend
+from ._atomic import write_atomically
 from .errors import MapInvalidError
 from .report import Finding, Report
 
@@ -26,7 +26,6 @@ __all__ = [
     "check_map",
     "dump_map",
     "seal_map",
-    "write_atomically",
     "write_sealed",
 ]
 
@@ -108,45 +107,9 @@ def write_sealed(
     sealed = seal_map(source_path)
     # The sealed file keeps the permissions of the file it replaces (or of its input).
     mode = _mode_of(destination if destination.exists() else Path(source_path))
-    write_atomically(destination, dump_map(sealed).encode("utf-8"), mode)
+    write_atomically(destination, dump_map(sealed).encode("utf-8"), mode=mode)
     return destination
-
-
-def write_atomically(destination: Path, data: bytes, mode: int = 0o644) -> None:
-    """Write ``data`` to a temporary file next to ``destination``, fsync it, rename it over.
-
-    A reader sees the old file or the new one, never half of either; on any failure the
-    temporary file is removed and ``destination`` is untouched.
-    """
-    handle, temporary = tempfile.mkstemp(
-        prefix=f".{destination.name}.", suffix=".tmp", dir=destination.parent
-    )
-    try:
-        with os.fdopen(handle, "wb") as stream:
-            stream.write(data)
-            stream.flush()
-            os.fsync(stream.fileno())
-        os.chmod(temporary, mode)
-        os.replace(temporary, destination)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
-    _fsync_directory(destination.parent)
 
 
 def _mode_of(path: Path) -> int:
     return path.stat().st_mode & 0o7777
-
-
-def _fsync_directory(directory: Path) -> None:
-    """Make the rename durable; some platforms (Windows) cannot open a directory, which is fine."""
-    try:
-        descriptor = os.open(directory, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(descriptor)
-    except OSError:
-        pass
-    finally:
-        os.close(descriptor)

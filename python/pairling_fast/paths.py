@@ -8,7 +8,6 @@ ignored silently. ``PathsReport.to_dict()`` is the versioned JSON report (``repo
 from __future__ import annotations
 
 import fnmatch
-import importlib
 import json
 import os
 import re
@@ -18,16 +17,17 @@ from collections.abc import Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from types import ModuleType
-from typing import Any, Callable, Literal, NamedTuple, Protocol
+from typing import Any, Literal, NamedTuple, Protocol
 
 from . import _backend, schemas
 from .canonical import parse_json
-from .codes import CODES
 from .errors import CanonicalizationError, PairlingError
+from .journal import Profile, check_journal
 from .locate import pointer_lines
+from .maps import check_map
 from .report import REPORT_VERSION, SEVERITIES, Finding, Report, Severity
-from .validator import json_error_finding, schema_validator
+from .validator import json_error_finding
+from .wire import check_rpc_result, check_transcript, check_wire_schema
 
 __all__ = [
     "DEFAULT_EXCLUDES",
@@ -65,7 +65,6 @@ DEFAULT_EXCLUDES = (
 """Directories of tools and VCS that never hold documents; listed as skipped when met."""
 
 UNREADABLE = "PF501"
-CHECK_UNAVAILABLE = "PF502"
 INTERNAL_ERROR = "PF901"
 
 # Enough to see the top-level markers of a document and the first line of a JSONL file.
@@ -481,102 +480,45 @@ class _Walker:
 # ---------------------------------------------------------------------------------------------
 # Checking one file
 
-_DOCUMENT_CHECKS: dict[str, tuple[str, str]] = {
-    "map": ("pairling_fast.maps", "check_map"),
-    "journal": ("pairling_fast.journal", "check_journal"),
-    "transcript": ("pairling_fast.wire", "check_transcript"),
-    "wire-schema": ("pairling_fast.wire", "check_wire_schema"),
-    "rpc-result": ("pairling_fast.wire", "check_rpc_result"),
-}
 
-_PARTIAL_CHECKS = {
-    "map": "validated against the map schema only",
-    "journal": "each line validated against the journal event schema only",
-    "transcript": "each line parsed as strict JSON only",
-    "wire-schema": "parsed as strict JSON only",
-    "rpc-result": "validated against the method's result schema only",
-}
-
-
-def optional_module(name: str) -> ModuleType | None:
-    """The module ``name``, or None when this build does not have it (or its package).
-
-    The document families land one by one; a missing one must not break the others, but an
-    import error *inside* a present module is a bug and propagates.
-    """
+def _run_check(kind: str, path: Path, method: str | None, profile: Profile) -> Report:
+    if kind == "map":
+        return check_map(path)
+    if kind == "journal":
+        return check_journal(path, profile=profile)
+    if kind == "transcript":
+        return check_transcript(path)
+    if kind == "wire-schema":
+        return check_wire_schema(path)
+    assert method is not None, "an rpc-result is classified with its method"
     try:
-        return importlib.import_module(name)
-    except ModuleNotFoundError as error:
-        missing = error.name or ""
-        if name == missing or name.startswith(missing + "."):
-            return None
-        raise
-
-
-def _document_check(kind: str) -> Callable[..., Report] | None:
-    """The document check of ``kind``, or None when its module is not in this build."""
-    module_name, function_name = _DOCUMENT_CHECKS[kind]
-    module = optional_module(module_name)
-    check: Callable[..., Report] | None = getattr(module, function_name, None)
-    return check
-
-
-def _strict_json(data: bytes) -> Report:
-    try:
-        parse_json(data)
+        result = parse_json(path.read_bytes())
     except CanonicalizationError as error:
         return Report(findings=[json_error_finding(error)])
-    return Report()
+    return check_rpc_result(method, result)
 
 
-def _each_line(path: Path, check_line: Callable[[bytes], Report]) -> Report:
-    findings: list[Finding] = []
-    lines = 0
-    with path.open("rb") as handle:
-        for number, line in enumerate(handle, start=1):
-            if not line.strip(_JSON_WHITESPACE):
-                continue
-            lines += 1
-            findings.extend(replace(f, line=number) for f in check_line(line).findings)
-    return Report(findings=findings, stats={"lines": lines})
+def _run_on_cluster(
+    kind: str, path: Path, method: str | None, profile: Profile, client: Any
+) -> Report:
+    """On a Dask cluster (``client``): journals split into chunks whose reports equal the local
+    check's (docs/cluster.md); any other file is one task on a worker, on the driver's backend."""
+    if kind == "journal":
+        from .distributed import check_journal as check_journal_on_cluster
 
-
-def _schema_check(schema_id: str) -> Callable[[bytes], Report]:
-    return schema_validator(schema_id).validate_json
-
-
-def _partial_check(kind: str, path: Path, method: str | None) -> Report:
-    """The checks that exist without the kind's own module (and say that they are partial)."""
-    if kind == "map":
-        report = _schema_check(schemas.MAP_SCHEMA_ID)(path.read_bytes())
-    elif kind == "rpc-result":
-        report = _schema_check(f"{_RPC_ID_PREFIX}{method}{_RPC_ID_SUFFIX}")(path.read_bytes())
-    elif kind == "journal":
-        report = _each_line(path, _schema_check("car.journal.event"))
-    elif kind == "transcript":
-        report = _each_line(path, _strict_json)
-    else:
-        report = _strict_json(path.read_bytes())
-    module_name = _DOCUMENT_CHECKS[kind][0]
-    note = Finding(
-        CHECK_UNAVAILABLE,
-        CODES[CHECK_UNAVAILABLE].severity,
-        f"{module_name} is not in this build: {_PARTIAL_CHECKS[kind]}",
+        return check_journal_on_cluster(path, client, profile=profile)
+    task = client.submit(
+        _run_on_backend, _backend.active_name(), kind, path, method, profile, pure=False
     )
-    return Report(findings=[*report.findings, note], stats=report.stats)
+    report: Report = task.result()
+    return report
 
 
-def _run_check(kind: str, path: Path, method: str | None) -> Report:
-    check = _document_check(kind)
-    if check is None:
-        return _partial_check(kind, path, method)
-    if kind == "rpc-result":
-        try:
-            result = parse_json(path.read_bytes())
-        except CanonicalizationError as error:
-            return Report(findings=[json_error_finding(error)])
-        return check(method, result)
-    return check(path)
+def _run_on_backend(
+    backend: str, kind: str, path: Path, method: str | None, profile: Profile
+) -> Report:
+    with _backend.use(backend):
+        return _run_check(kind, path, method, profile)
 
 
 def _apply_severities(
@@ -619,6 +561,8 @@ def _check_one(
     kind: str | None,
     methods: frozenset[str],
     severities: Mapping[str, SeverityOverride],
+    profile: Profile,
+    client: Any = None,
 ) -> FileResult | Skipped:
     started = time.perf_counter()
     result = FileResult(candidate.display, kind, size=candidate.size)
@@ -636,7 +580,12 @@ def _check_one(
                 "(name it *.<method>.result.json)",
             )
         assert result.kind is not None
-        report = _run_check(result.kind, candidate.path, classification.method)
+        if client is None:
+            report = _run_check(result.kind, candidate.path, classification.method, profile)
+        else:
+            report = _run_on_cluster(
+                result.kind, candidate.path, classification.method, profile, client
+            )
         result.stats = dict(report.stats)
         findings = _with_lines(result.kind, candidate.path, report.findings)
     except OSError as error:
@@ -666,14 +615,20 @@ def check_paths(
     timings: bool = False,
     backend: str | None = None,
     progress: CheckProgress | None = None,
+    profile: Profile = "strict",
+    client: Any = None,
 ) -> PathsReport:
     """Check every document under ``paths`` (files or directories), in parallel.
 
     ``kind`` forces one of ``KINDS`` instead of telling kinds from content; ``exclude`` adds glob
     patterns (matched against a file's name and its path) to ``DEFAULT_EXCLUDES``;
     ``severities`` maps finding codes to ``"error"``/``"warning"``/``"info"`` or ``"off"``
-    (dropped); ``timings`` adds per-file time and throughput to the stats. A path that does not
-    exist raises ``PathArgumentError``; a file that cannot be read is a PF501 finding.
+    (dropped); ``timings`` adds per-file time and throughput to the stats; ``profile`` is the
+    journals' (``check_journal``): ``"car-compatible"`` reports what CAR's own parser tolerates
+    as PF304 warnings instead of errors. A path that does not
+    exist raises ``PathArgumentError``; a file that cannot be read is a PF501 finding. With a Dask
+    ``client`` (``distributed.Client``) the checks run on its cluster, with the same report
+    (docs/cluster.md).
     """
     if kind is not None and kind not in KINDS:
         raise ValueError(f"unknown kind {kind!r}: choose one of {', '.join(KINDS)}")
@@ -696,6 +651,8 @@ def check_paths(
                 severities=overrides,
                 timings=timings,
                 progress=progress,
+                profile=profile,
+                client=client,
             )
 
     started = time.perf_counter()
@@ -717,7 +674,7 @@ def check_paths(
     pool = ThreadPoolExecutor(max_workers=workers)
     try:
         futures = {
-            pool.submit(_check_one, candidate, kind, methods, overrides): candidate
+            pool.submit(_check_one, candidate, kind, methods, overrides, profile, client): candidate
             for candidate in walker.files
         }
         for future in as_completed(futures):

@@ -12,6 +12,7 @@ from __future__ import annotations
 from .canonical import canonicalize, canonicalize_json, digest_hex
 from .graph import check_map, check_map_json, seal_map, seal_map_json
 from .journal import check_journal, journal_event_kinds
+from .journal_chunks import JournalChecker, check_journal_chunk
 from .parse import parse_json
 from .validate import bundled_schema_ids, bundled_validator, compile_schema
 from .wire import (
@@ -23,12 +24,14 @@ from .wire import (
 )
 
 __all__ = [
+    "JournalChecker",
     "TranscriptChecker",
     "bundled_schema_ids",
     "bundled_validator",
     "canonicalize",
     "canonicalize_json",
     "check_journal",
+    "check_journal_chunk",
     "check_map",
     "check_map_json",
     "check_rpc_result",

@@ -10,8 +10,11 @@ in ``docs/formats.md`` ("Error triples").
 from __future__ import annotations
 
 import json
+import re
+import sys
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from functools import cache
+from contextlib import contextmanager
+from functools import cache, lru_cache
 from importlib import resources as importlib_resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -21,6 +24,7 @@ import jsonschema.validators
 import referencing
 import referencing.exceptions
 import referencing.jsonschema
+import regex
 from jsonschema.protocols import Validator
 from jsonschema_specifications import REGISTRY  # type: ignore[import-untyped]
 from referencing import Registry, Resource
@@ -171,6 +175,123 @@ def _format_checker() -> jsonschema.FormatChecker:
 
 
 _FORMAT_CHECKER = _format_checker()
+
+# ---------------------------------------------------------------------------------------------
+# Regular expressions with a time limit (docs/limits.md)
+#
+# python-jsonschema matches `pattern` and `patternProperties` with `re`, which backtracks without
+# bound: `^(a+)+$` against "aaa…a!" takes exponential time. The Rust core cannot hang there (the
+# `regex` crate is linear; fancy-regex, for lookaround and backreferences, stops after 1,000,000
+# backtracking steps and jsonschema-rs reports that as a violation). Here the `regex` module
+# matches with a time limit, and a match it cannot finish is reported as jsonschema-rs does.
+
+PATTERN_TIME_LIMIT = 1.0
+"""Seconds one regular-expression match may take before it counts as undecided."""
+
+# jsonschema-rs's message for a match its engine gave up on, word for word.
+UNDECIDED_MATCH = "Error executing regex: Max limit for backtracking count exceeded"
+
+
+class _UndecidedMatch(Exception):
+    """A match that did not finish within PATTERN_TIME_LIMIT."""
+
+
+@lru_cache(maxsize=512)
+def _compiled_pattern(pattern: str) -> regex.Pattern[str] | re.Pattern[str]:
+    try:
+        return regex.compile(pattern)
+    except regex.error:
+        # `re` accepted it when the schema was checked; it is `re`'s dialect then, unguarded.
+        return re.compile(pattern)
+
+
+def _pattern_found(pattern: str, text: str) -> bool:
+    """``re.search(pattern, text)`` in bounded time; raises ``_UndecidedMatch`` past the limit."""
+    compiled = _compiled_pattern(pattern)
+    if isinstance(compiled, re.Pattern):
+        return compiled.search(text) is not None
+    try:
+        return compiled.search(text, timeout=PATTERN_TIME_LIMIT) is not None
+    except TimeoutError:
+        raise _UndecidedMatch from None
+
+
+def _pattern_keyword(
+    validator: Any, pattern: str, instance: Any, _schema: Any
+) -> Iterator[jsonschema.ValidationError]:
+    if not validator.is_type(instance, "string"):
+        return
+    try:
+        found = _pattern_found(pattern, instance)
+    except _UndecidedMatch:
+        yield jsonschema.ValidationError(UNDECIDED_MATCH)
+        return
+    if not found:
+        yield jsonschema.ValidationError(f"{instance!r} does not match {pattern!r}")
+
+
+def _pattern_properties_keyword(
+    validator: Any, pattern_properties: Mapping[str, Any], instance: Any, _schema: Any
+) -> Iterator[jsonschema.ValidationError]:
+    if not validator.is_type(instance, "object"):
+        return
+    for pattern, subschema in pattern_properties.items():
+        for name, value in instance.items():
+            try:
+                found = _pattern_found(pattern, name)
+            except _UndecidedMatch:
+                yield jsonschema.ValidationError(UNDECIDED_MATCH)
+                continue
+            if found:
+                yield from validator.descend(value, subschema, path=name, schema_path=pattern)
+
+
+def _additional_property_names(instance: Mapping[str, Any], schema: Mapping[str, Any]) -> set[str]:
+    """The members neither ``properties`` nor ``patternProperties`` cover; a name whose match is
+    undecided is not covered (fail closed)."""
+    properties = schema.get("properties", {})
+    patterns = "|".join(schema.get("patternProperties", {}))
+
+    def covered(name: str) -> bool:
+        try:
+            return name in properties or (bool(patterns) and _pattern_found(patterns, name))
+        except _UndecidedMatch:
+            return False
+
+    return {name for name in instance if not covered(name)}
+
+
+def _additional_properties_keyword(
+    validator: Any, additional: Any, instance: Any, schema: Mapping[str, Any]
+) -> Iterator[jsonschema.ValidationError]:
+    """python-jsonschema's ``additionalProperties``, matching names in bounded time."""
+    if not validator.is_type(instance, "object"):
+        return
+    extras = _additional_property_names(instance, schema)
+    if validator.is_type(additional, "object"):
+        for extra in extras:
+            yield from validator.descend(instance[extra], additional, path=extra)
+    elif not additional and extras:
+        if "patternProperties" in schema:
+            verb = "does" if len(extras) == 1 else "do"
+            joined = ", ".join(repr(each) for each in sorted(extras))
+            patterns = ", ".join(repr(each) for each in sorted(schema["patternProperties"]))
+            yield jsonschema.ValidationError(
+                f"{joined} {verb} not match any of the regexes: {patterns}"
+            )
+        else:
+            verb = "was" if len(extras) == 1 else "were"
+            joined = ", ".join(repr(extra) for extra in sorted(extras))
+            yield jsonschema.ValidationError(
+                f"Additional properties are not allowed ({joined} {verb} unexpected)"
+            )
+
+
+_TIME_LIMITED_KEYWORDS = {
+    "pattern": _pattern_keyword,
+    "patternProperties": _pattern_properties_keyword,
+    "additionalProperties": _additional_properties_keyword,
+}
 
 # ---------------------------------------------------------------------------------------------
 # Schema documents: pointers, false subschemas
@@ -396,6 +517,32 @@ def _resolve_every_ref(
         _resolve_every_ref(subresource, subresolver, specification, seen)
 
 
+# python-jsonschema recurses about ten frames per level of the instance, so a document at the
+# nesting limit (512) needs more than Python's default limit of 1000. Far higher would overflow the
+# C stack (a segfault, measured at 40 000 on CPython 3.11 with an 8 MB stack) on a schema that
+# refers to itself forever.
+_VALIDATION_RECURSION_LIMIT = 12_000
+
+ENDLESS_REFERENCE = (
+    "the schema refers to itself without ever descending into the instance (a $ref cycle such "
+    'as {"$ref": "#"}); JSON Schema leaves its meaning undefined'
+)
+
+
+@contextmanager
+def _deep_recursion() -> Iterator[None]:
+    """Room for python-jsonschema's recursion over any instance within the nesting limit; endless
+    recursion (only a schema can cause it) becomes ``SchemaCompileError`` PF102."""
+    previous = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(previous, _VALIDATION_RECURSION_LIMIT))
+    try:
+        yield
+    except RecursionError:
+        raise SchemaCompileError(INVALID_SCHEMA, ENDLESS_REFERENCE) from None
+    finally:
+        sys.setrecursionlimit(previous)
+
+
 class CompiledSchema:
     """A schema compiled by the fallback backend; the same contract as Rust's `SchemaValidator`."""
 
@@ -438,6 +585,7 @@ class CompiledSchema:
         # Tuples are JSON arrays here (the value model of docs/architecture.md), as in Rust.
         tuple_aware = jsonschema.validators.extend(  # type: ignore[no-untyped-call]
             validator_class,
+            validators=_TIME_LIMITED_KEYWORDS,
             type_checker=validator_class.TYPE_CHECKER.redefine("array", _is_array),
         )
         self._validator = tuple_aware(
@@ -449,7 +597,8 @@ class CompiledSchema:
     def is_valid(self, instance: Any) -> bool:
         """Raises ``CanonicalizationError`` for a value outside the JSON model, as Rust does."""
         check_value(instance)
-        return bool(self._validator.is_valid(instance))
+        with _deep_recursion():
+            return bool(self._validator.is_valid(instance))
 
     def errors(self, instance: Any) -> list[Violation]:
         """Every violation as (pointer, schema_pointer, keyword, message), sorted by
@@ -458,7 +607,9 @@ class CompiledSchema:
         return self._sorted_violations(instance)
 
     def _sorted_violations(self, instance: Any) -> list[Violation]:
-        violations = [self._violation(error) for error in self._validator.iter_errors(instance)]
+        with _deep_recursion():
+            errors = list(self._validator.iter_errors(instance))
+        violations = [self._violation(error) for error in errors]
         return sorted(violations, key=lambda violation: (violation[0], violation[1], violation[3]))
 
     def errors_json(self, data: bytes | str) -> list[Violation]:

@@ -16,8 +16,9 @@ from pathlib import Path
 from typing import Any
 
 from .. import _backend
+from .._atomic import write_atomically
 from .._fallback.graph import COLLECTIONS
-from ..maps import dump_map, write_atomically
+from ..maps import dump_map
 
 __all__ = ["add_arguments", "generate_map", "run"]
 

@@ -1,0 +1,73 @@
+"""Throughput of a 2-worker Dask LocalCluster vs one process, on one generated journal, same run.
+
+    maturin develop --release
+    python benches/cluster.py /tmp/journal-1g.jsonl --size-mb 1024 [--chunk-mb 32] [--rounds 2]
+
+Generates the journal (chained) if it does not exist; checks it, alternately, with
+``check_journal`` and with ``pairling_fast.distributed.check_journal`` on
+``LocalCluster(n_workers=2, threads_per_worker=1)``; asserts the reports are identical and prints
+both rates. Deletes the journal afterwards unless ``--keep``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import sys
+import time
+
+from distributed import Client, LocalCluster
+
+import pairling_fast as pf
+from pairling_fast import distributed as pfd
+from pairling_fast.generate.journal import write_journal
+
+EVENT_BYTES = 323  # on average, in generated chained journals
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("path")
+    parser.add_argument("--size-mb", type=int, default=1024)
+    parser.add_argument("--chunk-mb", type=int, default=32)
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--keep", action="store_true")
+    args = parser.parse_args()
+    if not os.path.exists(args.path):
+        started = time.perf_counter()
+        with open(args.path, "wb", buffering=1 << 20) as out:
+            write_journal(out, args.size_mb * 2**20 // EVENT_BYTES, seed=1, chain=True)
+        print(f"generated in {time.perf_counter() - started:.0f} s", file=sys.stderr)
+    size = os.path.getsize(args.path)
+    megabytes = size / 1e6
+    parameters = f"LocalCluster({args.workers}x1), {args.chunk_mb} MiB chunks"
+    try:
+        with (
+            LocalCluster(
+                n_workers=args.workers, threads_per_worker=1, processes=True, dashboard_address=None
+            ) as cluster,
+            Client(cluster) as client,
+        ):
+            for _ in range(args.rounds):  # alternating, so load from elsewhere hits both
+                started = time.perf_counter()
+                single = pf.check_journal(args.path)
+                seconds = time.perf_counter() - started
+                print(f"one process: {seconds:6.1f} s  {megabytes / seconds:6.1f} MB/s")
+                started = time.perf_counter()
+                report = pfd.check_journal(args.path, client, chunk_bytes=args.chunk_mb << 20)
+                seconds = time.perf_counter() - started
+                print(f"{parameters}: {seconds:6.1f} s  {megabytes / seconds:6.1f} MB/s")
+                assert report.to_dict() == single.to_dict(), "reports differ"
+    finally:
+        if not args.keep:
+            os.remove(args.path)
+    print(f"journal: {megabytes:.0f} MB, {single.stats['events']} events, build {pf.__build__}")
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(f"peak RSS of this (driver) process over both runs: {peak:.0f} MiB")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,6 @@
+#![no_main]
+//! See `pairling_fast::fuzzing::check_validate_journal_event` for the properties checked.
+
+libfuzzer_sys::fuzz_target!(
+    |data: &[u8]| pairling_fast::fuzzing::check_validate_journal_event(data)
+);

@@ -1,0 +1,321 @@
+"""Check journals on a Dask cluster, with the reports one machine gives (``docs/cluster.md``).
+
+``check_journal`` of a single machine has two stages: the per-line stage (read, parse, validate,
+hash: order free, parallel) and the ordered stage (chain links, lifecycle state, timestamps,
+counts). Here the per-line stage runs on Dask workers over byte-range chunks split at line
+boundaries, and the ordered stage runs on the driver over the chunks' results, in file order, in
+the very checker ``check_journal`` uses. So the report is the single-machine one by construction,
+finding for finding, whatever the chunk size or the number of workers.
+
+Needs the ``[dask]`` extra (``dask[distributed]``); workers need the same pairling_fast (the same
+wheel) and must read the journals at the same paths as the driver (shared storage).
+
+From the command line: ``pairling-fast check PATH... --dask tcp://scheduler:8786`` (or
+``--dask local[:N]`` for a ``LocalCluster`` of N worker processes).
+"""
+
+from __future__ import annotations
+
+import os
+from collections import deque
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import ExitStack
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Union
+
+from . import _backend
+from .errors import PairlingError
+from .journal import DEFAULT_MAX_LINE_LENGTH, ChainMode, JournalInterrupted, Profile
+from .report import Finding, Report
+
+if TYPE_CHECKING:
+    from distributed import Client, Future
+
+__all__ = [
+    "DEFAULT_CHUNK_BYTES",
+    "JOURNAL_SUFFIXES",
+    "ClusterError",
+    "check_journal",
+    "check_paths",
+    "check_workers",
+    "chunk_ranges",
+    "connect",
+    "journal_files",
+    "journal_reports",
+]
+
+DEFAULT_CHUNK_BYTES = 32 << 20
+"""Big enough that a task's overhead (a few ms) is small against its work, small enough that a
+few chunks in flight per worker keep the driver's memory low."""
+JOURNAL_SUFFIXES = (".jsonl", ".ndjson")
+"""What a directory argument contributes: its journals, recursively."""
+
+PathLike = Union[str, "os.PathLike[str]"]
+
+
+class ClusterError(PairlingError, RuntimeError):
+    """The cluster cannot give single-machine reports: a worker lacks the package or the backend,
+    or runs another version of it."""
+
+
+def chunk_ranges(size: int, chunk_bytes: int) -> list[tuple[int, int]]:
+    """The byte ranges ``[start, end)`` a file of ``size`` bytes is checked in: at least one, so
+    an empty file still gets its (empty) report from the same code path."""
+    if chunk_bytes < 1:
+        raise ValueError(f"chunk_bytes must be at least 1, not {chunk_bytes}")
+    return [(start, min(start + chunk_bytes, size)) for start in range(0, size, chunk_bytes)] or [
+        (0, 0)
+    ]
+
+
+def _check_chunk(
+    backend: str,
+    path: str,
+    start: int,
+    end: int,
+    chain: str,
+    profile: str,
+    max_line_length: int,
+) -> bytes:
+    """The task a worker runs: the per-line stage over one chunk, on the driver's backend."""
+    engine = _backend.engine(backend)
+    return engine.check_journal_chunk(path, start, end, chain, profile, max_line_length)
+
+
+def _worker_build(backend: str) -> tuple[str, str | None]:
+    """(this worker's pairling_fast version, why ``backend`` is unusable here or None)."""
+    import pairling_fast
+
+    try:
+        _backend.engine(backend)
+    except ImportError as error:
+        return pairling_fast.__version__, str(error)
+    return pairling_fast.__version__, None
+
+
+def check_workers(client: Client, backend: str | None = None) -> None:
+    """Raise ``ClusterError`` unless every worker has this pairling_fast version and ``backend``
+    (default: the active one)."""
+    import pairling_fast
+
+    backend = backend or _backend.active_name()
+    problems = []
+    for worker, (version, unusable) in sorted(client.run(_worker_build, backend).items()):
+        if unusable is not None:
+            problems.append(f"{worker}: the {backend} backend is unavailable ({unusable})")
+        elif version != pairling_fast.__version__:
+            problems.append(
+                f"{worker}: pairling_fast {version}, the driver has {pairling_fast.__version__}"
+            )
+    if problems:
+        raise ClusterError("workers cannot check journals: " + "; ".join(problems))
+
+
+@dataclass(frozen=True)
+class _Chunk:
+    path: str
+    start: int
+    end: int
+    last: bool  # the file's last chunk: its report is complete after this one
+
+
+def journal_files(paths: Iterable[PathLike]) -> list[str]:
+    """The files to check, each once, in the order given; directories give their journals."""
+    files: dict[str, None] = {}
+    for raw in paths:
+        path = os.fsdecode(os.fspath(raw))
+        if os.path.isdir(path):
+            found = sorted(
+                str(candidate)
+                for candidate in Path(path).rglob("*")
+                if candidate.suffix in JOURNAL_SUFFIXES and candidate.is_file()
+            )
+            files.update(dict.fromkeys(found))
+        elif os.path.exists(path):
+            files[path] = None
+        else:
+            raise FileNotFoundError(f"{path}: no such file or directory")
+    return list(files)
+
+
+def _chunks(files: Sequence[str], chunk_bytes: int) -> Iterator[_Chunk]:
+    for path in files:
+        ranges = chunk_ranges(os.path.getsize(path), chunk_bytes)
+        for number, (start, end) in enumerate(ranges, start=1):
+            yield _Chunk(path, start, end, last=number == len(ranges))
+
+
+def journal_reports(
+    files: Sequence[str],
+    client: Client,
+    *,
+    chunk_bytes: int = DEFAULT_CHUNK_BYTES,
+    max_in_flight: int | None = None,
+    chain: ChainMode = "auto",
+    lifecycle: bool = True,
+    max_findings: int | None = 1000,
+    profile: Profile = "strict",
+    max_line_length: int = DEFAULT_MAX_LINE_LENGTH,
+) -> Iterator[tuple[str, Report]]:
+    """(path, report) of each journal file, in order, as each completes: one pipeline of chunks
+    across all files. Chunks are submitted ahead (at most ``max_in_flight``, default twice the
+    cluster's threads) and consumed in file order, so the driver holds a bounded number of chunk
+    results. On Ctrl-C the chunks in flight are cancelled and ``JournalInterrupted`` carries the
+    partial report of the file being checked."""
+    backend = _backend.active_name()
+    engine = _backend.active()
+    check_workers(client, backend)
+    if max_in_flight is None:
+        max_in_flight = 2 * max(1, sum(client.nthreads().values()))
+    if max_in_flight < 1:
+        raise ValueError(f"max_in_flight must be at least 1, not {max_in_flight}")
+
+    def submit(chunk: _Chunk) -> Future[bytes]:
+        return client.submit(
+            _check_chunk,
+            backend,
+            chunk.path,
+            chunk.start,
+            chunk.end,
+            chain,
+            profile,
+            max_line_length,
+            pure=False,
+        )
+
+    pending: deque[tuple[_Chunk, Future[bytes]]] = deque()
+    upcoming = _chunks(files, chunk_bytes)
+    checker: _backend.JournalChecker | None = None
+    current = ""
+    try:
+        while True:
+            while len(pending) < max_in_flight:
+                chunk = next(upcoming, None)
+                if chunk is None:
+                    break
+                pending.append((chunk, submit(chunk)))
+            if not pending:
+                return
+            chunk, future = pending.popleft()
+            if checker is None:
+                checker = engine.JournalChecker(
+                    chain, lifecycle, max_findings, profile, max_line_length
+                )
+                current = chunk.path
+            try:
+                encoded = future.result()
+            except OSError as error:
+                raise OSError(f"{chunk.path}: cannot be read on a worker: {error}") from error
+            future.release()
+            checker.feed(encoded)
+            if chunk.last:
+                raw, stats = checker.finish(False)
+                checker = None
+                findings = [Finding.from_raw(r, chunk.path) for r in raw]
+                yield chunk.path, Report(findings=findings, stats=stats)
+    except KeyboardInterrupt:
+        client.cancel([future for _, future in pending])
+        if checker is None:
+            raise
+        raw, stats = checker.finish(True)
+        report = Report(findings=[Finding.from_raw(r, current) for r in raw], stats=stats)
+        raise JournalInterrupted(report) from None
+    except BaseException:
+        client.cancel([future for _, future in pending])
+        raise
+
+
+def check_journal(
+    path: PathLike,
+    client: Client,
+    *,
+    chunk_bytes: int = DEFAULT_CHUNK_BYTES,
+    max_in_flight: int | None = None,
+    chain: ChainMode = "auto",
+    lifecycle: bool = True,
+    max_findings: int | None = 1000,
+    profile: Profile = "strict",
+    max_line_length: int = DEFAULT_MAX_LINE_LENGTH,
+) -> Report:
+    """``pairling_fast.check_journal(path, ...)`` with the per-line work on ``client``'s workers;
+    the report is the same. ``max_in_flight`` caps the chunks submitted ahead (default: twice the
+    cluster's threads)."""
+    file = os.fsdecode(os.fspath(path))
+    if not os.path.isfile(file):
+        raise FileNotFoundError(f"{file}: not a file")
+    ((_, report),) = journal_reports(
+        [file],
+        client,
+        chunk_bytes=chunk_bytes,
+        max_in_flight=max_in_flight,
+        chain=chain,
+        lifecycle=lifecycle,
+        max_findings=max_findings,
+        profile=profile,
+        max_line_length=max_line_length,
+    )
+    return report
+
+
+def check_paths(
+    paths: Iterable[PathLike],
+    client: Client,
+    *,
+    chunk_bytes: int = DEFAULT_CHUNK_BYTES,
+    max_in_flight: int | None = None,
+    chain: ChainMode = "auto",
+    lifecycle: bool = True,
+    max_findings: int | None = 1000,
+    profile: Profile = "strict",
+    max_line_length: int = DEFAULT_MAX_LINE_LENGTH,
+) -> Report:
+    """Check journals (files, or directories of ``*.jsonl`` / ``*.ndjson``) on ``client``'s
+    workers, one pipeline of chunks across all files. The report lists every file's findings
+    (each with its ``path``) in the order the files were given, and ``stats["files"]`` maps each
+    path to its stats; per file, both are exactly what ``pairling_fast.check_journal`` gives."""
+    reports = journal_reports(
+        journal_files(paths),
+        client,
+        chunk_bytes=chunk_bytes,
+        max_in_flight=max_in_flight,
+        chain=chain,
+        lifecycle=lifecycle,
+        max_findings=max_findings,
+        profile=profile,
+        max_line_length=max_line_length,
+    )
+    merged = Report(stats={"files": {}})
+    for path, report in reports:
+        merged.findings.extend(report.findings)
+        merged.stats["files"][path] = report.stats
+    return merged
+
+
+# ---------------------------------------------------------------------------------------------
+# Connecting: what ``pairling-fast check --dask ADDRESS`` uses
+
+
+def connect(address: str, stack: ExitStack) -> Client:
+    """A client of the scheduler at ``address``, or of a new ``LocalCluster`` for ``local[:N]``
+    (N worker processes of one thread each; default: one per CPU). Closed with ``stack``."""
+    try:
+        from distributed import Client, LocalCluster
+    except ImportError as error:
+        raise ClusterError(
+            f"--dask needs the [dask] extra (pip install 'pairling_fast[dask]'): {error}"
+        ) from None
+    if address == "local" or address.startswith("local:"):
+        count = address.partition(":")[2]
+        if count and not (count.isdigit() and int(count) > 0):
+            raise ValueError(f"--dask local:N needs a positive N, not {count!r}")
+        cluster = stack.enter_context(
+            LocalCluster(
+                n_workers=int(count) if count else os.cpu_count() or 1,
+                threads_per_worker=1,
+                processes=True,
+                dashboard_address=None,
+            )
+        )
+        return stack.enter_context(Client(cluster))
+    return stack.enter_context(Client(address, timeout="30s"))

@@ -1,0 +1,508 @@
+//! Byte-range chunks of a journal, for checking one journal on many machines (docs/cluster.md).
+//!
+//! `check_journal` splits its work in two: the per-line stage (read, parse, validate, hash; order
+//! free, run in parallel) and the ordered stage (`Checker`: chain links, lifecycle state,
+//! timestamps, counts). This module cuts the same seam across machines instead of threads:
+//! `check_chunk` runs the per-line stage over the lines that *begin* in a byte range and encodes
+//! the results compactly; `ChunkedChecker` decodes chunks in file order, renumbers their lines and
+//! feeds them to the very `Checker` `check_journal` uses. So a journal checked chunk by chunk gives
+//! the report `check_journal` gives, finding for finding, whatever the chunk size.
+
+use std::collections::HashSet;
+use std::io::{self, BufRead, BufReader, Read, Seek, SeekFrom};
+use std::ops::Range;
+use std::sync::{Mutex, OnceLock};
+
+use super::{
+    check_line, CheckedLine, Checker, EventFacts, JournalReport, LineReader, Options, Outcome,
+    RawLine, BATCH_BYTES, BATCH_LINES,
+};
+use crate::report::{Finding, Severity};
+
+/// Counts the bytes consumed, so a chunk knows where each of its lines begins.
+struct Counted<R> {
+    inner: R,
+    consumed: u64,
+}
+
+impl<R: Read> Read for Counted<R> {
+    fn read(&mut self, buffer: &mut [u8]) -> io::Result<usize> {
+        let read = self.inner.read(buffer)?;
+        self.consumed += read as u64;
+        Ok(read)
+    }
+}
+
+impl<R: BufRead> BufRead for Counted<R> {
+    fn fill_buf(&mut self) -> io::Result<&[u8]> {
+        self.inner.fill_buf()
+    }
+
+    fn consume(&mut self, amount: usize) {
+        self.consumed += amount as u64;
+        self.inner.consume(amount);
+    }
+}
+
+/// The offset of the first line that begins at or after `start`: `start` itself when the byte
+/// before it is a newline (or `start` is 0), else just after the next newline. `None` at EOF.
+fn first_line_start<R: BufRead + Seek>(reader: &mut R, start: u64) -> io::Result<Option<u64>> {
+    if start == 0 {
+        return Ok(Some(0));
+    }
+    let mut position = reader.seek(SeekFrom::Start(start - 1))?;
+    loop {
+        let available = match reader.fill_buf() {
+            Ok(available) => available,
+            Err(error) if error.kind() == io::ErrorKind::Interrupted => continue,
+            Err(error) => return Err(error),
+        };
+        if available.is_empty() {
+            return Ok(None);
+        }
+        if let Some(newline) = available.iter().position(|&byte| byte == b'\n') {
+            reader.consume(newline + 1);
+            return Ok(Some(position + newline as u64 + 1));
+        }
+        let skipped = available.len();
+        reader.consume(skipped);
+        position += skipped as u64;
+    }
+}
+
+/// Runs the per-line stage over the lines whose first byte lies in `range`, reading past its end
+/// to finish the last one (the chunk holding EOF also reports a truncated final line). Lines are
+/// numbered from 1 within the chunk; `ChunkedChecker::feed` renumbers them. Returns the encoded
+/// `CheckedLine`s (`ChunkedChecker::feed` decodes them).
+pub fn check_chunk<R: Read + Seek>(
+    reader: R,
+    range: Range<u64>,
+    options: &Options,
+) -> io::Result<Vec<u8>> {
+    let mut buffered = BufReader::with_capacity(1 << 20, reader);
+    let mut encoded = Vec::new();
+    let Some(first) = first_line_start(&mut buffered, range.start)? else {
+        return Ok(encoded);
+    };
+    let mut lines = LineReader {
+        reader: Counted {
+            inner: buffered,
+            consumed: 0,
+        },
+        max_line_length: options.max_line_length,
+        number: 0,
+        finished: false,
+    };
+    loop {
+        let mut batch: Vec<RawLine> = Vec::new();
+        let mut size = 0usize;
+        while batch.len() < BATCH_LINES
+            && size < BATCH_BYTES
+            && first + lines.reader.consumed < range.end
+        {
+            let Some(line) = lines.next_line()? else {
+                break;
+            };
+            if let RawLine::Text { bytes, .. } = &line {
+                size += bytes.len();
+            }
+            batch.push(line);
+        }
+        if batch.is_empty() {
+            return Ok(encoded);
+        }
+        let checked: Vec<CheckedLine> = {
+            use rayon::prelude::*;
+            batch
+                .into_par_iter()
+                .map(|raw| check_line(raw, options))
+                .collect()
+        };
+        for line in &checked {
+            encode_line(line, &mut encoded);
+        }
+    }
+}
+
+/// The ordered stage over chunks: `feed` them in file order, then `finish`.
+pub struct ChunkedChecker {
+    checker: Checker,
+}
+
+impl ChunkedChecker {
+    pub fn new(options: &Options) -> Self {
+        ChunkedChecker {
+            checker: Checker::new(options),
+        }
+    }
+
+    /// Feeds the next chunk's encoded lines: they are numbered after the lines fed so far.
+    pub fn feed(&mut self, mut encoded: &[u8]) -> Result<(), DecodeError> {
+        let offset = self.checker.lines;
+        let mut number = offset;
+        while !encoded.is_empty() {
+            number += 1;
+            let mut line = decode_line(&mut encoded, number)?;
+            for finding in &mut line.findings {
+                finding.line = finding.line.map(|local| local + offset);
+            }
+            self.checker.take(line);
+        }
+        Ok(())
+    }
+
+    pub fn finish(mut self, interrupted: bool) -> JournalReport {
+        let stats = self.checker.finish(interrupted);
+        JournalReport {
+            findings: self.checker.sink.findings,
+            stats,
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The encoding of checked lines: what crosses from a worker to the driver. Line numbers are
+// implicit (a chunk's lines are consecutive); strings are a varint length and UTF-8 bytes; an
+// optional value is prefixed by 0 (absent) or 1, an optional string or number by its length or
+// value plus one (0: absent). The recomputed hash, in the usual case equal to `hash`, is one byte.
+
+#[derive(Debug, PartialEq, Eq)]
+pub struct DecodeError(pub &'static str);
+
+impl std::fmt::Display for DecodeError {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(formatter, "malformed journal chunk: {}", self.0)
+    }
+}
+
+const BLANK: u8 = 0;
+const INVALID: u8 = 1;
+const EVENT: u8 = 2;
+const NOT_RECOMPUTED: u8 = 0;
+const RECOMPUTED_SAME: u8 = 1;
+const RECOMPUTED_OTHER: u8 = 2;
+const NOT_RECOMPUTABLE: u8 = 3;
+
+fn put_varint(mut value: u64, out: &mut Vec<u8>) {
+    while value >= 0x80 {
+        out.push((value as u8) | 0x80);
+        value >>= 7;
+    }
+    out.push(value as u8);
+}
+
+fn put_str(text: &str, out: &mut Vec<u8>) {
+    put_varint(text.len() as u64, out);
+    out.extend_from_slice(text.as_bytes());
+}
+
+fn put_optional_str(text: Option<&str>, out: &mut Vec<u8>) {
+    match text {
+        None => out.push(0),
+        Some(text) => {
+            put_varint(text.len() as u64 + 1, out);
+            out.extend_from_slice(text.as_bytes());
+        }
+    }
+}
+
+fn encode_line(line: &CheckedLine, out: &mut Vec<u8>) {
+    match &line.outcome {
+        Outcome::Blank => out.push(BLANK),
+        Outcome::Invalid => out.push(INVALID),
+        Outcome::Event(_) => out.push(EVENT),
+    }
+    put_varint(line.findings.len() as u64, out);
+    for finding in &line.findings {
+        put_str(finding.code, out);
+        out.push(finding.severity as u8);
+        put_str(&finding.message, out);
+        put_varint(finding.line.map_or(0, |line| line + 1), out);
+        put_optional_str(finding.pointer.as_deref(), out);
+        put_optional_str(finding.schema_pointer.as_deref(), out);
+    }
+    if let Outcome::Event(facts) = &line.outcome {
+        for member in [
+            &facts.kind,
+            &facts.run_id,
+            &facts.proposal_id,
+            &facts.action_id,
+            &facts.hash,
+            &facts.prev_hash,
+        ] {
+            put_optional_str(member.as_deref(), out);
+        }
+        match &facts.recomputed {
+            None => out.push(NOT_RECOMPUTED),
+            Some(Ok(recomputed)) if Some(recomputed) == facts.hash.as_ref() => {
+                out.push(RECOMPUTED_SAME)
+            }
+            Some(Ok(recomputed)) => {
+                out.push(RECOMPUTED_OTHER);
+                put_str(recomputed, out);
+            }
+            Some(Err(reason)) => {
+                out.push(NOT_RECOMPUTABLE);
+                put_str(reason, out);
+            }
+        }
+        match facts.timestamp {
+            None => out.push(0),
+            Some((seconds, nanos)) => {
+                out.push(1);
+                out.extend_from_slice(&seconds.to_le_bytes());
+                out.extend_from_slice(&nanos.to_le_bytes());
+            }
+        }
+    }
+}
+
+fn take<'a>(input: &mut &'a [u8], count: usize) -> Result<&'a [u8], DecodeError> {
+    if input.len() < count {
+        return Err(DecodeError("cut short"));
+    }
+    let (head, rest) = input.split_at(count);
+    *input = rest;
+    Ok(head)
+}
+
+fn get_byte(input: &mut &[u8]) -> Result<u8, DecodeError> {
+    Ok(take(input, 1)?[0])
+}
+
+fn get_varint(input: &mut &[u8]) -> Result<u64, DecodeError> {
+    let mut value = 0u64;
+    for shift in (0..64).step_by(7) {
+        let byte = get_byte(input)?;
+        value |= u64::from(byte & 0x7f) << shift;
+        if byte & 0x80 == 0 {
+            return Ok(value);
+        }
+    }
+    Err(DecodeError("varint too long"))
+}
+
+fn get_string(input: &mut &[u8], length: u64) -> Result<String, DecodeError> {
+    let length = usize::try_from(length).map_err(|_| DecodeError("string too long"))?;
+    let bytes = take(input, length)?;
+    String::from_utf8(bytes.to_vec()).map_err(|_| DecodeError("string not UTF-8"))
+}
+
+fn get_str(input: &mut &[u8]) -> Result<String, DecodeError> {
+    let length = get_varint(input)?;
+    get_string(input, length)
+}
+
+fn get_optional_str(input: &mut &[u8]) -> Result<Option<String>, DecodeError> {
+    match get_varint(input)? {
+        0 => Ok(None),
+        length => get_string(input, length - 1).map(Some),
+    }
+}
+
+/// Finding codes are `&'static str`; a decoded one is interned. Only `PFnnn` codes are accepted,
+/// so at most a thousand are ever kept.
+fn interned_code(code: &str) -> Result<&'static str, DecodeError> {
+    let well_formed = code.len() == 5
+        && code.starts_with("PF")
+        && code[2..].bytes().all(|byte| byte.is_ascii_digit());
+    if !well_formed {
+        return Err(DecodeError("not a finding code"));
+    }
+    static CODES: OnceLock<Mutex<HashSet<&'static str>>> = OnceLock::new();
+    let mut codes = CODES
+        .get_or_init(Default::default)
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    if let Some(known) = codes.get(code) {
+        return Ok(known);
+    }
+    let leaked: &'static str = Box::leak(code.to_string().into_boxed_str());
+    codes.insert(leaked);
+    Ok(leaked)
+}
+
+fn decode_finding(input: &mut &[u8]) -> Result<Finding, DecodeError> {
+    let code = interned_code(&get_str(input)?)?;
+    let severity = match get_byte(input)? {
+        byte if byte == Severity::Info as u8 => Severity::Info,
+        byte if byte == Severity::Warning as u8 => Severity::Warning,
+        byte if byte == Severity::Error as u8 => Severity::Error,
+        _ => return Err(DecodeError("unknown severity")),
+    };
+    let message = get_str(input)?;
+    let line = get_varint(input)?.checked_sub(1);
+    Ok(Finding {
+        code,
+        severity,
+        message,
+        line,
+        pointer: get_optional_str(input)?,
+        schema_pointer: get_optional_str(input)?,
+    })
+}
+
+fn decode_line(input: &mut &[u8], number: u64) -> Result<CheckedLine, DecodeError> {
+    let tag = get_byte(input)?;
+    let count = get_varint(input)?;
+    let mut findings = Vec::new();
+    for _ in 0..count {
+        findings.push(decode_finding(input)?);
+    }
+    let outcome = match tag {
+        BLANK => Outcome::Blank,
+        INVALID => Outcome::Invalid,
+        EVENT => {
+            let kind = get_optional_str(input)?;
+            let run_id = get_optional_str(input)?;
+            let proposal_id = get_optional_str(input)?;
+            let action_id = get_optional_str(input)?;
+            let hash = get_optional_str(input)?;
+            let prev_hash = get_optional_str(input)?;
+            let recomputed = match get_byte(input)? {
+                NOT_RECOMPUTED => None,
+                RECOMPUTED_SAME => Some(Ok(hash.clone().ok_or(DecodeError("no hash"))?)),
+                RECOMPUTED_OTHER => Some(Ok(get_str(input)?)),
+                NOT_RECOMPUTABLE => Some(Err(get_str(input)?)),
+                _ => return Err(DecodeError("unknown recomputed tag")),
+            };
+            let timestamp = match get_byte(input)? {
+                0 => None,
+                1 => {
+                    let seconds = take(input, 8)?.try_into().expect("8 bytes");
+                    let nanos = take(input, 4)?.try_into().expect("4 bytes");
+                    Some((i64::from_le_bytes(seconds), u32::from_le_bytes(nanos)))
+                }
+                _ => return Err(DecodeError("unknown timestamp tag")),
+            };
+            Outcome::Event(Box::new(EventFacts {
+                kind,
+                run_id,
+                proposal_id,
+                action_id,
+                hash,
+                prev_hash,
+                recomputed,
+                timestamp,
+            }))
+        }
+        _ => return Err(DecodeError("unknown line tag")),
+    };
+    Ok(CheckedLine {
+        number,
+        outcome,
+        findings,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io::Cursor;
+
+    use super::super::{check_journal, ChainMode};
+    use super::*;
+
+    fn event(kind: &str, run_id: &str, second: u32) -> String {
+        format!(
+            r#"{{"kind":"{kind}","run_id":"{run_id}","data":{{}},"timestamp":"2026-01-01T00:00:{second:02}Z"}}"#
+        )
+    }
+
+    /// Every problem a boundary could hide: an edited hash, a run across chunks, a timestamp
+    /// going back, invalid and blank lines, CRLF, a duplicate key, a truncated last line.
+    fn journal() -> String {
+        let chained = [
+            r#"{"kind":"run_started","run_id":"r1","data":{},"timestamp":"2026-01-01T00:00:00Z","hash":"8e0e64ce4a1b8a0cd0d43c1fc44f9a5c0d0b4c6a7e9b5c1e2a5d3a1b0c9e8f7d"}"#,
+            r#"{"kind":"state_changed","run_id":"r1","data":{},"timestamp":"2026-01-01T00:00:01Z","prev_hash":"x","hash":"y"}"#,
+        ];
+        [
+            event("run_started", "r0", 1),
+            String::new(),
+            event("state_changed", "r0", 0),
+            "not json".to_string(),
+            format!("{}\r", event("run_completed", "r0", 2)),
+            r#"{"a":1,"a":2}"#.to_string(),
+            chained[0].to_string(),
+            chained[1].to_string(),
+            event("run_completed", "r9", 3),
+            "[1]".to_string(),
+            "x".repeat(300),
+            r#"{"kind":"run_completed""#.to_string(),
+        ]
+        .join("\n")
+    }
+
+    fn chunked(text: &str, chunk: u64, options: &Options) -> JournalReport {
+        let mut checker = ChunkedChecker::new(options);
+        let size = text.len() as u64;
+        let mut start = 0;
+        loop {
+            let end = (start + chunk).min(size);
+            let encoded = check_chunk(Cursor::new(text.as_bytes()), start..end, options)
+                .expect("in-memory read");
+            checker.feed(&encoded).expect("decodes");
+            start = end;
+            if start >= size {
+                return checker.finish(false);
+            }
+        }
+    }
+
+    #[test]
+    fn every_chunk_size_gives_the_single_pass_report() {
+        let text = journal();
+        for chain in [ChainMode::Auto, ChainMode::Require, ChainMode::Off] {
+            let options = Options {
+                chain,
+                max_line_length: 250,
+                ..Options::default()
+            };
+            let whole = check_journal(text.as_bytes(), &options, || false).expect("read");
+            let codes: HashSet<&str> = whole.findings.iter().map(|f| f.code).collect();
+            let expected = match chain {
+                ChainMode::Off => 8,
+                ChainMode::Auto => 11,
+                ChainMode::Require => 12,
+            };
+            assert_eq!(
+                codes.len(),
+                expected,
+                "the journal exercises many rules: {codes:?}"
+            );
+            for chunk in 1..=text.len() as u64 + 1 {
+                let report = chunked(&text, chunk, &options);
+                assert_eq!(report.findings, whole.findings, "chunk size {chunk}");
+                assert_eq!(report.stats, whole.stats, "chunk size {chunk}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_chunk_owns_the_lines_that_begin_in_it() {
+        let text = "{}\n{}\n\n{}";
+        let lines_of = |range: Range<u64>| {
+            let encoded =
+                check_chunk(Cursor::new(text.as_bytes()), range, &Options::default()).unwrap();
+            let mut checker = ChunkedChecker::new(&Options::default());
+            checker.feed(&encoded).unwrap();
+            checker.checker.lines
+        };
+        assert_eq!(lines_of(0..1), 1);
+        assert_eq!(lines_of(1..3), 0);
+        assert_eq!(lines_of(1..4), 1);
+        assert_eq!(lines_of(3..7), 2);
+        assert_eq!(lines_of(7..9), 1);
+        assert_eq!(lines_of(9..20), 0);
+    }
+
+    #[test]
+    fn malformed_chunks_are_refused() {
+        let mut checker = ChunkedChecker::new(&Options::default());
+        assert_eq!(checker.feed(&[7, 0]), Err(DecodeError("unknown line tag")));
+        assert_eq!(checker.feed(&[1, 1, 2]), Err(DecodeError("cut short")));
+        assert_eq!(
+            checker.feed(&[1, 1, 2, b'x', b'y']),
+            Err(DecodeError("not a finding code"))
+        );
+    }
+}
