@@ -3,6 +3,7 @@
 //! PyO3 glue below and in `pyvalue.rs` is compiled only with the `python` feature.
 
 pub mod canonical;
+pub mod car_event;
 #[cfg(any(test, feature = "fuzzing"))]
 pub mod fuzzing;
 pub mod graph;
