@@ -48,7 +48,6 @@ pub mod codes {
     pub const CANCELLATION_NOT_REQUESTED: &str = "PF322";
     pub const PROPOSAL_NOT_RECEIVED: &str = "PF323";
     pub const AFTER_PROPOSAL_COMPLETED: &str = "PF324";
-    pub const ACTION_WITHOUT_ID: &str = "PF325";
     pub const AFTER_ACTION_ENDED: &str = "PF326";
     pub const SUCCEEDED_WITHOUT_EXECUTING: &str = "PF327";
     pub const TIMESTAMP_BACKWARDS: &str = "PF328";
@@ -66,6 +65,7 @@ pub mod codes {
     pub const CAR_REJECTS: &str = "PF340";
     pub const FORM_FEED_LINE: &str = "PF341";
     pub const CAR_TORN_TAIL: &str = "PF342";
+    pub const BEGINS_MID_RUN: &str = "PF343";
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -731,9 +731,31 @@ const ACTION_TERMINAL: [&str; 5] = [
 /// Actions are keyed by (proposal_id, action_id): action ids such as `a0` repeat across proposals.
 type ActionKey = (String, String);
 
+/// One root cause, one finding: later events with the same cause (the same code and id) are
+/// counted into the first finding's message at the end instead of listed.
+#[derive(Default)]
+struct Repeats {
+    /// (code, id) → (index of the first finding in the list, if listed; later events).
+    seen: HashMap<(&'static str, String), (Option<usize>, u64)>,
+}
+
+/// Events of runs and proposals whose start is not in the journal: it begins mid-run (CAR's
+/// retention compaction keeps only the newest events; a rotated journal starts where the last
+/// one ended). Reported once, at the end, on the first such event.
+#[derive(Default)]
+struct MidRun {
+    first_line: Option<u64>,
+    runs: u64,
+    proposals: u64,
+    events: u64,
+    examples: Vec<String>,
+}
+
 struct Checker {
     options: Options,
     sink: FindingSink,
+    repeats: Repeats,
+    mid_run: MidRun,
     lines: u64,
     events: u64,
     blank_lines: u64,
@@ -747,6 +769,9 @@ struct Checker {
     tampered_at: Option<u64>,
     require_reported: bool,
     runs: HashMap<String, OpenRun>,
+    completed_runs: ClosedWindow<String, ()>,
+    /// Runs and proposals seen without their start (the journal begins mid-run).
+    orphans: ClosedWindow<String, ()>,
     proposals: HashMap<String, u64>,
     completed_proposals: ClosedWindow<String, ()>,
     actions: HashMap<ActionKey, String>,
@@ -764,6 +789,8 @@ impl Checker {
                 suppressed: 0,
                 errors: 0,
             },
+            repeats: Repeats::default(),
+            mid_run: MidRun::default(),
             lines: 0,
             events: 0,
             blank_lines: 0,
@@ -777,11 +804,48 @@ impl Checker {
             tampered_at: None,
             require_reported: false,
             runs: HashMap::new(),
+            completed_runs: ClosedWindow::new(),
+            orphans: ClosedWindow::new(),
             proposals: HashMap::new(),
             completed_proposals: ClosedWindow::new(),
             actions: HashMap::new(),
             ended_actions: ClosedWindow::new(),
             last_timestamp: None,
+        }
+    }
+
+    /// Lists the first finding of a root cause (`code` for `id`); counts the later ones.
+    fn push_once(&mut self, id: &str, finding: Finding) {
+        let key = (finding.code, id.to_string());
+        if let Some((_, later)) = self.repeats.seen.get_mut(&key) {
+            *later += 1;
+            return;
+        }
+        let listed = self.sink.findings.len();
+        let before = self.sink.suppressed;
+        self.sink.push(finding);
+        // Bounded: past the window, every later cause is listed on its own.
+        if self.repeats.seen.len() < CLOSED_WINDOW {
+            let index = (self.sink.suppressed == before).then_some(listed);
+            self.repeats.seen.insert(key, (index, 0));
+        }
+    }
+
+    /// An event of a run or proposal whose start is not in the journal.
+    fn mid_run_event(&mut self, number: u64, id: &str, is_run: bool) {
+        let key = format!("{}{id}", if is_run { "r:" } else { "p:" });
+        self.mid_run.events += 1;
+        self.mid_run.first_line.get_or_insert(number);
+        if self.orphans.get(&key).is_none() {
+            self.orphans.insert(key, ());
+            if is_run {
+                self.mid_run.runs += 1;
+            } else {
+                self.mid_run.proposals += 1;
+            }
+            if self.mid_run.examples.len() < 3 {
+                self.mid_run.examples.push(format!("\"{id}\""));
+            }
         }
     }
 
@@ -935,28 +999,20 @@ impl Checker {
             self.check_run(number, kind, run_id);
         }
         if let Some(proposal_id) = &facts.proposal_id {
-            if !self.check_proposal(number, kind, proposal_id) {
+            if !self.check_proposal(number, kind, proposal_id, facts.run_id.as_deref()) {
                 return;
             }
         }
-        if kind.starts_with("action_") {
-            match &facts.action_id {
-                Some(action_id) => {
-                    let key = (
-                        facts.proposal_id.clone().unwrap_or_default(),
-                        action_id.clone(),
-                    );
-                    self.check_action(number, kind, key);
-                }
-                None => self.sink.push(
-                    Finding::error(
-                        codes::ACTION_WITHOUT_ID,
-                        format!("{kind} event has no \"action_id\""),
-                    )
-                    .at("")
-                    .on_line(number),
-                ),
-            }
+        // Action rules hold for actions of a proposal only: CAR's coder sessions journal tool
+        // calls with the tool's name as `action_id` and no proposal (car-server-core's fixture
+        // native-car-doctor.events.jsonl), and the executor journals proposal-level failures as
+        // `action_failed` without an `action_id` (car-engine executor.rs, persist_trajectory).
+        if let (true, Some(proposal_id), Some(action_id)) = (
+            kind.starts_with("action_"),
+            &facts.proposal_id,
+            &facts.action_id,
+        ) {
+            self.check_action(number, kind, (proposal_id.clone(), action_id.clone()));
         }
     }
 
@@ -984,14 +1040,17 @@ impl Checker {
             return;
         }
         let Some(run) = self.runs.get_mut(run_id) else {
-            let message = format!(
-                "{kind} event for run \"{run_id}\", which is not open (no run_started before it)"
-            );
-            self.sink.push(
-                Finding::error(codes::RUN_NOT_OPEN, message)
-                    .at("/run_id")
-                    .on_line(number),
-            );
+            if self.completed_runs.get(&run_id.to_string()).is_some() {
+                let message = format!("{kind} event for run \"{run_id}\" after its run_completed");
+                self.push_once(
+                    run_id,
+                    Finding::error(codes::RUN_NOT_OPEN, message)
+                        .at("/run_id")
+                        .on_line(number),
+                );
+            } else {
+                self.mid_run_event(number, run_id, true);
+            }
             return;
         };
         match kind {
@@ -1006,19 +1065,27 @@ impl Checker {
             }
             "run_completed" => {
                 self.runs.remove(run_id);
+                self.completed_runs.insert(run_id.to_string(), ());
             }
             _ => {}
         }
     }
 
     /// False when the proposal has already completed (reported here, nothing more to check).
-    fn check_proposal(&mut self, number: u64, kind: &str, proposal_id: &str) -> bool {
+    fn check_proposal(
+        &mut self,
+        number: u64,
+        kind: &str,
+        proposal_id: &str,
+        run_id: Option<&str>,
+    ) -> bool {
         let key = proposal_id.to_string();
         if self.completed_proposals.get(&key).is_some() {
             let message =
                 format!("{kind} event for proposal \"{proposal_id}\" after its proposal_completed");
-            self.sink.push(
-                Finding::error(codes::AFTER_PROPOSAL_COMPLETED, message)
+            self.push_once(
+                proposal_id,
+                Finding::warning(codes::AFTER_PROPOSAL_COMPLETED, message)
                     .at("/proposal_id")
                     .on_line(number),
             );
@@ -1029,14 +1096,24 @@ impl Checker {
                 self.proposals.entry(key).or_insert(number);
             }
             "proposal_completed" | "state_committed" if !self.proposals.contains_key(&key) => {
-                let message = format!(
-                    "{kind} for proposal \"{proposal_id}\" without an earlier proposal_received"
-                );
-                self.sink.push(
-                    Finding::error(codes::PROPOSAL_NOT_RECEIVED, message)
-                        .at("/proposal_id")
-                        .on_line(number),
-                );
+                // Inside a run this journal saw start, the proposal's start is missing; else
+                // the journal begins after it (compaction, rotation).
+                if run_id.is_some_and(|run| self.runs.contains_key(run)) {
+                    let message = format!(
+                        "{kind} for proposal \"{proposal_id}\" without an earlier proposal_received"
+                    );
+                    self.push_once(
+                        proposal_id,
+                        Finding::error(codes::PROPOSAL_NOT_RECEIVED, message)
+                            .at("/proposal_id")
+                            .on_line(number),
+                    );
+                } else {
+                    self.mid_run_event(number, proposal_id, false);
+                }
+                if kind == "proposal_completed" {
+                    self.completed_proposals.insert(key, ());
+                }
             }
             "proposal_completed" => {
                 self.proposals.remove(&key);
@@ -1049,19 +1126,29 @@ impl Checker {
 
     fn check_action(&mut self, number: u64, kind: &str, key: ActionKey) {
         if let Some(ended) = self.ended_actions.get(&key) {
-            if ended == "action_failed" && kind == "action_retrying" {
-                self.ended_actions.remove(&key);
-                self.actions.insert(key, kind.to_string());
-            } else {
-                let message = format!(
-                    "{kind} for action \"{}\" after it ended with {ended}",
-                    key.1
-                );
-                self.sink.push(
-                    Finding::error(codes::AFTER_ACTION_ENDED, message)
-                        .at("/kind")
-                        .on_line(number),
-                );
+            // car-engine's executor: a failed attempt is followed by `action_retrying` (retry) or,
+            // once attempts are exhausted under `failure_behavior: skip`, by `action_skipped`.
+            match (ended.as_str(), kind) {
+                ("action_failed", "action_retrying") => {
+                    self.ended_actions.remove(&key);
+                    self.actions.insert(key, kind.to_string());
+                }
+                ("action_failed", "action_skipped") => {
+                    self.ended_actions.insert(key, kind.to_string());
+                }
+                _ => {
+                    let message = format!(
+                        "{kind} for action \"{}\" after it ended with {ended}",
+                        key.1
+                    );
+                    let id = format!("{}\u{1f}{}", key.0, key.1);
+                    self.push_once(
+                        &id,
+                        Finding::warning(codes::AFTER_ACTION_ENDED, message)
+                            .at("/kind")
+                            .on_line(number),
+                    );
+                }
             }
             return;
         }
@@ -1095,8 +1182,38 @@ impl Checker {
             .map(|(id, line)| (*line, id))
             .collect();
         open_proposals.sort();
+        for ((_, _), (index, later)) in &self.repeats.seen {
+            if let (Some(index), true) = (index, *later > 0) {
+                let finding = &mut self.sink.findings[*index];
+                finding.message = format!(
+                    "{} (and {later} later event{} with the same cause)",
+                    finding.message,
+                    if *later == 1 { "" } else { "s" }
+                );
+            }
+        }
         if self.options.lifecycle && !interrupted {
             let mut at_end = Vec::new();
+            if let Some(line) = self.mid_run.first_line {
+                let MidRun {
+                    runs,
+                    proposals,
+                    events,
+                    examples,
+                    ..
+                } = &self.mid_run;
+                let message = format!(
+                    "the journal begins mid-run: {runs} run(s) and {proposals} proposal(s) (e.g. \
+                     {}) have {events} event(s) here but their run_started / proposal_received \
+                     is not in the journal, as after CAR's retention compaction or a rotation",
+                    examples.join(", ")
+                );
+                at_end.push(
+                    Finding::warning(codes::BEGINS_MID_RUN, message)
+                        .at("")
+                        .on_line(line),
+                );
+            }
             for (line, run_id) in &open_runs {
                 let message = format!("run \"{run_id}\" is still open at the end of the journal");
                 at_end.push(
