@@ -279,7 +279,9 @@ def _check_line(
             for finding in findings
         ]
     elif car_compatible and isinstance(car, str) and not any(f[1] == "error" for f in findings):
-        message = f"CAR's event parser (car-eventlog 0.58.0) rejects the line: {car}"
+        message = (
+            "CAR's event parser (serde_json into car-eventlog 0.58.0's Event) rejects the line"
+        )
         findings.append(_finding(CAR_REJECTS, "error", message, number, ""))
     if car_compatible and not raw.terminated:
         message = (
@@ -469,6 +471,7 @@ class _MidRun:
     one ended). Reported once, at the end, on the first such event."""
 
     first_line: int | None = None
+    last_line: int | None = None
     runs: int = 0
     proposals: int = 0
     events: int = 0
@@ -528,7 +531,9 @@ class _Checker:
 
     def mid_run_event(self, number: int, key: str, is_run: bool) -> None:
         """An event of a run or proposal whose start is not in the journal."""
-        self.mid_run.events += 1
+        if self.mid_run.last_line != number:  # an event naming an orphan run and proposal
+            self.mid_run.events += 1
+            self.mid_run.last_line = number
         if self.mid_run.first_line is None:
             self.mid_run.first_line = number
         orphan = ("r:" if is_run else "p:") + key
@@ -593,7 +598,7 @@ class _Checker:
                 intact = False
                 message = (
                     "the hash cannot be computed as CAR computes it: CAR's event parser rejects "
-                    f"the event ({recomputed}), so car-eventlog refuses the journal here"
+                    "the event, so car-eventlog refuses the journal here"
                 )
                 self.push(_finding(DIGEST_UNCOMPUTABLE, "error", message, number, "/hash"))
             elif outcome == "no-timestamp":

@@ -296,8 +296,11 @@ class _Journal:
 
     def _defect_schema_violation(self, run_id: str) -> None:
         self.w.nanos += 1_000_000
-        event = {"kind": "state_snapshot", "data": "not an object", "timestamp": self.w.timestamp()}
-        self.w.expect("PF101", self.w.raw_event({**event, "run_id": run_id}), "/data")
+        # A space for the `T`: the schema's RFC 3339 forbids it, CAR's chrono reads it (so a
+        # chained journal can still carry CAR's hash of this event).
+        timestamp = self.w.timestamp().replace("T", " ")
+        event = {"kind": "state_snapshot", "data": {}, "timestamp": timestamp}
+        self.w.expect("PF101", self.w.raw_event({**event, "run_id": run_id}), "/timestamp")
 
     def _defect_run_started_twice(self, run_id: str) -> None:
         self.w.expect("PF320", self.w.event("run_started", {}, run_id=run_id), "/run_id")
