@@ -643,3 +643,13 @@ def test_the_generator_command_writes_the_journal_and_its_expected_findings(
     assert sorted(located(report)) == expected_of(expected["findings"])
     assert report.stats["chain"] == {"verified": report.stats["events"]}
     assert run(parser.parse_args(["--defects", "2"])) == 2  # findings need a file to go to
+
+
+def test_cars_own_fixture_journal_is_clean(backend: _backend.Engine, data_dir: Path) -> None:
+    """car-server-core 0.58.0's coder-session journal (tests/data/car/SOURCE.txt): tool names as
+    action ids, no proposals, `action_succeeded` without `action_executing` for the contract."""
+    path = data_dir / "car" / "native-car-doctor.events.jsonl"
+    for profile in ("strict", "car-compatible"):
+        report = pf.check_journal(path, profile=profile)
+        assert report.findings == [], report.findings[:3]
+        assert report.stats["events"] == 108

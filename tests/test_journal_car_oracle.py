@@ -378,3 +378,14 @@ def test_fallback_reads_timestamps_as_chrono(corpus_verdicts: list[tuple[str, Pa
         event = car_event.parse(path.read_bytes())
         assert event.timestamp is not None, name
         assert car_event.timestamp_text(event.timestamp) == parsed["timestamp"], name
+
+
+def test_a_journal_car_compacted_mid_run_is_reported_once(
+    backend: _backend.Engine, car_journals: list[Path]
+) -> None:
+    """Proposals with the transitions car-engine's executor appends (retry after a failure, skip
+    after failed attempts, dedup), cut by CAR's retention compaction: clean but for one PF343."""
+    path = next(p for p in car_journals if p.name == "lifecycle-compacted.jsonl")
+    report = check(path, lifecycle=True)
+    assert [(f.line, f.code) for f in report.findings] == [(1, "PF343")]
+    assert report.stats["errors"] == 0

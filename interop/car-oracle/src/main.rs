@@ -75,7 +75,10 @@ fn awkward_data(i: usize) -> HashMap<String, Value> {
     ];
     let mut data = HashMap::new();
     data.insert("index".to_string(), json!(i));
-    data.insert(format!("v{:02}", i % values.len()), values[i % values.len()].clone());
+    data.insert(
+        format!("v{:02}", i % values.len()),
+        values[i % values.len()].clone(),
+    );
     data.insert("é".to_string(), json!("key order is by UTF-8 bytes"));
     data.insert("Z".to_string(), values[(i * 7 + 3) % values.len()].clone());
     data
@@ -87,7 +90,12 @@ fn write_all_kinds(log: &mut EventLog, kinds: &[EventKind], offset: usize) {
         let proposal = format!("p{}", i % 2);
         let action_id = (i % 4 != 0).then_some(action.as_str());
         let proposal_id = (i % 5 != 0).then_some(proposal.as_str());
-        log.append(kind.clone(), action_id, proposal_id, awkward_data(offset + i));
+        log.append(
+            kind.clone(),
+            action_id,
+            proposal_id,
+            awkward_data(offset + i),
+        );
     }
 }
 
@@ -120,7 +128,8 @@ fn write(dir: &Path) -> Result<Vec<PathBuf>, String> {
         log.append(EventKind::StateSnapshot, None, None, awkward_data(1));
         log.bind_run("run-1", "client-1").expect("bind");
         write_all_kinds(log, &kinds[..20], 2);
-        log.bind_policy_session("ps-1").expect("bind policy session");
+        log.bind_policy_session("ps-1")
+            .expect("bind policy session");
         write_all_kinds(log, &kinds[20..], 3);
         log.clear_policy_session("ps-1").expect("clear");
         log.clear_run_binding("run-1", "client-1").expect("clear");
@@ -137,6 +146,67 @@ fn write(dir: &Path) -> Result<Vec<PathBuf>, String> {
         for round in 0..30 {
             write_all_kinds(log, &kinds, round);
         }
+    });
+    journal("lifecycle-compacted.jsonl", &|log| {
+        // A run's proposals with the action transitions car-engine's executor appends (retry
+        // after a failure, skip after failed attempts, dedup), then retention compaction cuts
+        // the head: the journal begins mid-run.
+        log.enable_hash_chaining();
+        log.set_retention(Some(RetentionPolicy {
+            max_events: Some(200),
+            max_age_secs: None,
+        }));
+        log.bind_run("run-3", "client-3").expect("bind");
+        let mut data = HashMap::new();
+        data.insert("method".to_string(), json!("runs.start"));
+        log.append(EventKind::RunStarted, None, None, data);
+        for p in 0..120 {
+            let proposal = format!("proposal-{p}");
+            let id = Some(proposal.as_str());
+            log.append(EventKind::ProposalReceived, None, id, HashMap::new());
+            let steps: &[(&str, &[EventKind])] = &[
+                (
+                    "a0",
+                    &[
+                        EventKind::ActionValidated,
+                        EventKind::ActionExecuting,
+                        EventKind::ActionSucceeded,
+                    ],
+                ),
+                (
+                    "a1",
+                    &[
+                        EventKind::ActionValidated,
+                        EventKind::ActionExecuting,
+                        EventKind::ActionFailed,
+                        EventKind::ActionRetrying,
+                        EventKind::ActionExecuting,
+                        EventKind::ActionSucceeded,
+                    ],
+                ),
+                (
+                    "a2",
+                    &[
+                        EventKind::ActionValidated,
+                        EventKind::ActionExecuting,
+                        EventKind::ActionFailed,
+                        EventKind::ActionSkipped,
+                    ],
+                ),
+                (
+                    "a3",
+                    &[EventKind::ActionValidated, EventKind::ActionDeduplicated],
+                ),
+            ];
+            for (action, kinds) in steps {
+                for kind in *kinds {
+                    log.append(kind.clone(), Some(action), id, awkward_data(p));
+                }
+            }
+            log.append(EventKind::StateChanged, Some("a0"), id, HashMap::new());
+            log.append(EventKind::ProposalCompleted, None, id, HashMap::new());
+        }
+        log.append(EventKind::RunCompleted, None, None, HashMap::new());
     });
     journal("manually-compacted.jsonl", &|log| {
         log.enable_hash_chaining();
