@@ -746,6 +746,8 @@ struct Repeats {
 #[derive(Default)]
 struct MidRun {
     first_line: Option<u64>,
+    /// Lines before the first such event that are not events: one may have held the start.
+    unreadable_before: u64,
     last_line: Option<u64>,
     runs: u64,
     proposals: u64,
@@ -841,7 +843,10 @@ impl Checker {
             self.mid_run.events += 1;
             self.mid_run.last_line = Some(number);
         }
-        self.mid_run.first_line.get_or_insert(number);
+        if self.mid_run.first_line.is_none() {
+            self.mid_run.first_line = Some(number);
+            self.mid_run.unreadable_before = self.invalid_lines;
+        }
         if self.orphans.get(&key).is_none() {
             self.orphans.insert(key, ());
             if is_run {
@@ -1209,10 +1214,15 @@ impl Checker {
                     examples,
                     ..
                 } = &self.mid_run;
+                let cause = if self.mid_run.unreadable_before > 0 {
+                    "an unreadable line before them may have held it"
+                } else {
+                    "as after CAR's retention compaction or a rotation"
+                };
                 let message = format!(
                     "the journal begins mid-run: {runs} run(s) and {proposals} proposal(s) (e.g. \
                      {}) have {events} event(s) here but their run_started / proposal_received \
-                     is not in the journal, as after CAR's retention compaction or a rotation",
+                     is not in the journal; {cause}",
                     examples.join(", ")
                 );
                 at_end.push(

@@ -653,3 +653,15 @@ def test_cars_own_fixture_journal_is_clean(backend: _backend.Engine, data_dir: P
         report = pf.check_journal(path, profile=profile)
         assert report.findings == [], report.findings[:3]
         assert report.stats["events"] == 108
+
+
+def test_a_bom_on_line_one_is_one_error(backend: _backend.Engine) -> None:
+    """Issue #16: the unreadable first line (a run_started) is the one error; the run's later
+    events are one warning that names it as the likely cause, not one finding each."""
+    lines, _ = generate_journal(50, 3)
+    report = check([b"\xef\xbb\xbf" + lines[0], *lines[1:]])
+    assert [(f.line, f.code, f.severity) for f in report.findings] == [
+        (1, "PF001", "error"),
+        (2, "PF343", "warning"),
+    ]
+    assert "an unreadable line before them" in report.findings[1].message

@@ -471,6 +471,8 @@ class _MidRun:
     one ended). Reported once, at the end, on the first such event."""
 
     first_line: int | None = None
+    # Lines before the first such event that are not events: one may have held the start.
+    unreadable_before: int = 0
     last_line: int | None = None
     runs: int = 0
     proposals: int = 0
@@ -536,6 +538,7 @@ class _Checker:
             self.mid_run.last_line = number
         if self.mid_run.first_line is None:
             self.mid_run.first_line = number
+            self.mid_run.unreadable_before = self.invalid_lines
         orphan = ("r:" if is_run else "p:") + key
         if orphan not in self.orphans:
             self.orphans.insert(orphan, True)
@@ -755,11 +758,16 @@ class _Checker:
         if self.lifecycle and not interrupted:
             mid_run = self.mid_run
             if mid_run.first_line is not None:
+                cause = (
+                    "an unreadable line before them may have held it"
+                    if mid_run.unreadable_before
+                    else "as after CAR's retention compaction or a rotation"
+                )
                 message = (
                     f"the journal begins mid-run: {mid_run.runs} run(s) and {mid_run.proposals} "
                     f"proposal(s) (e.g. {', '.join(mid_run.examples)}) have {mid_run.events} "
                     "event(s) here but their run_started / proposal_received is not in the "
-                    "journal, as after CAR's retention compaction or a rotation"
+                    f"journal; {cause}"
                 )
                 self.push(_finding(BEGINS_MID_RUN, "warning", message, mid_run.first_line, ""))
             for line, run_id in open_runs:
