@@ -173,9 +173,8 @@ pub fn digest(event: &CarEvent) -> Option<String> {
 /// CAR's digest of one journal line (the `hash` a writer sets, with the line's `prev_hash`).
 pub fn line_digest(line: &[u8]) -> Result<String, String> {
     let event = parse(line)?;
-    digest(&event).ok_or_else(|| {
-        "no \"timestamp\": CAR would hash the time it loads the journal".to_string()
-    })
+    digest(&event)
+        .ok_or_else(|| "no \"timestamp\": CAR would hash the time it loads the journal".to_string())
 }
 
 #[cfg(test)]

@@ -359,7 +359,8 @@ fn check_line(raw: RawLine, options: &Options) -> CheckedLine {
     let strict = parse::parse_strict(text);
     // CAR's own reading of the line: the chain digest needs it for every chained event, the
     // car-compatible profile for every line.
-    let carries_hash = matches!(&strict, Ok(Value::Object(o)) if o.get("hash").is_some_and(Value::is_string));
+    let carries_hash =
+        matches!(&strict, Ok(Value::Object(o)) if o.get("hash").is_some_and(Value::is_string));
     let car = (car_compatible || (carries_hash && options.chain != ChainMode::Off))
         .then(|| car_event::parse(text));
     let mut findings = Vec::new();
@@ -541,7 +542,10 @@ fn car_tolerated(finding: &Finding, event: Option<&Value>) -> Finding {
     let pointer = finding.pointer.as_deref().unwrap_or("");
     let code = match pointer {
         "/timestamp" => codes::CAR_TIMESTAMP,
-        _ if event.and_then(|e| e.pointer(pointer)).is_some_and(Value::is_null) => {
+        _ if event
+            .and_then(|e| e.pointer(pointer))
+            .is_some_and(Value::is_null) =>
+        {
             codes::CAR_NULL_MEMBER
         }
         _ => codes::CAR_SCHEMA_TOLERATED,

@@ -383,7 +383,10 @@ def proposal(*middle: dict[str, Any]) -> list[dict[str, Any]]:
         # car-engine's executor journals proposal-level failures without an action_id.
         (proposal(action("action_failed", None)), []),
         # failure_behavior: skip -- every attempt failed, then the action is skipped.
-        (proposal(action("action_executing"), action("action_failed"), action("action_skipped")), []),
+        (
+            proposal(action("action_executing"), action("action_failed"), action("action_skipped")),
+            [],
+        ),
         # Coder sessions: tool names as action ids, no proposal: no action rules.
         (
             [
@@ -458,9 +461,7 @@ def test_one_root_cause_gives_one_finding(backend: _backend.Engine) -> None:
     """A journal cut by CAR's retention compaction: hundreds of events of runs and proposals whose
     start is gone give one PF343; events after a run completed give one PF321 with a count."""
     orphans = [event("state_changed", 0, run_id=f"r{n % 3}") for n in range(300)]
-    completed = [
-        event("proposal_completed", 0, run_id="r0", proposal_id=f"p{n}") for n in range(5)
-    ]
+    completed = [event("proposal_completed", 0, run_id="r0", proposal_id=f"p{n}") for n in range(5)]
     after = [event("state_changed", 3, run_id=RUN) for _ in range(50)]
     report = check(lines_of(*orphans, *completed, *run_of(), *after))
     assert [(f.line, f.code) for f in report.findings] == [(308, "PF321"), (1, "PF343")]

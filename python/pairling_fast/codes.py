@@ -430,7 +430,7 @@ CODES: dict[str, CodeInfo] = {
         "schema violation CAR tolerates",
         "warning",
         "Profile `car-compatible`: any other schema violation (PF101 under `strict`) in a line "
-        "CAR's event parser reads, e.g. the kind written as `{\"name\": null}`.",
+        'CAR\'s event parser reads, e.g. the kind written as `{"name": null}`.',
     ),
     "PF340": CodeInfo(
         "line CAR's event parser rejects",

@@ -348,7 +348,8 @@ class JournalWriter:
         try:
             chained = chain_event(event, self.last_hash)
         except ValidationError as error:
-            raise ValidationError([dataclasses.replace(f, path=self.path) for f in error.findings])
+            findings = [dataclasses.replace(f, path=self.path) for f in error.findings]
+            raise ValidationError(findings) from None
         self._file.write(event_line(chained))
         self._file.flush()
         if self.fsync:

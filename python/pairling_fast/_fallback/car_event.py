@@ -20,7 +20,7 @@ import json
 import math
 import re
 from dataclasses import dataclass
-from typing import Any, Callable, Optional
+from typing import Any, Callable
 
 __all__ = ["CHAIN_RULE", "CarEvent", "CarRejects", "display", "line_digest", "parse"]
 
@@ -61,15 +61,15 @@ class Timestamp:
 @dataclass
 class CarEvent:
     kind: str
-    run_id: Optional[str]
-    client_id: Optional[str]
-    policy_session_id: Optional[str]
-    action_id: Optional[str]
-    proposal_id: Optional[str]
+    run_id: str | None
+    client_id: str | None
+    policy_session_id: str | None
+    action_id: str | None
+    proposal_id: str | None
     data: dict[str, Any]
-    timestamp: Optional[Timestamp]  # None: absent, CAR takes the time of loading
-    prev_hash: Optional[str]
-    hash: Optional[str]
+    timestamp: Timestamp | None  # None: absent, CAR takes the time of loading
+    prev_hash: str | None
+    hash: str | None
 
 
 class _OutOfRange:
@@ -236,7 +236,7 @@ def parse(line: bytes) -> CarEvent:
     if "kind" not in fields:
         raise CarRejects("missing field `kind`")
     kind = _kind(fields["kind"])
-    strings: dict[str, Optional[str]] = {}
+    strings: dict[str, str | None] = {}
     for name in _OPTIONAL_STRINGS:
         member = fields.get(name)
         if member is not None:
@@ -248,7 +248,7 @@ def parse(line: bytes) -> CarEvent:
     if not isinstance(data, dict):
         raise CarRejects("invalid type for `data`, expected a map")
     _check_read(data, "`data`")
-    timestamp: Optional[Timestamp] = None
+    timestamp: Timestamp | None = None
     if "timestamp" in fields:
         stamp = fields["timestamp"]
         if not isinstance(stamp, str):
@@ -275,7 +275,7 @@ def _kind(member: Any) -> str:
     from .journal import is_event_kind
 
     if isinstance(member, dict) and len(member) == 1:
-        (name, unit), = member.items()
+        ((name, unit),) = member.items()
         if isinstance(name, str) and is_event_kind(name):
             if unit is not None:
                 raise CarRejects(f"invalid type for unit variant `{name}`, expected null")
@@ -386,7 +386,7 @@ def _civil_from_days(days: int) -> tuple[int, int, int]:
     return year_of_era + era * 400 + (month <= 2), month, day
 
 
-def parse_timestamp(text: str) -> Optional[Timestamp]:
+def parse_timestamp(text: str) -> Timestamp | None:
     """``text.parse::<DateTime<Utc>>()`` as chrono 0.4.45 does it; None where chrono errs."""
     try:
         return _parse_timestamp(text)
@@ -469,9 +469,7 @@ def timestamp_text(time: Timestamp) -> str:
         fraction = f".{nanos // 1000:06d}"
     else:
         fraction = f".{nanos:09d}"
-    return (
-        f"{year_text}-{month:02d}-{day:02d}T{hour:02d}:{minute:02d}:{second:02d}{fraction}+00:00"
-    )
+    return f"{year_text}-{month:02d}-{day:02d}T{hour:02d}:{minute:02d}:{second:02d}{fraction}+00:00"
 
 
 # -------------------------------------------------------------------------------------------------
@@ -525,7 +523,7 @@ def display(value: Any) -> str:
     return "{" + ",".join(f"{display(key)}:{display(item)}" for key, item in members) + "}"
 
 
-def digest(event: CarEvent) -> Optional[str]:
+def digest(event: CarEvent) -> str | None:
     """CAR's ``event_digest`` with the event's recorded ``prev_hash``; None without a timestamp
     (CAR hashes the time of loading then)."""
     if event.timestamp is None:
@@ -536,7 +534,11 @@ def digest(event: CarEvent) -> Optional[str]:
     update(event.prev_hash or "")
     update("\x1e")
     update(json.dumps(event.kind))
-    if event.run_id is not None or event.client_id is not None or event.policy_session_id is not None:
+    if (
+        event.run_id is not None
+        or event.client_id is not None
+        or event.policy_session_id is not None
+    ):
         update("\x1d")
         update(event.run_id or "")
         update("\x1f")

@@ -258,7 +258,8 @@ def _check_line(
             strict_error.code, CAR_IGNORED_VALUE
         )
         message = (
-            f"{_with_column(strict_error)} ({strict_error.code}); CAR's event parser accepts the line"
+            f"{_with_column(strict_error)} ({strict_error.code}); "
+            "CAR's event parser accepts the line"
         )
         findings.append(_finding(code, "warning", message, number, strict_error.pointer))
     elif isinstance(value, dict):
@@ -285,7 +286,8 @@ def _check_line(
         findings.append(_finding(CAR_REJECTS, "error", message, number, ""))
     if car_compatible and not raw.terminated:
         message = (
-            "the last line has no newline: CAR's read-only loader refuses the journal as a torn tail"
+            "the last line has no newline: CAR's read-only loader refuses the journal as a "
+            "torn tail"
         )
         findings.append(_finding(CAR_TORN_TAIL, "error", message, number, ""))
     if car_compatible and isinstance(car, car_event.CarEvent):
@@ -685,9 +687,7 @@ class _Checker:
             del self.runs[run_id]
             self.completed_runs.insert(run_id, True)
 
-    def check_proposal(
-        self, number: int, kind: str, proposal_id: str, run_id: str | None
-    ) -> bool:
+    def check_proposal(self, number: int, kind: str, proposal_id: str, run_id: str | None) -> bool:
         """False when the proposal has already completed (reported here, nothing more to check)."""
         quoted = _quoted(proposal_id)
         if proposal_id in self.completed_proposals:
@@ -749,7 +749,7 @@ class _Checker:
     def finish(self, interrupted: bool) -> dict[str, Any]:
         open_runs = sorted((run.line, run_id) for run_id, run in self.runs.items())
         open_proposals = sorted((line, proposal_id) for proposal_id, line in self.proposals.items())
-        for (index, later) in self.repeats.values():
+        for index, later in self.repeats.values():
             if index is not None and later:
                 code, severity, message, line, pointer, schema_pointer = self.findings[index]
                 plural = "" if later == 1 else "s"
