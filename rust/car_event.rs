@@ -203,7 +203,7 @@ mod tests {
                 .unwrap();
         assert_eq!(
             display(&value),
-            r#"{"a":"\u001f/é","b":[1e20,-0.0,1.0,1.8446744073709552e19]}"#
+            r#"{"a":"\u001f/é","b":[1e+20,-0.0,1.0,1.8446744073709552e+19]}"#
         );
         let time: DateTime<Utc> = "2026-01-01 12:30:60.5+0530".parse().unwrap();
         assert_eq!(timestamp_text(&time), "2026-01-01T07:00:60.500+00:00");

@@ -666,3 +666,32 @@ def test_a_bom_on_line_one_is_one_error(backend: _backend.Engine) -> None:
         (2, "PF343", "warning"),
     ]
     assert "an unreadable line before them" in report.findings[1].message
+
+
+def test_both_backends_compute_cars_digest_alike() -> None:
+    """The fallback's serde_json number text and chrono timestamps against the Rust core's own
+    serde_json and chrono, on random floats (any bit pattern), wide integers and timestamp forms
+    (the oracle tests prove the core against CAR)."""
+    import random
+    import struct
+
+    rng = random.Random(12)
+    stamps = ["2026-01-01T00:00:00Z", "2026-01-01 12:30:60.5+0530", "0001-01-01T00:00:00.000001Z"]
+    lines = []
+    for n in range(3000):
+        bits = rng.getrandbits(64)
+        number = struct.unpack("<d", struct.pack("<Q", bits))[0]
+        if number != number or number in (float("inf"), float("-inf")):
+            number = float(n)
+        data = {"f": number, "i": rng.choice([2**64 + n, -(2**63) - n, n]), "k": {"b": [n], "a": 1}}
+        timestamp = rng.choice(stamps).replace("00:00", f"{n % 24:02d}:{n % 60:02d}", 1)
+        event = {"kind": "state_changed", "data": data, "timestamp": timestamp, "prev_hash": ""}
+        lines.append(json.dumps(event).encode())
+    with _backend.use("rust") as rust:
+        expected = [rust.journal_chain_digest(line) for line in lines]
+    with _backend.use("python") as python:
+        assert [python.journal_chain_digest(line) for line in lines] == expected
+    rejected = b'{"kind":"state_changed","timestamp":"2026-01-01T25:00:00Z"}'
+    for name in _backend.BACKENDS:
+        with _backend.use(name) as engine, pytest.raises(ValueError):
+            engine.journal_chain_digest(rejected)
