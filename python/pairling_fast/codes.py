@@ -328,8 +328,10 @@ CODES: dict[str, CodeInfo] = {
     "PF323": CodeInfo(
         "proposal not received",
         "error",
-        "A `proposal_completed` or `state_committed` event whose `proposal_id` has no earlier "
-        "`proposal_received`.",
+        "A `proposal_completed` or `state_committed` event, in a run whose `run_started` is in "
+        "the journal, for a `proposal_id` with no earlier `proposal_received`. Once per proposal, "
+        "later events counted in the message. Outside such a run the proposal began before the "
+        "journal did (PF343).",
     ),
     "PF324": CodeInfo(
         "event after proposal completed",
