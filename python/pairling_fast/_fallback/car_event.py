@@ -42,6 +42,7 @@ _OPTIONAL_STRINGS = frozenset(FIELDS) - {"kind", "data", "timestamp"}
 # serde_json's recursion limit: 128 levels, the event's own object or array being the first.
 _MAX_DEPTH = 127
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+_COLON = re.compile(r"[ \t\n\r]*:")
 _STRING_OR_BRACKET = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}]', re.DOTALL)
 
 
@@ -114,75 +115,60 @@ _DECODER = json.JSONDecoder(
 )
 
 
-def _too_deep_member(text: str) -> tuple[int, int] | None:
-    """The span of the first member value of the event that nests deeper than serde_json's
-    limit, or None."""
+def _too_deep_members(text: str) -> list[tuple[int, int, str | None]]:
+    """(start, end, member name) of every member value of the event that nests deeper than
+    serde_json's limit, in one pass (the name is None inside an array)."""
+    spans: list[tuple[int, int, str | None]] = []
     depth = 0
     value_start = 0
+    too_deep = False
+    key: str | None = None
     for token in _STRING_OR_BRACKET.finditer(text):
         char = token.group()
         if char in "[{":
             depth += 1
             if depth == 2:
-                value_start = token.start()
-            if depth > _MAX_DEPTH:
-                return value_start, _value_end(text, value_start)
+                value_start, too_deep = token.start(), False
+            too_deep = too_deep or depth > _MAX_DEPTH
         elif char in "]}":
             depth -= 1
-    return None
+            if depth == 1 and too_deep:
+                spans.append((value_start, token.end(), key))
+                too_deep = False
+        elif depth == 1 and _COLON.match(text, token.end()):
+            key = char
+    if too_deep:  # unbalanced: the syntax error is found by the parser
+        spans.append((value_start, len(text), key))
+    return spans
 
 
-def _value_end(text: str, start: int) -> int:
-    """Where the container opening at ``start`` ends (after its closing bracket)."""
-    depth = 0
-    for token in _STRING_OR_BRACKET.finditer(text, start):
-        char = token.group()
-        if char in "[{":
-            depth += 1
-        elif char in "]}":
-            depth -= 1
-            if depth == 0:
-                return token.end()
-    return len(text)
-
-
-def _top_level_key(text: str, position: int) -> str | None:
-    """The key of the top-level object member whose value holds ``position`` (None in an array)."""
-    depth = 0
-    key: str | None = None
-    previous: str | None = None
-    for token in _STRING_OR_BRACKET.finditer(text):
-        if token.start() >= position:
-            break
-        char = token.group()
-        if char in "[{":
-            depth += 1
-        elif char in "]}":
-            depth -= 1
-        elif depth == 1 and text[token.end() :].lstrip(" \t\n\r").startswith(":"):
-            previous = char
-        if depth == 1 and previous is not None:
-            key = previous
-    if key is None:
+def _member_name(token: str | None) -> str | None:
+    if token is None:
         return None
     try:
-        decoded = json.loads(key)
+        name = json.loads(token)
     except ValueError:
         return None
-    return decoded if isinstance(decoded, str) else None
+    return name if isinstance(name, str) else None
 
 
 def _load(text: str) -> Any:
-    """``text`` as Python values; a member CAR skips that nests too deep for serde_json (and for
-    Python's parser) is replaced by null after checking its syntax bracket by bracket."""
-    while True:
-        span = _too_deep_member(text)
-        if span is None:
-            break
-        start, end = span
-        if text.lstrip().startswith("[") or _top_level_key(text, start) in FIELDS:
+    """``text`` as Python values. A member CAR skips that nests too deep for serde_json (and for
+    Python's parser) is replaced by null: serde_json's ``ignore_value`` has no depth limit."""
+    spans = _too_deep_members(text)
+    if spans:
+        if text.lstrip(" \t\n\r").startswith("["):
             raise CarRejects("recursion limit exceeded")
-        text = text[:start] + "null" + text[end:]
+        parts = []
+        position = 0
+        for start, end, token in spans:
+            if _member_name(token) in FIELDS:
+                raise CarRejects("recursion limit exceeded")
+            parts.append(text[position:start])
+            parts.append("null")
+            position = end
+        parts.append(text[position:])
+        text = "".join(parts)
     try:
         return _DECODER.decode(text)
     except json.JSONDecodeError as error:
