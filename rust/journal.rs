@@ -15,7 +15,7 @@ use std::sync::OnceLock;
 
 use serde_json::{json, Map, Value};
 
-use crate::canonical;
+use crate::car_event;
 use crate::parse::{self, escape_pointer_token};
 use crate::report::Finding;
 use crate::validate::{self, SchemaValidator};
@@ -25,7 +25,7 @@ use crate::validate::{self, SchemaValidator};
 pub mod chunks;
 
 pub const SCHEMA_ID: &str = "car.journal.event";
-pub const CHAIN_RULE: &str = "car.journal-chain.jcs-sha256.v1";
+pub use car_event::CHAIN_RULE;
 /// A longer line is reported (PF303) and skipped without being held in memory.
 pub const DEFAULT_MAX_LINE_LENGTH: usize = 64 << 20;
 /// How many completed proposals and ended actions are remembered to catch events after their end.
@@ -48,12 +48,24 @@ pub mod codes {
     pub const CANCELLATION_NOT_REQUESTED: &str = "PF322";
     pub const PROPOSAL_NOT_RECEIVED: &str = "PF323";
     pub const AFTER_PROPOSAL_COMPLETED: &str = "PF324";
-    pub const ACTION_WITHOUT_ID: &str = "PF325";
     pub const AFTER_ACTION_ENDED: &str = "PF326";
     pub const SUCCEEDED_WITHOUT_EXECUTING: &str = "PF327";
     pub const TIMESTAMP_BACKWARDS: &str = "PF328";
     pub const RUN_OPEN_AT_END: &str = "PF329";
     pub const PROPOSAL_OPEN_AT_END: &str = "PF330";
+    pub const DIGEST_UNCOMPUTABLE: &str = "PF331";
+    pub const CHAINED_WITHOUT_TIMESTAMP: &str = "PF332";
+    pub const CAR_DUPLICATE_KEY: &str = "PF333";
+    pub const CAR_WIDE_INTEGER: &str = "PF334";
+    pub const CAR_IGNORED_VALUE: &str = "PF335";
+    pub const CAR_TIMESTAMP: &str = "PF336";
+    pub const CAR_ARRAY_EVENT: &str = "PF337";
+    pub const CAR_NULL_MEMBER: &str = "PF338";
+    pub const CAR_SCHEMA_TOLERATED: &str = "PF339";
+    pub const CAR_REJECTS: &str = "PF340";
+    pub const FORM_FEED_LINE: &str = "PF341";
+    pub const CAR_TORN_TAIL: &str = "PF342";
+    pub const BEGINS_MID_RUN: &str = "PF343";
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -268,9 +280,18 @@ struct EventFacts {
     action_id: Option<String>,
     hash: Option<String>,
     prev_hash: Option<String>,
-    /// The recomputed hash (or why it cannot be computed), for events that carry `hash`.
-    recomputed: Option<Result<String, String>>,
+    /// CAR's digest of the event (or why it cannot be computed), for events that carry `hash`.
+    recomputed: Option<Result<String, Uncomputable>>,
     timestamp: Option<Instant>,
+}
+
+/// Why CAR's digest of a chained event cannot be computed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Uncomputable {
+    /// CAR's event parser rejects the line (serde_json's message).
+    CarRejects(String),
+    /// No `timestamp`: CAR hashes the time it loads the journal instead.
+    NoTimestamp,
 }
 
 enum Outcome {
@@ -314,22 +335,41 @@ fn check_line(raw: RawLine, options: &Options) -> CheckedLine {
         } => (number, bytes, terminated),
     };
     let text = bytes.strip_suffix(b"\r").unwrap_or(&bytes);
-    if text.iter().all(|byte| matches!(byte, b' ' | b'\t' | b'\r')) {
+    let car_compatible = options.profile == Profile::CarCompatible;
+    // car-eventlog's loader skips every line of ASCII whitespace (`is_ascii_whitespace`: also form
+    // feed), though JSON's whitespace has no form feed.
+    if text.iter().all(u8::is_ascii_whitespace) {
+        let findings = if text.contains(&0x0c) {
+            vec![Finding::warning(
+                codes::FORM_FEED_LINE,
+                "a line of whitespace with a form feed, which JSON does not count as whitespace: \
+                 CAR's loader skips it as blank",
+            )
+            .at("")
+            .on_line(number)]
+        } else {
+            Vec::new()
+        };
         return CheckedLine {
             number,
             outcome: Outcome::Blank,
-            findings: Vec::new(),
+            findings,
         };
     }
-    let invalid = |finding: Finding| CheckedLine {
-        number,
-        outcome: Outcome::Invalid,
-        findings: vec![finding.on_line(number)],
-    };
-    let mut value = match parse::parse_strict(text) {
-        Ok(value) => value,
-        Err(error) if !terminated => {
-            return invalid(
+    let strict = parse::parse_strict(text);
+    // CAR's own reading of the line: the chain digest needs it for every chained event, the
+    // car-compatible profile for every line.
+    let carries_hash =
+        matches!(&strict, Ok(Value::Object(o)) if o.get("hash").is_some_and(Value::is_string));
+    let car = (car_compatible || (carries_hash && options.chain != ChainMode::Off))
+        .then(|| car_event::parse(text));
+    let mut findings = Vec::new();
+    let car_accepts = matches!(car, Some(Ok(_)));
+    let value = match strict {
+        Ok(value) => Some(value),
+        Err(error) if !terminated && !car_accepts => {
+            return invalid_line(
+                number,
                 Finding::error(
                     codes::TRUNCATED_FINAL_LINE,
                     format!(
@@ -340,57 +380,181 @@ fn check_line(raw: RawLine, options: &Options) -> CheckedLine {
                 .at(""),
             )
         }
+        Err(error) if car_compatible && car_accepts => {
+            // CAR reads it: the defect is in a member CAR ignores or inside `data`, where
+            // serde_json keeps the last duplicate and reads a wide integer as a float.
+            let code = match error.code {
+                "PF002" => codes::CAR_DUPLICATE_KEY,
+                "PF005" => codes::CAR_WIDE_INTEGER,
+                _ => codes::CAR_IGNORED_VALUE,
+            };
+            findings.push(
+                Finding::warning(
+                    code,
+                    format!(
+                        "{} ({}); CAR's event parser accepts the line",
+                        with_column(&error),
+                        error.code
+                    ),
+                )
+                .at(error.pointer.clone())
+                .on_line(number),
+            );
+            None
+        }
         Err(error) => {
             // The parser's own code (PF001 syntax, PF002 duplicate key, PF003 not UTF-8, …).
-            return invalid(Finding::error(error.code, with_column(&error)).at(error.pointer));
+            return invalid_line(
+                number,
+                Finding::error(error.code, with_column(&error)).at(error.pointer),
+            );
         }
     };
-    let Some(object) = value.as_object() else {
-        return invalid(
-            Finding::error(
-                codes::NOT_AN_OBJECT,
+    let schema = event_schema();
+    match &value {
+        Some(Value::Object(object)) => {
+            findings.extend(schema_findings(
+                value.as_ref().unwrap_or(&Value::Null),
+                object,
+                options.profile,
+                schema,
+            ));
+        }
+        Some(other) if !car_accepts => {
+            return invalid_line(
+                number,
+                Finding::error(
+                    codes::NOT_AN_OBJECT,
+                    format!(
+                        "a journal line must be a JSON object (an event), not {}",
+                        json_type(other)
+                    ),
+                )
+                .at(""),
+            );
+        }
+        Some(other) => findings.push(
+            Finding::warning(
+                codes::CAR_ARRAY_EVENT,
                 format!(
-                    "a journal line must be a JSON object (an event), not {}",
-                    json_type(&value)
+                    "the event is {}, not an object: CAR's parser reads an array's items as the \
+                     event's fields in declaration order",
+                    json_type(other)
                 ),
             )
             .at(""),
+        ),
+        None => {}
+    }
+    match &car {
+        Some(Ok(_)) if car_compatible => {
+            // Whatever the schema forbids and CAR reads anyway is a warning under its own code.
+            for finding in &mut findings {
+                if finding.is_error() {
+                    *finding = car_tolerated(finding, value.as_ref());
+                }
+            }
+        }
+        Some(Err(_)) if car_compatible && !findings.iter().any(Finding::is_error) => {
+            findings.push(
+                Finding::error(
+                    codes::CAR_REJECTS,
+                    "CAR's event parser (serde_json into car-eventlog 0.58.0's Event) rejects the \
+                     line",
+                )
+                .at(""),
+            );
+        }
+        _ => {}
+    }
+    if car_compatible && !terminated {
+        findings.push(
+            Finding::error(
+                codes::CAR_TORN_TAIL,
+                "the last line has no newline: CAR's read-only loader refuses the journal as a \
+                 torn tail",
+            )
+            .at(""),
         );
-    };
-    let schema = event_schema();
-    let mut findings = schema_findings(&value, object, options.profile, schema);
+    }
     for finding in &mut findings {
         finding.line = Some(number);
     }
-    let mut facts = EventFacts {
-        kind: string_member(object, "kind"),
-        run_id: string_member(object, "run_id"),
-        proposal_id: string_member(object, "proposal_id"),
-        action_id: string_member(object, "action_id"),
-        hash: string_member(object, "hash"),
-        prev_hash: string_member(object, "prev_hash"),
-        recomputed: None,
-        timestamp: object
-            .get("timestamp")
-            .and_then(Value::as_str)
-            .and_then(parse_timestamp),
+    let facts = match (&car, &value) {
+        (Some(Ok(event)), _) if car_compatible => car_facts(event),
+        (_, Some(Value::Object(object))) => EventFacts {
+            kind: string_member(object, "kind"),
+            run_id: string_member(object, "run_id"),
+            proposal_id: string_member(object, "proposal_id"),
+            action_id: string_member(object, "action_id"),
+            hash: string_member(object, "hash"),
+            prev_hash: string_member(object, "prev_hash"),
+            recomputed: None,
+            timestamp: object
+                .get("timestamp")
+                .and_then(Value::as_str)
+                .and_then(parse_timestamp),
+        },
+        _ => EventFacts::default(),
     };
-    if facts.hash.is_some() && options.chain != ChainMode::Off {
-        if let Some(object) = value.as_object_mut() {
-            object.remove("hash");
-        }
-        facts.recomputed = Some(canonical::digest_hex(&value).map_err(|error| {
-            format!(
-                "{} ({} at \"{}\")",
-                error.message, error.code, error.pointer
-            )
-        }));
-    }
+    let recomputed = match &car {
+        _ if facts.hash.is_none() || options.chain == ChainMode::Off => None,
+        Some(Ok(event)) => Some(car_event::digest(event).ok_or(Uncomputable::NoTimestamp)),
+        Some(Err(reason)) => Some(Err(Uncomputable::CarRejects(reason.clone()))),
+        None => None,
+    };
     CheckedLine {
         number,
-        outcome: Outcome::Event(Box::new(facts)),
+        outcome: Outcome::Event(Box::new(EventFacts {
+            recomputed,
+            ..facts
+        })),
         findings,
     }
+}
+
+fn invalid_line(number: u64, finding: Finding) -> CheckedLine {
+    CheckedLine {
+        number,
+        outcome: Outcome::Invalid,
+        findings: vec![finding.on_line(number)],
+    }
+}
+
+/// The facts of an event as CAR read it (car-compatible: `null` ids are absent, the kind may be
+/// in its `{"name": null}` form, the event may be an array).
+fn car_facts(event: &car_event::CarEvent) -> EventFacts {
+    EventFacts {
+        kind: Some(event.kind.0.clone()),
+        run_id: event.run_id.clone(),
+        proposal_id: event.proposal_id.clone(),
+        action_id: event.action_id.clone(),
+        hash: event.hash.clone(),
+        prev_hash: event.prev_hash.clone(),
+        recomputed: None,
+        timestamp: event.timestamp.0.as_ref().map(instant),
+    }
+}
+
+/// A schema error CAR's parser does not make: the same message, as a warning under the code
+/// of what CAR tolerates.
+fn car_tolerated(finding: &Finding, event: Option<&Value>) -> Finding {
+    let pointer = finding.pointer.as_deref().unwrap_or("");
+    let code = match pointer {
+        "/timestamp" => codes::CAR_TIMESTAMP,
+        _ if event
+            .and_then(|e| e.pointer(pointer))
+            .is_some_and(Value::is_null) =>
+        {
+            codes::CAR_NULL_MEMBER
+        }
+        _ => codes::CAR_SCHEMA_TOLERATED,
+    };
+    let message = format!(
+        "{} ({}); CAR's event parser accepts it",
+        finding.message, finding.code
+    );
+    Finding::warning(code, message).at(finding.pointer.clone().unwrap_or_default())
 }
 
 /// The parser's message with its column; its line is always 1 within one journal line.
@@ -475,82 +639,21 @@ fn schema_findings(
     findings
 }
 
-/// An RFC 3339 date-time as an instant; `None` if it is not one (the schema check reports that).
+/// A timestamp as the instant CAR reads (chrono's relaxed RFC 3339, as `DateTime<Utc>`); `None` if
+/// chrono does not read it (the schema check reports that).
 pub fn parse_timestamp(text: &str) -> Option<Instant> {
-    let bytes = text.as_bytes();
-    let digits = |range: std::ops::Range<usize>| -> Option<i64> {
-        let slice = bytes.get(range)?;
-        if slice.is_empty() || !slice.iter().all(u8::is_ascii_digit) {
-            return None;
-        }
-        Some(slice.iter().fold(0i64, |n, d| n * 10 + i64::from(d - b'0')))
-    };
-    if bytes.len() < 20
-        || bytes[4] != b'-'
-        || bytes[7] != b'-'
-        || !matches!(bytes[10], b'T' | b't')
-        || bytes[13] != b':'
-        || bytes[16] != b':'
-    {
-        return None;
-    }
-    let (year, month, day) = (digits(0..4)?, digits(5..7)?, digits(8..10)?);
-    let (hour, minute, second) = (digits(11..13)?, digits(14..16)?, digits(17..19)?);
-    if !(1..=12).contains(&month)
-        || !(1..=31).contains(&day)
-        || hour > 23
-        || minute > 59
-        || second > 60
-    {
-        return None;
-    }
-    let mut rest = 19;
-    let mut nanos: u32 = 0;
-    if bytes[rest] == b'.' {
-        let start = rest + 1;
-        let mut end = start;
-        while end < bytes.len() && bytes[end].is_ascii_digit() {
-            end += 1;
-        }
-        if end == start {
-            return None;
-        }
-        for (position, digit) in bytes[start..end].iter().take(9).enumerate() {
-            nanos += u32::from(digit - b'0') * 10u32.pow(8 - position as u32);
-        }
-        rest = end;
-    }
-    let offset = match bytes.get(rest..)? {
-        [b'Z' | b'z'] => 0,
-        [sign @ (b'+' | b'-'), _, _, b':', _, _] => {
-            let hours = digits(rest + 1..rest + 3)?;
-            let minutes = digits(rest + 4..rest + 6)?;
-            if hours > 23 || minutes > 59 {
-                return None;
-            }
-            let magnitude = hours * 3600 + minutes * 60;
-            if *sign == b'-' {
-                -magnitude
-            } else {
-                magnitude
-            }
-        }
-        _ => return None,
-    };
-    let seconds =
-        days_from_civil(year, month, day) * 86_400 + hour * 3600 + minute * 60 + second - offset;
-    Some((seconds, nanos))
+    text.parse::<chrono::DateTime<chrono::Utc>>()
+        .ok()
+        .map(|time| instant(&time))
 }
 
-/// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's algorithm).
-fn days_from_civil(year: i64, month: i64, day: i64) -> i64 {
-    let year = if month <= 2 { year - 1 } else { year };
-    let era = year.div_euclid(400);
-    let year_of_era = year - era * 400;
-    let month_index = (month + 9) % 12;
-    let day_of_year = (153 * month_index + 2) / 5 + day - 1;
-    let day_of_era = year_of_era * 365 + year_of_era / 4 - year_of_era / 100 + day_of_year;
-    era * 146_097 + day_of_era - 719_468
+fn instant(time: &chrono::DateTime<chrono::Utc>) -> Instant {
+    (time.timestamp(), time.timestamp_subsec_nanos())
+}
+
+/// Whether `name` is an event kind of the wire schema (CAR 0.58.0's `EventKind`).
+pub fn is_event_kind(name: &str) -> bool {
+    event_schema().kinds.contains(name)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -633,9 +736,34 @@ const ACTION_TERMINAL: [&str; 5] = [
 /// Actions are keyed by (proposal_id, action_id): action ids such as `a0` repeat across proposals.
 type ActionKey = (String, String);
 
+/// One root cause, one finding: later events with the same cause (the same code and id) are
+/// counted into the first finding's message at the end instead of listed.
+#[derive(Default)]
+struct Repeats {
+    /// (code, id) → (index of the first finding in the list, if listed; later events).
+    seen: HashMap<(&'static str, String), (Option<usize>, u64)>,
+}
+
+/// Events of runs and proposals whose start is not in the journal: it begins mid-run (CAR's
+/// retention compaction keeps only the newest events; a rotated journal starts where the last
+/// one ended). Reported once, at the end, on the first such event.
+#[derive(Default)]
+struct MidRun {
+    first_line: Option<u64>,
+    /// Lines before the first such event that are not events: one may have held the start.
+    unreadable_before: u64,
+    last_line: Option<u64>,
+    runs: u64,
+    proposals: u64,
+    events: u64,
+    examples: Vec<String>,
+}
+
 struct Checker {
     options: Options,
     sink: FindingSink,
+    repeats: Repeats,
+    mid_run: MidRun,
     lines: u64,
     events: u64,
     blank_lines: u64,
@@ -649,6 +777,9 @@ struct Checker {
     tampered_at: Option<u64>,
     require_reported: bool,
     runs: HashMap<String, OpenRun>,
+    completed_runs: ClosedWindow<String, ()>,
+    /// Runs and proposals seen without their start (the journal begins mid-run).
+    orphans: ClosedWindow<String, ()>,
     proposals: HashMap<String, u64>,
     completed_proposals: ClosedWindow<String, ()>,
     actions: HashMap<ActionKey, String>,
@@ -666,6 +797,8 @@ impl Checker {
                 suppressed: 0,
                 errors: 0,
             },
+            repeats: Repeats::default(),
+            mid_run: MidRun::default(),
             lines: 0,
             events: 0,
             blank_lines: 0,
@@ -679,11 +812,55 @@ impl Checker {
             tampered_at: None,
             require_reported: false,
             runs: HashMap::new(),
+            completed_runs: ClosedWindow::new(),
+            orphans: ClosedWindow::new(),
             proposals: HashMap::new(),
             completed_proposals: ClosedWindow::new(),
             actions: HashMap::new(),
             ended_actions: ClosedWindow::new(),
             last_timestamp: None,
+        }
+    }
+
+    /// Lists the first finding of a root cause (`code` for `id`); counts the later ones.
+    fn push_once(&mut self, id: &str, finding: Finding) {
+        let key = (finding.code, id.to_string());
+        if let Some((_, later)) = self.repeats.seen.get_mut(&key) {
+            *later += 1;
+            return;
+        }
+        let listed = self.sink.findings.len();
+        let before = self.sink.suppressed;
+        self.sink.push(finding);
+        // Bounded: past the window, every later cause is listed on its own.
+        if self.repeats.seen.len() < CLOSED_WINDOW {
+            let index = (self.sink.suppressed == before).then_some(listed);
+            self.repeats.seen.insert(key, (index, 0));
+        }
+    }
+
+    /// An event of a run or proposal whose start is not in the journal.
+    fn mid_run_event(&mut self, number: u64, id: &str, is_run: bool) {
+        let key = format!("{}{id}", if is_run { "r:" } else { "p:" });
+        // An event can name both an orphan run and an orphan proposal: count it once.
+        if self.mid_run.last_line != Some(number) {
+            self.mid_run.events += 1;
+            self.mid_run.last_line = Some(number);
+        }
+        if self.mid_run.first_line.is_none() {
+            self.mid_run.first_line = Some(number);
+            self.mid_run.unreadable_before = self.invalid_lines;
+        }
+        if self.orphans.get(&key).is_none() {
+            self.orphans.insert(key, ());
+            if is_run {
+                self.mid_run.runs += 1;
+            } else {
+                self.mid_run.proposals += 1;
+            }
+            if self.mid_run.examples.len() < 3 {
+                self.mid_run.examples.push(format!("\"{id}\""));
+            }
         }
     }
 
@@ -767,12 +944,26 @@ impl Checker {
                         .on_line(number),
                 );
             }
-            Some(Err(reason)) => {
+            Some(Err(Uncomputable::CarRejects(reason))) => {
                 intact = false;
-                let message = format!("\"hash\" cannot be recomputed: {reason}");
+                // CAR's reason is serde_json's message, which the fallback does not reproduce
+                // word for word: the finding says what happened, both backends alike.
+                let _ = reason;
+                let message = "the hash cannot be computed as CAR computes it: CAR's event \
+                               parser rejects the event, so car-eventlog refuses the journal here";
                 self.sink.push(
-                    Finding::error(codes::HASH_MISMATCH, message)
+                    Finding::error(codes::DIGEST_UNCOMPUTABLE, message)
                         .at("/hash")
+                        .on_line(number),
+                );
+            }
+            Some(Err(Uncomputable::NoTimestamp)) => {
+                intact = false;
+                let message = "a chained event without \"timestamp\": CAR hashes the time it \
+                               loads the journal instead, so this hash can never verify";
+                self.sink.push(
+                    Finding::error(codes::CHAINED_WITHOUT_TIMESTAMP, message)
+                        .at("")
                         .on_line(number),
                 );
             }
@@ -824,28 +1015,20 @@ impl Checker {
             self.check_run(number, kind, run_id);
         }
         if let Some(proposal_id) = &facts.proposal_id {
-            if !self.check_proposal(number, kind, proposal_id) {
+            if !self.check_proposal(number, kind, proposal_id, facts.run_id.as_deref()) {
                 return;
             }
         }
-        if kind.starts_with("action_") {
-            match &facts.action_id {
-                Some(action_id) => {
-                    let key = (
-                        facts.proposal_id.clone().unwrap_or_default(),
-                        action_id.clone(),
-                    );
-                    self.check_action(number, kind, key);
-                }
-                None => self.sink.push(
-                    Finding::error(
-                        codes::ACTION_WITHOUT_ID,
-                        format!("{kind} event has no \"action_id\""),
-                    )
-                    .at("")
-                    .on_line(number),
-                ),
-            }
+        // Action rules hold for actions of a proposal only: CAR's coder sessions journal tool
+        // calls with the tool's name as `action_id` and no proposal (car-server-core's fixture
+        // native-car-doctor.events.jsonl), and the executor journals proposal-level failures as
+        // `action_failed` without an `action_id` (car-engine executor.rs, persist_trajectory).
+        if let (true, Some(proposal_id), Some(action_id)) = (
+            kind.starts_with("action_"),
+            &facts.proposal_id,
+            &facts.action_id,
+        ) {
+            self.check_action(number, kind, (proposal_id.clone(), action_id.clone()));
         }
     }
 
@@ -873,14 +1056,17 @@ impl Checker {
             return;
         }
         let Some(run) = self.runs.get_mut(run_id) else {
-            let message = format!(
-                "{kind} event for run \"{run_id}\", which is not open (no run_started before it)"
-            );
-            self.sink.push(
-                Finding::error(codes::RUN_NOT_OPEN, message)
-                    .at("/run_id")
-                    .on_line(number),
-            );
+            if self.completed_runs.get(&run_id.to_string()).is_some() {
+                let message = format!("{kind} event for run \"{run_id}\" after its run_completed");
+                self.push_once(
+                    run_id,
+                    Finding::error(codes::RUN_NOT_OPEN, message)
+                        .at("/run_id")
+                        .on_line(number),
+                );
+            } else {
+                self.mid_run_event(number, run_id, true);
+            }
             return;
         };
         match kind {
@@ -895,19 +1081,27 @@ impl Checker {
             }
             "run_completed" => {
                 self.runs.remove(run_id);
+                self.completed_runs.insert(run_id.to_string(), ());
             }
             _ => {}
         }
     }
 
     /// False when the proposal has already completed (reported here, nothing more to check).
-    fn check_proposal(&mut self, number: u64, kind: &str, proposal_id: &str) -> bool {
+    fn check_proposal(
+        &mut self,
+        number: u64,
+        kind: &str,
+        proposal_id: &str,
+        run_id: Option<&str>,
+    ) -> bool {
         let key = proposal_id.to_string();
         if self.completed_proposals.get(&key).is_some() {
             let message =
                 format!("{kind} event for proposal \"{proposal_id}\" after its proposal_completed");
-            self.sink.push(
-                Finding::error(codes::AFTER_PROPOSAL_COMPLETED, message)
+            self.push_once(
+                proposal_id,
+                Finding::warning(codes::AFTER_PROPOSAL_COMPLETED, message)
                     .at("/proposal_id")
                     .on_line(number),
             );
@@ -918,14 +1112,24 @@ impl Checker {
                 self.proposals.entry(key).or_insert(number);
             }
             "proposal_completed" | "state_committed" if !self.proposals.contains_key(&key) => {
-                let message = format!(
-                    "{kind} for proposal \"{proposal_id}\" without an earlier proposal_received"
-                );
-                self.sink.push(
-                    Finding::error(codes::PROPOSAL_NOT_RECEIVED, message)
-                        .at("/proposal_id")
-                        .on_line(number),
-                );
+                // Inside a run this journal saw start, the proposal's start is missing; else
+                // the journal begins after it (compaction, rotation).
+                if run_id.is_some_and(|run| self.runs.contains_key(run)) {
+                    let message = format!(
+                        "{kind} for proposal \"{proposal_id}\" without an earlier proposal_received"
+                    );
+                    self.push_once(
+                        proposal_id,
+                        Finding::error(codes::PROPOSAL_NOT_RECEIVED, message)
+                            .at("/proposal_id")
+                            .on_line(number),
+                    );
+                } else {
+                    self.mid_run_event(number, proposal_id, false);
+                }
+                if kind == "proposal_completed" {
+                    self.completed_proposals.insert(key, ());
+                }
             }
             "proposal_completed" => {
                 self.proposals.remove(&key);
@@ -938,19 +1142,29 @@ impl Checker {
 
     fn check_action(&mut self, number: u64, kind: &str, key: ActionKey) {
         if let Some(ended) = self.ended_actions.get(&key) {
-            if ended == "action_failed" && kind == "action_retrying" {
-                self.ended_actions.remove(&key);
-                self.actions.insert(key, kind.to_string());
-            } else {
-                let message = format!(
-                    "{kind} for action \"{}\" after it ended with {ended}",
-                    key.1
-                );
-                self.sink.push(
-                    Finding::error(codes::AFTER_ACTION_ENDED, message)
-                        .at("/kind")
-                        .on_line(number),
-                );
+            // car-engine's executor: a failed attempt is followed by `action_retrying` (retry) or,
+            // once attempts are exhausted under `failure_behavior: skip`, by `action_skipped`.
+            match (ended.as_str(), kind) {
+                ("action_failed", "action_retrying") => {
+                    self.ended_actions.remove(&key);
+                    self.actions.insert(key, kind.to_string());
+                }
+                ("action_failed", "action_skipped") => {
+                    self.ended_actions.insert(key, kind.to_string());
+                }
+                _ => {
+                    let message = format!(
+                        "{kind} for action \"{}\" after it ended with {ended}",
+                        key.1
+                    );
+                    let id = format!("{}\u{1f}{}", key.0, key.1);
+                    self.push_once(
+                        &id,
+                        Finding::warning(codes::AFTER_ACTION_ENDED, message)
+                            .at("/kind")
+                            .on_line(number),
+                    );
+                }
             }
             return;
         }
@@ -984,8 +1198,43 @@ impl Checker {
             .map(|(id, line)| (*line, id))
             .collect();
         open_proposals.sort();
+        for ((_, _), (index, later)) in &self.repeats.seen {
+            if let (Some(index), true) = (index, *later > 0) {
+                let finding = &mut self.sink.findings[*index];
+                finding.message = format!(
+                    "{} (and {later} later event{} with the same cause)",
+                    finding.message,
+                    if *later == 1 { "" } else { "s" }
+                );
+            }
+        }
         if self.options.lifecycle && !interrupted {
             let mut at_end = Vec::new();
+            if let Some(line) = self.mid_run.first_line {
+                let MidRun {
+                    runs,
+                    proposals,
+                    events,
+                    examples,
+                    ..
+                } = &self.mid_run;
+                let cause = if self.mid_run.unreadable_before > 0 {
+                    "an unreadable line before them may have held it"
+                } else {
+                    "as after CAR's retention compaction or a rotation"
+                };
+                let message = format!(
+                    "the journal begins mid-run: {runs} run(s) and {proposals} proposal(s) (e.g. \
+                     {}) have {events} event(s) here but their run_started / proposal_received \
+                     is not in the journal; {cause}",
+                    examples.join(", ")
+                );
+                at_end.push(
+                    Finding::warning(codes::BEGINS_MID_RUN, message)
+                        .at("")
+                        .on_line(line),
+                );
+            }
             for (line, run_id) in &open_runs {
                 let message = format!("run \"{run_id}\" is still open at the end of the journal");
                 at_end.push(
@@ -1146,10 +1395,8 @@ mod tests {
         (0..count)
             .map(|n| {
                 let mut event = json!({"kind": "state_changed", "data": {"n": n}, "timestamp": "2026-01-01T00:00:00Z"});
-                if let Some(previous) = &previous {
-                    event["prev_hash"] = json!(previous);
-                }
-                let hash = canonical::digest_hex(&event).expect("canonical");
+                event["prev_hash"] = json!(previous.clone().unwrap_or_default());
+                let hash = car_event::line_digest(event.to_string().as_bytes()).expect("digest");
                 event["hash"] = json!(hash);
                 previous = Some(hash);
                 event.to_string()
@@ -1187,7 +1434,12 @@ mod tests {
                 > parse_timestamp("2026-01-01T00:00:00.123456789Z")
         );
         assert_eq!(parse_timestamp("1970-01-02T00:00:00Z"), Some((86_400, 0)));
-        assert_eq!(parse_timestamp("2026-01-01 00:00:00Z"), None);
+        // chrono's relaxed RFC 3339, as CAR reads it: a space for `T`, no colon in the offset.
+        assert_eq!(
+            parse_timestamp("2026-01-01 05:30:00+0530"),
+            parse_timestamp("2026-01-01T00:00:00Z")
+        );
+        assert_eq!(parse_timestamp("2026-01-01X00:00:00Z"), None);
     }
 
     #[test]

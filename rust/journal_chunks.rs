@@ -15,7 +15,7 @@ use std::sync::{Mutex, OnceLock};
 
 use super::{
     check_line, CheckedLine, Checker, EventFacts, JournalReport, LineReader, Options, Outcome,
-    RawLine, BATCH_BYTES, BATCH_LINES,
+    RawLine, Uncomputable, BATCH_BYTES, BATCH_LINES,
 };
 use crate::report::{Finding, Severity};
 
@@ -182,6 +182,7 @@ const NOT_RECOMPUTED: u8 = 0;
 const RECOMPUTED_SAME: u8 = 1;
 const RECOMPUTED_OTHER: u8 = 2;
 const NOT_RECOMPUTABLE: u8 = 3;
+const NO_TIMESTAMP: u8 = 4;
 
 fn put_varint(mut value: u64, out: &mut Vec<u8>) {
     while value >= 0x80 {
@@ -241,10 +242,11 @@ fn encode_line(line: &CheckedLine, out: &mut Vec<u8>) {
                 out.push(RECOMPUTED_OTHER);
                 put_str(recomputed, out);
             }
-            Some(Err(reason)) => {
+            Some(Err(Uncomputable::CarRejects(reason))) => {
                 out.push(NOT_RECOMPUTABLE);
                 put_str(reason, out);
             }
+            Some(Err(Uncomputable::NoTimestamp)) => out.push(NO_TIMESTAMP),
         }
         match facts.timestamp {
             None => out.push(0),
@@ -363,7 +365,8 @@ fn decode_line(input: &mut &[u8], number: u64) -> Result<CheckedLine, DecodeErro
                 NOT_RECOMPUTED => None,
                 RECOMPUTED_SAME => Some(Ok(hash.clone().ok_or(DecodeError("no hash"))?)),
                 RECOMPUTED_OTHER => Some(Ok(get_str(input)?)),
-                NOT_RECOMPUTABLE => Some(Err(get_str(input)?)),
+                NOT_RECOMPUTABLE => Some(Err(Uncomputable::CarRejects(get_str(input)?))),
+                NO_TIMESTAMP => Some(Err(Uncomputable::NoTimestamp)),
                 _ => return Err(DecodeError("unknown recomputed tag")),
             };
             let timestamp = match get_byte(input)? {

@@ -3,6 +3,7 @@
 //! PyO3 glue below and in `pyvalue.rs` is compiled only with the `python` feature.
 
 pub mod canonical;
+pub mod car_event;
 #[cfg(any(test, feature = "fuzzing"))]
 pub mod fuzzing;
 pub mod graph;
@@ -663,6 +664,14 @@ mod python {
         journal::event_kinds()
     }
 
+    /// CAR's chain digest of one journal line (`car_event::line_digest`); `ValueError` with CAR's
+    /// reason when CAR cannot compute it.
+    #[pyfunction]
+    fn journal_chain_digest(py: Python<'_>, line: &[u8]) -> PyResult<String> {
+        py.allow_threads(|| crate::car_event::line_digest(line))
+            .map_err(PyValueError::new_err)
+    }
+
     #[pyfunction]
     fn check_map_json(py: Python<'_>, data: &Bound<'_, PyAny>) -> PyResult<RawMapCheck> {
         guarded(py, "check_map_json", || {
@@ -733,6 +742,7 @@ mod python {
         m.add_function(wrap_pyfunction!(build_info, m)?)?;
         m.add_function(wrap_pyfunction!(check_journal, m)?)?;
         m.add_function(wrap_pyfunction!(journal_event_kinds, m)?)?;
+        m.add_function(wrap_pyfunction!(journal_chain_digest, m)?)?;
         m.add_function(wrap_pyfunction!(check_journal_chunk, m)?)?;
         m.add_class::<JournalChecker>()?;
         m.add_function(wrap_pyfunction!(check_rpc_result, m)?)?;

@@ -21,6 +21,7 @@ __all__ = [
     "check_wire_schema",
     "compile_schema",
     "digest_hex",
+    "journal_chain_digest",
     "journal_event_kinds",
     "parse_json",
     "seal_map",
@@ -56,6 +57,7 @@ def check_journal(
     max_line_length: int = 67108864,
 ) -> tuple[list[_RawFinding], dict[str, Any]]: ...
 def journal_event_kinds() -> list[str]: ...
+def journal_chain_digest(line: bytes) -> str: ...
 def check_journal_chunk(
     path: str,
     start: int,

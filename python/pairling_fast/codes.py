@@ -279,14 +279,15 @@ CODES: dict[str, CodeInfo] = {
         "warning",
         "Profile `car-compatible` only: an unknown top-level member, or a missing `timestamp` or "
         "`data`. The wire schema forbids them (PF101 under the default `strict` profile), but "
-        "CAR's own event parser (car-runtime 0.58.0) accepts them.",
+        "CAR's own event parser (car-eventlog 0.58.0 `Event`) ignores the member or defaults the "
+        "field.",
     ),
     "PF310": CodeInfo(
         "journal hash mismatch",
         "error",
-        "A chained event's `hash` is not the sha256 of the JCS form of the event without `hash` "
-        "(`car.journal-chain.jcs-sha256.v1`, docs/digests.md): the event was edited after it was "
-        "written, or the hash cannot be recomputed (e.g. an integer beyond ±(2^53-1)).",
+        "A chained event's `hash` is not CAR's `event_digest` of the event "
+        "(`car-eventlog-0.58.0.event_digest`, docs/digests.md): the event was edited after it "
+        "was written. CAR's `verify_chain` fails at the same event.",
     ),
     "PF311": CodeInfo(
         "journal chain link broken",
@@ -314,8 +315,10 @@ CODES: dict[str, CodeInfo] = {
     "PF321": CodeInfo(
         "event for a run that is not open",
         "error",
-        "An event stamped with a `run_id` that has no open `run_started` before it (never "
-        "started, or already completed).",
+        "An event stamped with a `run_id` after that run's `run_completed` (CAR clears the run "
+        "binding at completion, so nothing more is stamped with it). Reported once per run; "
+        "later events of the run are counted in the message. A run never started in the "
+        "journal is PF343.",
     ),
     "PF322": CodeInfo(
         "cancellation result without a request",
@@ -325,31 +328,35 @@ CODES: dict[str, CodeInfo] = {
     "PF323": CodeInfo(
         "proposal not received",
         "error",
-        "A `proposal_completed` or `state_committed` event whose `proposal_id` has no earlier "
-        "`proposal_received`.",
+        "A `proposal_completed` or `state_committed` event, in a run whose `run_started` is in "
+        "the journal, for a `proposal_id` with no earlier `proposal_received`. Once per proposal, "
+        "later events counted in the message. Outside such a run the proposal began before the "
+        "journal did (PF343).",
     ),
     "PF324": CodeInfo(
         "event after proposal completed",
-        "error",
-        "An event for a proposal after its `proposal_completed`. Completed proposals are "
-        "remembered in a window of the last 65,536, so memory stays bounded.",
-    ),
-    "PF325": CodeInfo(
-        "action event without action_id",
-        "error",
-        "An `action_*` event with no (or a null) `action_id`.",
+        "warning",
+        "pairling_fast's lint: an event for a proposal after its `proposal_completed`. CAR does "
+        "not make proposal ids unique (a proposal submitted again runs again), so this is a "
+        "warning. Once per proposal, later events counted in the message. Completed proposals "
+        "are remembered in a window of the last 65,536, so memory stays bounded.",
     ),
     "PF326": CodeInfo(
         "event after action ended",
-        "error",
-        "An `action_*` event for an action that already ended (`action_succeeded`, "
-        "`action_rejected`, `action_skipped`, `action_deduplicated`, or `action_failed` not "
-        "followed by `action_retrying`). Actions are identified by (proposal_id, action_id).",
+        "warning",
+        "pairling_fast's lint: an `action_*` event of a proposal's action after it ended "
+        "(`action_succeeded`, `action_rejected`, `action_skipped`, `action_deduplicated`, or "
+        "`action_failed` followed by anything but `action_retrying` or `action_skipped`, the two "
+        "ways car-engine's executor continues a failed action). A warning: a proposal id used "
+        "again runs its actions again. Only events with a `proposal_id` (coder sessions use tool "
+        "names as action ids). Once per action, later events counted in the message.",
     ),
     "PF327": CodeInfo(
         "action succeeded without executing",
         "warning",
-        "`action_succeeded` for an action whose previous event is not `action_executing`.",
+        "`action_succeeded` for a proposal's action whose previous event is not "
+        "`action_executing` (car-engine's executor journals `action_executing` before every "
+        "attempt). Events without a `proposal_id` are not checked.",
     ),
     "PF328": CodeInfo(
         "timestamp goes backwards",
@@ -368,6 +375,92 @@ CODES: dict[str, CodeInfo] = {
         "warning",
         "A proposal received and not completed when the journal ends; normal for a live tail. "
         "Listed in `stats.open_proposals`; the finding is on the `proposal_received` line.",
+    ),
+    "PF331": CodeInfo(
+        "chain digest not computable as CAR computes it",
+        "error",
+        "A chained event CAR's event parser rejects (its reason is in the message): CAR cannot "
+        "compute its `event_digest`, and `EventLog::load` refuses the journal at this line. Not "
+        "reported as an edit (PF310).",
+    ),
+    "PF332": CodeInfo(
+        "chained event without timestamp",
+        "error",
+        "A chained event with no `timestamp`: CAR's parser defaults it to the time of loading "
+        "(`Utc::now`), so its hash can never verify.",
+    ),
+    "PF333": CodeInfo(
+        "duplicate key CAR tolerates",
+        "warning",
+        "Profile `car-compatible`: a duplicate key inside `data` or inside a member CAR ignores "
+        "(PF002 under `strict`). serde_json keeps the last value; CAR reads the line.",
+    ),
+    "PF334": CodeInfo(
+        "integer beyond 64 bits CAR tolerates",
+        "warning",
+        "Profile `car-compatible`: an integer outside the 64-bit range (PF005 under `strict`). "
+        "CAR's serde_json reads it as the nearest f64 inside `data` and skips it elsewhere.",
+    ),
+    "PF335": CodeInfo(
+        "invalid value in a member CAR ignores",
+        "warning",
+        "Profile `car-compatible`: a defect of the value model (number beyond f64, lone "
+        "surrogate, invalid UTF-8, nesting) inside a member CAR's parser skips; serde_json's "
+        "`ignore_value` checks syntax only, so CAR reads the line.",
+    ),
+    "PF336": CodeInfo(
+        "timestamp CAR reads but the schema forbids",
+        "warning",
+        "Profile `car-compatible`: a `timestamp` that is not an RFC 3339 date-time but that "
+        "chrono's relaxed parser (CAR's `DateTime<Utc>`) reads: a space for `T`, `+0530`, `UTC`, "
+        "unpadded fields, surrounding whitespace.",
+    ),
+    "PF337": CodeInfo(
+        "event CAR reads from an array",
+        "warning",
+        "Profile `car-compatible`: the line is a JSON array; serde reads a struct from an "
+        "array's items in field order (kind, run_id, client_id, policy_session_id, action_id, "
+        "proposal_id, data, timestamp, prev_hash, hash). PF301 under `strict`.",
+    ),
+    "PF338": CodeInfo(
+        "null member CAR reads as absent",
+        "warning",
+        "Profile `car-compatible`: `null` for a member the schema wants a string (`run_id`, "
+        "`action_id`, `prev_hash`, ...); CAR's `Option<String>` reads it as absent.",
+    ),
+    "PF339": CodeInfo(
+        "schema violation CAR tolerates",
+        "warning",
+        "Profile `car-compatible`: any other schema violation (PF101 under `strict`) in a line "
+        'CAR\'s event parser reads, e.g. the kind written as `{"name": null}`.',
+    ),
+    "PF340": CodeInfo(
+        "line CAR's event parser rejects",
+        "error",
+        "Profile `car-compatible`: CAR's parser (serde_json into car-eventlog 0.58.0's `Event`) "
+        "rejects a line the schema checks found nothing against (e.g. nesting 128 deep, a "
+        "timestamp chrono cannot read). CAR's reason is in the message.",
+    ),
+    "PF341": CodeInfo(
+        "whitespace line with a form feed",
+        "warning",
+        "A line of only whitespace that includes a form feed (not JSON whitespace). CAR's "
+        "loader skips every line of ASCII whitespace, so it counts as blank.",
+    ),
+    "PF342": CodeInfo(
+        "last line without newline (CAR refuses)",
+        "error",
+        "Profile `car-compatible`: the last line is not newline-terminated. CAR's "
+        "`EventLog::load_read_only` refuses such a journal as a torn tail (its live `load` "
+        "rewrites it). A truncated last line that is not JSON is PF302.",
+    ),
+    "PF343": CodeInfo(
+        "journal begins mid-run",
+        "warning",
+        "Runs or proposals have events but their `run_started` / `proposal_received` is not in "
+        "the journal: it begins mid-run, as after CAR's retention compaction "
+        "(`EventLog::compact_journal` keeps the newest events) or a rotation. Reported once per "
+        "journal with the counts, on the first such event, instead of one finding per event.",
     ),
     # PF4xx — CAR wire: RPC results, JSON-RPC transcripts, the wire-schema bundle
     "PF401": CodeInfo(

@@ -1,7 +1,8 @@
 """CAR journals: streaming checks of JSONL event logs, and writing hash-chained ones.
 
 A journal is one CAR event (``car.journal.event``) per line. ``check_journal`` validates every line,
-verifies the hash chain (``car.journal-chain.jcs-sha256.v1``, ``docs/digests.md``) and the run /
+verifies the hash chain (CAR's ``event_digest``, ``car-eventlog-0.58.0.event_digest`` in
+``docs/digests.md``) and the run /
 proposal / action lifecycles in one streaming pass whose memory is bounded by the open ids, not
 the file size. ``chain_journal`` and ``JournalWriter`` write chained journals.
 """
@@ -36,7 +37,7 @@ __all__ = [
     "event_line",
 ]
 
-CHAIN_RULE = "car.journal-chain.jcs-sha256.v1"
+CHAIN_RULE = "car-eventlog-0.58.0.event_digest"
 SCHEMA_ID = "car.journal.event"
 DEFAULT_MAX_LINE_LENGTH = 64 << 20
 ChainMode = Literal["auto", "require", "off"]
@@ -145,13 +146,24 @@ def event_line(event: dict[str, Any]) -> bytes:
 
 
 def chain_event(event: dict[str, Any], previous_hash: str | None) -> dict[str, Any]:
-    """A copy of ``event`` with ``prev_hash`` (omitted at a chain's start, as CAR does) and its
-    ``hash`` (``car.journal-chain.jcs-sha256.v1``) set."""
+    """A copy of ``event`` with ``prev_hash`` (``""`` at a chain's start, as CAR's ``EventLog``
+    writes it) and its ``hash``: CAR's ``event_digest`` of the line as CAR reads it back.
+
+    ``ValidationError`` (PF331 / PF332) if CAR could not compute the digest of the event.
+    """
     chained = {key: value for key, value in event.items() if key not in ("hash", "prev_hash")}
-    if previous_hash is not None:
-        chained["prev_hash"] = previous_hash
-    chained["hash"] = _backend.active().digest_hex(chained)
+    chained["prev_hash"] = previous_hash or ""
+    chained["hash"] = _chain_digest(event_line(chained))
     return chained
+
+
+def _chain_digest(line: bytes, path: str | None = None, number: int | None = None) -> str:
+    try:
+        return _backend.active().journal_chain_digest(line)
+    except ValueError as error:
+        code = "PF332" if str(error).startswith('no "timestamp"') else "PF331"
+        message = f"CAR cannot compute the chain digest of this event: {error}"
+        raise ValidationError([Finding(code, "error", message, path, number, "")]) from None
 
 
 def chain_journal(
@@ -197,7 +209,7 @@ def _write_chained(lines: IO[bytes], output: IO[bytes], path: str) -> dict[str, 
             previous_hash = chained["hash"]
             newly_chained += 1
             continue
-        problem = _existing_link_problem(event, existing, previous_hash, newly_chained)
+        problem = _existing_link_problem(text, event, existing, previous_hash, newly_chained)
         if problem is not None:
             code, pointer, message = problem
             raise ValidationError([Finding(code, "error", message, path, number, pointer)])
@@ -213,10 +225,17 @@ def _write_chained(lines: IO[bytes], output: IO[bytes], path: str) -> dict[str, 
 
 
 def _existing_link_problem(
-    event: dict[str, Any], existing: str, previous_hash: str | None, newly_chained: int
+    line: bytes,
+    event: dict[str, Any],
+    existing: str,
+    previous_hash: str | None,
+    newly_chained: int,
 ) -> tuple[str, str, str] | None:
     """Why an already chained input event cannot be kept: (code, pointer, message), or None."""
-    recomputed = _backend.active().digest_hex({k: v for k, v in event.items() if k != "hash"})
+    try:
+        recomputed = _backend.active().journal_chain_digest(line)
+    except ValueError as error:
+        return ("PF331", "/hash", f"CAR cannot compute the chain digest of this event: {error}")
     if recomputed != existing:
         return (
             "PF310",
@@ -326,7 +345,11 @@ class JournalWriter:
         ]
         if findings:
             raise ValidationError([dataclasses.replace(f, path=self.path) for f in findings])
-        chained = chain_event(event, self.last_hash)
+        try:
+            chained = chain_event(event, self.last_hash)
+        except ValidationError as error:
+            findings = [dataclasses.replace(f, path=self.path) for f in error.findings]
+            raise ValidationError(findings) from None
         self._file.write(event_line(chained))
         self._file.flush()
         if self.fsync:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from .canonical import canonicalize, canonicalize_json, digest_hex
 from .graph import check_map, check_map_json, seal_map, seal_map_json
-from .journal import check_journal, journal_event_kinds
+from .journal import check_journal, journal_chain_digest, journal_event_kinds
 from .journal_chunks import JournalChecker, check_journal_chunk
 from .parse import parse_json
 from .validate import bundled_schema_ids, bundled_validator, compile_schema
@@ -39,6 +39,7 @@ __all__ = [
     "check_wire_schema",
     "compile_schema",
     "digest_hex",
+    "journal_chain_digest",
     "journal_event_kinds",
     "parse_json",
     "seal_map",

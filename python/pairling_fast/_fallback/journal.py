@@ -16,7 +16,7 @@ from typing import Any, Callable, Generic, TypeVar
 
 from ..errors import CanonicalizationError
 from ..report import RawFinding, Severity
-from .canonical import digest_hex
+from . import car_event
 from .parse import escape_pointer_token, parse_json
 from .validate import bundled_schema, bundled_validator
 
@@ -24,6 +24,8 @@ __all__ = [
     "CLOSED_WINDOW",
     "DEFAULT_MAX_LINE_LENGTH",
     "check_journal",
+    "is_event_kind",
+    "journal_chain_digest",
     "journal_event_kinds",
     "parse_timestamp",
 ]
@@ -46,12 +48,24 @@ RUN_NOT_OPEN = "PF321"
 CANCELLATION_NOT_REQUESTED = "PF322"
 PROPOSAL_NOT_RECEIVED = "PF323"
 AFTER_PROPOSAL_COMPLETED = "PF324"
-ACTION_WITHOUT_ID = "PF325"
 AFTER_ACTION_ENDED = "PF326"
 SUCCEEDED_WITHOUT_EXECUTING = "PF327"
 TIMESTAMP_BACKWARDS = "PF328"
 RUN_OPEN_AT_END = "PF329"
 PROPOSAL_OPEN_AT_END = "PF330"
+DIGEST_UNCOMPUTABLE = "PF331"
+CHAINED_WITHOUT_TIMESTAMP = "PF332"
+CAR_DUPLICATE_KEY = "PF333"
+CAR_WIDE_INTEGER = "PF334"
+CAR_IGNORED_VALUE = "PF335"
+CAR_TIMESTAMP = "PF336"
+CAR_ARRAY_EVENT = "PF337"
+CAR_NULL_MEMBER = "PF338"
+CAR_SCHEMA_TOLERATED = "PF339"
+CAR_REJECTS = "PF340"
+FORM_FEED_LINE = "PF341"
+CAR_TORN_TAIL = "PF342"
+BEGINS_MID_RUN = "PF343"
 
 ACTION_TERMINAL = frozenset(
     {
@@ -82,6 +96,19 @@ def _event_schema() -> tuple[frozenset[str], frozenset[str]]:
 def journal_event_kinds() -> list[str]:
     """The event kinds of the wire schema, sorted."""
     return sorted(_event_schema()[0])
+
+
+def is_event_kind(name: str) -> bool:
+    """Whether ``name`` is an event kind of the wire schema (CAR 0.58.0's ``EventKind``)."""
+    return name in _event_schema()[0]
+
+
+def journal_chain_digest(line: bytes) -> str:
+    """CAR's chain digest of one journal line; ``ValueError`` with the reason CAR cannot."""
+    try:
+        return car_event.line_digest(line)
+    except car_event.CarRejects as error:
+        raise ValueError(str(error)) from None
 
 
 def _finding(
@@ -147,11 +174,14 @@ class _EventFacts:
     action_id: str | None
     hash: str | None
     prev_hash: str | None
-    recomputed: tuple[bool, str] | None  # (ok, digest or why it cannot be computed)
+    # CAR's digest, or why it cannot be computed: ("rejects", CAR's reason) or ("no-timestamp", "")
+    recomputed: tuple[str, str] | None
     timestamp: Instant | None
 
 
-_BLANK = re.compile(rb"[ \t\r]*")
+# car-eventlog's loader skips every line of ASCII whitespace (Rust's `is_ascii_whitespace`: also
+# form feed), though JSON's whitespace has no form feed.
+_BLANK = re.compile(rb"[ \t\n\x0c\r]*")
 
 
 def _string_member(event: dict[str, Any], name: str) -> str | None:
@@ -168,7 +198,9 @@ def _json_type(value: Any) -> str:
         return "a number"
     if isinstance(value, str):
         return "a string"
-    return "an array"
+    if isinstance(value, list):
+        return "an array"
+    return "an object"
 
 
 def _check_line(
@@ -182,43 +214,156 @@ def _check_line(
         )
         return "invalid", [_finding(LINE_TOO_LONG, "error", message, number, "")]
     text = raw.data[:-1] if raw.data.endswith(b"\r") else raw.data
+    car_compatible = profile == "car-compatible"
     if _BLANK.fullmatch(text):
-        return "blank", []
+        if b"\x0c" not in text:
+            return "blank", []
+        message = (
+            "a line of whitespace with a form feed, which JSON does not count as whitespace: "
+            "CAR's loader skips it as blank"
+        )
+        return "blank", [_finding(FORM_FEED_LINE, "warning", message, number, "")]
+    value: Any = None
+    parsed = True
+    strict_error: CanonicalizationError | None = None
     try:
         value = parse_json(text)
     except CanonicalizationError as error:
-        if not raw.terminated:
+        parsed, strict_error = False, error
+    carries_hash = parsed and isinstance(value, dict) and isinstance(value.get("hash"), str)
+    car: car_event.CarEvent | str | None = None  # CAR's reading, or why CAR rejects the line
+    if car_compatible or (carries_hash and chain != "off"):
+        try:
+            car = car_event.parse(text)
+        except car_event.CarRejects as rejection:
+            car = str(rejection)
+    car_accepts = isinstance(car, car_event.CarEvent)
+    findings: list[RawFinding] = []
+    if strict_error is not None:
+        if not raw.terminated and not car_accepts:
             message = (
                 "the last line has no newline and is not valid JSON (truncated?): "
-                + _with_column(error)
+                + _with_column(strict_error)
             )
             return "invalid", [_finding(TRUNCATED_FINAL_LINE, "error", message, number, "")]
-        # The parser's own code (PF001 syntax, PF002 duplicate key, PF003 not UTF-8, …).
-        message = _with_column(error)
-        return "invalid", [_finding(error.code, "error", message, number, error.pointer)]
-    if not isinstance(value, dict):
+        if not (car_compatible and car_accepts):
+            # The parser's own code (PF001 syntax, PF002 duplicate key, PF003 not UTF-8, …).
+            message = _with_column(strict_error)
+            return "invalid", [
+                _finding(strict_error.code, "error", message, number, strict_error.pointer)
+            ]
+        # CAR reads it: the defect is in a member CAR ignores or inside `data`, where serde_json
+        # keeps the last duplicate and reads a wide integer as a float.
+        code = {"PF002": CAR_DUPLICATE_KEY, "PF005": CAR_WIDE_INTEGER}.get(
+            strict_error.code, CAR_IGNORED_VALUE
+        )
+        message = (
+            f"{_with_column(strict_error)} ({strict_error.code}); "
+            "CAR's event parser accepts the line"
+        )
+        findings.append(_finding(code, "warning", message, number, strict_error.pointer))
+    elif isinstance(value, dict):
+        findings.extend(_schema_findings(value, profile, number))
+    elif not car_accepts:
         message = f"a journal line must be a JSON object (an event), not {_json_type(value)}"
         return "invalid", [_finding(NOT_AN_OBJECT, "error", message, number, "")]
-    findings = _schema_findings(value, profile, number)
-    event_hash = _string_member(value, "hash")
-    recomputed: tuple[bool, str] | None = None
-    if event_hash is not None and chain != "off":
-        try:
-            recomputed = (True, digest_hex({k: v for k, v in value.items() if k != "hash"}))
-        except CanonicalizationError as error:
-            recomputed = (False, f'{error.message} ({error.code} at "{error.pointer}")')
-    timestamp = _string_member(value, "timestamp")
-    facts = _EventFacts(
-        kind=_string_member(value, "kind"),
-        run_id=_string_member(value, "run_id"),
-        proposal_id=_string_member(value, "proposal_id"),
-        action_id=_string_member(value, "action_id"),
-        hash=event_hash,
-        prev_hash=_string_member(value, "prev_hash"),
-        recomputed=recomputed,
-        timestamp=None if timestamp is None else parse_timestamp(timestamp),
-    )
+    else:
+        message = (
+            f"the event is {_json_type(value)}, not an object: CAR's parser reads an array's "
+            "items as the event's fields in declaration order"
+        )
+        findings.append(_finding(CAR_ARRAY_EVENT, "warning", message, number, ""))
+    if car_compatible and car_accepts:
+        # Whatever the schema forbids and CAR reads anyway is a warning under its own code.
+        findings = [
+            _car_tolerated(finding, value) if finding[1] == "error" else finding
+            for finding in findings
+        ]
+    elif car_compatible and isinstance(car, str) and not any(f[1] == "error" for f in findings):
+        message = (
+            "CAR's event parser (serde_json into car-eventlog 0.58.0's Event) rejects the line"
+        )
+        findings.append(_finding(CAR_REJECTS, "error", message, number, ""))
+    if car_compatible and not raw.terminated:
+        message = (
+            "the last line has no newline: CAR's read-only loader refuses the journal as a "
+            "torn tail"
+        )
+        findings.append(_finding(CAR_TORN_TAIL, "error", message, number, ""))
+    if car_compatible and isinstance(car, car_event.CarEvent):
+        facts = _car_facts(car)
+    elif isinstance(value, dict):
+        timestamp = _string_member(value, "timestamp")
+        facts = _EventFacts(
+            kind=_string_member(value, "kind"),
+            run_id=_string_member(value, "run_id"),
+            proposal_id=_string_member(value, "proposal_id"),
+            action_id=_string_member(value, "action_id"),
+            hash=_string_member(value, "hash"),
+            prev_hash=_string_member(value, "prev_hash"),
+            recomputed=None,
+            timestamp=None if timestamp is None else parse_timestamp(timestamp),
+        )
+    else:
+        facts = _EventFacts(None, None, None, None, None, None, None, None)
+    if facts.hash is not None and chain != "off":
+        if isinstance(car, car_event.CarEvent):
+            digest = car_event.digest(car)
+            facts.recomputed = ("ok", digest) if digest is not None else ("no-timestamp", "")
+        elif isinstance(car, str):
+            facts.recomputed = ("rejects", car)
     return facts, findings
+
+
+def _car_facts(event: car_event.CarEvent) -> _EventFacts:
+    """The facts of an event as CAR read it (car-compatible: ``null`` ids are absent, the kind
+    may be in its ``{"name": null}`` form, the event may be an array)."""
+    return _EventFacts(
+        kind=event.kind,
+        run_id=event.run_id,
+        proposal_id=event.proposal_id,
+        action_id=event.action_id,
+        hash=event.hash,
+        prev_hash=event.prev_hash,
+        recomputed=None,
+        timestamp=None
+        if event.timestamp is None
+        else (event.timestamp.seconds, event.timestamp.nanos),
+    )
+
+
+_MISSING = object()
+
+
+def _pointed(value: Any, pointer: str) -> Any:
+    """The value at an RFC 6901 pointer, or ``_MISSING``."""
+    if not pointer:
+        return value
+    for token in pointer[1:].split("/"):
+        token = token.replace("~1", "/").replace("~0", "~")
+        if isinstance(value, dict) and token in value:
+            value = value[token]
+        elif isinstance(value, list) and token.isdigit() and int(token) < len(value):
+            value = value[int(token)]
+        else:
+            return _MISSING
+    return value
+
+
+def _car_tolerated(finding: RawFinding, event: Any) -> RawFinding:
+    """A schema error CAR's parser does not make: the same message, as a warning under the code
+    of what CAR tolerates."""
+    code, _severity, message, line, pointer, _schema_pointer = finding
+    where = pointer or ""
+    if where == "/timestamp":
+        tolerated = CAR_TIMESTAMP
+    elif _pointed(event, where) is None:
+        tolerated = CAR_NULL_MEMBER
+    else:
+        tolerated = CAR_SCHEMA_TOLERATED
+    return _finding(
+        tolerated, "warning", f"{message} ({code}); CAR's event parser accepts it", line, where
+    )
 
 
 def _with_column(error: CanonicalizationError) -> str:
@@ -272,43 +417,11 @@ def _quoted(text: str) -> str:
     return f'"{text}"'
 
 
-_TIMESTAMP = re.compile(
-    r"(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?(?:([Zz])|([+-])(\d{2}):(\d{2}))",
-    re.ASCII,
-)
-
-
 def parse_timestamp(text: str) -> Instant | None:
-    """An RFC 3339 date-time as an instant; None if it is not one (the schema check reports it)."""
-    match = _TIMESTAMP.fullmatch(text)
-    if match is None:
-        return None
-    year, month, day, hour, minute, second = (int(match.group(i)) for i in range(1, 7))
-    if not (1 <= month <= 12 and 1 <= day <= 31 and hour <= 23 and minute <= 59 and second <= 60):
-        return None
-    fraction = match.group(7) or ""
-    nanos = int(fraction[:9].ljust(9, "0")) if fraction else 0
-    offset = 0
-    if match.group(9):
-        hours, minutes = int(match.group(10)), int(match.group(11))
-        if hours > 23 or minutes > 59:
-            return None
-        offset = hours * 3600 + minutes * 60
-        if match.group(9) == "-":
-            offset = -offset
-    days = _days_from_civil(year, month, day)
-    return days * 86_400 + hour * 3600 + minute * 60 + second - offset, nanos
-
-
-def _days_from_civil(year: int, month: int, day: int) -> int:
-    """Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's algorithm)."""
-    if month <= 2:
-        year -= 1
-    era = year // 400
-    year_of_era = year - era * 400
-    day_of_year = (153 * ((month + 9) % 12) + 2) // 5 + day - 1
-    day_of_era = year_of_era * 365 + year_of_era // 4 - year_of_era // 100 + day_of_year
-    return era * 146_097 + day_of_era - 719_468
+    """A timestamp as the instant CAR reads (chrono's relaxed RFC 3339, as ``DateTime<Utc>``);
+    None if chrono does not read it (the schema check reports that)."""
+    time = car_event.parse_timestamp(text)
+    return None if time is None else (time.seconds, time.nanos)
 
 
 # -------------------------------------------------------------------------------------------------
@@ -354,6 +467,22 @@ class _OpenRun:
 
 
 @dataclass
+class _MidRun:
+    """Events of runs and proposals whose start is not in the journal: it begins mid-run (CAR's
+    retention compaction keeps only the newest events; a rotated journal starts where the last
+    one ended). Reported once, at the end, on the first such event."""
+
+    first_line: int | None = None
+    # Lines before the first such event that are not events: one may have held the start.
+    unreadable_before: int = 0
+    last_line: int | None = None
+    runs: int = 0
+    proposals: int = 0
+    events: int = 0
+    examples: list[str] = field(default_factory=list)
+
+
+@dataclass
 class _Checker:
     chain: str
     lifecycle: bool
@@ -372,7 +501,13 @@ class _Checker:
     verified: int = 0
     tampered_at: int | None = None
     require_reported: bool = False
+    # One root cause, one finding: (code, id) -> (index of the first finding if listed, later
+    # events), counted into the first finding's message at the end.
+    repeats: dict[tuple[str, str], tuple[int | None, int]] = field(default_factory=dict)
+    mid_run: _MidRun = field(default_factory=_MidRun)
     runs: dict[str, _OpenRun] = field(default_factory=dict)
+    completed_runs: _ClosedWindow[str, bool] = field(default_factory=_ClosedWindow)
+    orphans: _ClosedWindow[str, bool] = field(default_factory=_ClosedWindow)
     proposals: dict[str, int] = field(default_factory=dict)
     completed_proposals: _ClosedWindow[str, bool] = field(default_factory=_ClosedWindow)
     actions: dict[tuple[str, str], str] = field(default_factory=dict)
@@ -385,6 +520,36 @@ class _Checker:
             self.suppressed += 1
         else:
             self.findings.append(finding)
+
+    def push_once(self, key: str, finding: RawFinding) -> None:
+        """Lists the first finding of a root cause (its code for ``key``); counts the later ones."""
+        cause = (finding[0], key)
+        seen = self.repeats.get(cause)
+        if seen is not None:
+            self.repeats[cause] = (seen[0], seen[1] + 1)
+            return
+        listed, before = len(self.findings), self.suppressed
+        self.push(finding)
+        if len(self.repeats) < CLOSED_WINDOW:  # bounded: past it, every cause is listed alone
+            self.repeats[cause] = (listed if self.suppressed == before else None, 0)
+
+    def mid_run_event(self, number: int, key: str, is_run: bool) -> None:
+        """An event of a run or proposal whose start is not in the journal."""
+        if self.mid_run.last_line != number:  # an event naming an orphan run and proposal
+            self.mid_run.events += 1
+            self.mid_run.last_line = number
+        if self.mid_run.first_line is None:
+            self.mid_run.first_line = number
+            self.mid_run.unreadable_before = self.invalid_lines
+        orphan = ("r:" if is_run else "p:") + key
+        if orphan not in self.orphans:
+            self.orphans.insert(orphan, True)
+            if is_run:
+                self.mid_run.runs += 1
+            else:
+                self.mid_run.proposals += 1
+            if len(self.mid_run.examples) < 3:
+                self.mid_run.examples.append(_quoted(key))
 
     def take(self, number: int, outcome: str | _EventFacts, findings: list[RawFinding]) -> None:
         self.lines += 1
@@ -433,11 +598,21 @@ class _Checker:
             return
         intact = True
         if facts.recomputed is not None:
-            ok, recomputed = facts.recomputed
-            if not ok:
+            outcome, recomputed = facts.recomputed
+            if outcome == "rejects":
                 intact = False
-                message = f'"hash" cannot be recomputed: {recomputed}'
-                self.push(_finding(HASH_MISMATCH, "error", message, number, "/hash"))
+                message = (
+                    "the hash cannot be computed as CAR computes it: CAR's event parser rejects "
+                    "the event, so car-eventlog refuses the journal here"
+                )
+                self.push(_finding(DIGEST_UNCOMPUTABLE, "error", message, number, "/hash"))
+            elif outcome == "no-timestamp":
+                intact = False
+                message = (
+                    'a chained event without "timestamp": CAR hashes the time it loads the '
+                    "journal instead, so this hash can never verify"
+                )
+                self.push(_finding(CHAINED_WITHOUT_TIMESTAMP, "error", message, number, ""))
             elif recomputed != event_hash:
                 intact = False
                 message = (
@@ -472,15 +647,15 @@ class _Checker:
         if facts.run_id is not None:
             self.check_run(number, kind, facts.run_id)
         if facts.proposal_id is not None and not self.check_proposal(
-            number, kind, facts.proposal_id
+            number, kind, facts.proposal_id, facts.run_id
         ):
             return
-        if kind.startswith("action_"):
-            if facts.action_id is None:
-                message = f'{kind} event has no "action_id"'
-                self.push(_finding(ACTION_WITHOUT_ID, "error", message, number, ""))
-            else:
-                self.check_action(number, kind, (facts.proposal_id or "", facts.action_id))
+        # Action rules hold for actions of a proposal only: CAR's coder sessions journal tool
+        # calls with the tool's name as `action_id` and no proposal (car-server-core's fixture
+        # native-car-doctor.events.jsonl), and the executor journals proposal-level failures as
+        # `action_failed` without an `action_id` (car-engine executor.rs, persist_trajectory).
+        if kind.startswith("action_") and facts.proposal_id is not None and facts.action_id:
+            self.check_action(number, kind, (facts.proposal_id, facts.action_id))
 
     def check_run(self, number: int, kind: str, run_id: str) -> None:
         quoted = _quoted(run_id)
@@ -496,8 +671,11 @@ class _Checker:
             return
         run = self.runs.get(run_id)
         if run is None:
-            message = f"{kind} event for run {quoted}, which is not open (no run_started before it)"
-            self.push(_finding(RUN_NOT_OPEN, "error", message, number, "/run_id"))
+            if run_id in self.completed_runs:
+                message = f"{kind} event for run {quoted} after its run_completed"
+                self.push_once(run_id, _finding(RUN_NOT_OPEN, "error", message, number, "/run_id"))
+            else:
+                self.mid_run_event(number, run_id, True)
         elif kind == "run_cancellation_requested":
             run.cancellation_requested = True
         elif kind == "run_cancellation_result" and not run.cancellation_requested:
@@ -507,21 +685,35 @@ class _Checker:
             self.push(_finding(CANCELLATION_NOT_REQUESTED, "error", message, number, "/run_id"))
         elif kind == "run_completed":
             del self.runs[run_id]
+            self.completed_runs.insert(run_id, True)
 
-    def check_proposal(self, number: int, kind: str, proposal_id: str) -> bool:
+    def check_proposal(self, number: int, kind: str, proposal_id: str, run_id: str | None) -> bool:
         """False when the proposal has already completed (reported here, nothing more to check)."""
         quoted = _quoted(proposal_id)
         if proposal_id in self.completed_proposals:
             message = f"{kind} event for proposal {quoted} after its proposal_completed"
-            self.push(_finding(AFTER_PROPOSAL_COMPLETED, "error", message, number, "/proposal_id"))
+            self.push_once(
+                proposal_id,
+                _finding(AFTER_PROPOSAL_COMPLETED, "warning", message, number, "/proposal_id"),
+            )
             return False
         if kind == "proposal_received":
             self.proposals.setdefault(proposal_id, number)
         elif (
             kind in ("proposal_completed", "state_committed") and proposal_id not in self.proposals
         ):
-            message = f"{kind} for proposal {quoted} without an earlier proposal_received"
-            self.push(_finding(PROPOSAL_NOT_RECEIVED, "error", message, number, "/proposal_id"))
+            # Inside a run this journal saw start, the proposal's start is missing; else the
+            # journal begins after it (compaction, rotation).
+            if run_id is not None and run_id in self.runs:
+                message = f"{kind} for proposal {quoted} without an earlier proposal_received"
+                self.push_once(
+                    proposal_id,
+                    _finding(PROPOSAL_NOT_RECEIVED, "error", message, number, "/proposal_id"),
+                )
+            else:
+                self.mid_run_event(number, proposal_id, False)
+            if kind == "proposal_completed":
+                self.completed_proposals.insert(proposal_id, True)
         elif kind == "proposal_completed":
             del self.proposals[proposal_id]
             self.completed_proposals.insert(proposal_id, True)
@@ -531,12 +723,19 @@ class _Checker:
         quoted = _quoted(key[1])
         ended = self.ended_actions.get(key)
         if ended is not None:
+            # car-engine's executor: a failed attempt is followed by `action_retrying` (retry)
+            # or, once attempts are exhausted under `failure_behavior: skip`, `action_skipped`.
             if ended == "action_failed" and kind == "action_retrying":
                 self.ended_actions.remove(key)
                 self.actions[key] = kind
+            elif ended == "action_failed" and kind == "action_skipped":
+                self.ended_actions.insert(key, kind)
             else:
                 message = f"{kind} for action {quoted} after it ended with {ended}"
-                self.push(_finding(AFTER_ACTION_ENDED, "error", message, number, "/kind"))
+                self.push_once(
+                    f"{key[0]}\x1f{key[1]}",
+                    _finding(AFTER_ACTION_ENDED, "warning", message, number, "/kind"),
+                )
             return
         if kind == "action_succeeded" and self.actions.get(key) != "action_executing":
             message = f"action {quoted} succeeded without an action_executing before it"
@@ -550,7 +749,27 @@ class _Checker:
     def finish(self, interrupted: bool) -> dict[str, Any]:
         open_runs = sorted((run.line, run_id) for run_id, run in self.runs.items())
         open_proposals = sorted((line, proposal_id) for proposal_id, line in self.proposals.items())
+        for index, later in self.repeats.values():
+            if index is not None and later:
+                code, severity, message, line, pointer, schema_pointer = self.findings[index]
+                plural = "" if later == 1 else "s"
+                message = f"{message} (and {later} later event{plural} with the same cause)"
+                self.findings[index] = (code, severity, message, line, pointer, schema_pointer)
         if self.lifecycle and not interrupted:
+            mid_run = self.mid_run
+            if mid_run.first_line is not None:
+                cause = (
+                    "an unreadable line before them may have held it"
+                    if mid_run.unreadable_before
+                    else "as after CAR's retention compaction or a rotation"
+                )
+                message = (
+                    f"the journal begins mid-run: {mid_run.runs} run(s) and {mid_run.proposals} "
+                    f"proposal(s) (e.g. {', '.join(mid_run.examples)}) have {mid_run.events} "
+                    "event(s) here but their run_started / proposal_received is not in the "
+                    f"journal; {cause}"
+                )
+                self.push(_finding(BEGINS_MID_RUN, "warning", message, mid_run.first_line, ""))
             for line, run_id in open_runs:
                 message = f"run {_quoted(run_id)} is still open at the end of the journal"
                 self.push(_finding(RUN_OPEN_AT_END, "warning", message, line, "/run_id"))

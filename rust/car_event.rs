@@ -1,0 +1,211 @@
+//! CAR's event as `car-eventlog` 0.58.0 reads and hashes it (identical in 0.60.0).
+//!
+//! `parse` reads one journal line exactly as `EventLog::load_from_journal` does, with
+//! `serde_json::from_slice::<Event>`: the same serde_json, the same field list and order (a JSON
+//! array is read as the fields in declaration order, as serde's derived `visit_seq` does), the
+//! same `Option<String>` ids (`null` is absent), `data: HashMap<String, Value>` defaulting to
+//! empty (duplicate keys: the last wins), and the timestamp parsed by chrono's `DateTime<Utc>`
+//! deserializer (its relaxed RFC 3339). Members CAR does not know are skipped by serde_json's
+//! `ignore_value`, which checks syntax only (no number range, no recursion limit, no UTF-8 or
+//! surrogate check inside strings).
+//!
+//! `digest` is CAR's private `event_digest` (car-eventlog `src/lib.rs`), byte for byte: the
+//! `Display` of each `data` member is serde_json's compact form with every object's keys in
+//! byte order, as CAR's build writes them (serde_json without `preserve_order`; this crate
+//! enables it, so the keys are sorted here), numbers as serde_json writes them (ryu), and the
+//! timestamp as chrono's `to_rfc3339()`. docs/digests.md states the rule.
+
+use std::collections::HashMap;
+use std::fmt;
+
+use chrono::{DateTime, Utc};
+use serde::de::{self, Deserializer, EnumAccess, VariantAccess, Visitor};
+use serde::Deserialize;
+use serde_json::{Map, Value};
+use sha2::{Digest, Sha256};
+
+/// The name of the chain rule, after the CAR release whose code defines it.
+pub const CHAIN_RULE: &str = "car-eventlog-0.58.0.event_digest";
+
+/// One event as CAR holds it after parsing its line.
+#[derive(Debug, Deserialize)]
+pub struct CarEvent {
+    pub kind: Kind,
+    #[serde(default)]
+    pub run_id: Option<String>,
+    #[serde(default)]
+    pub client_id: Option<String>,
+    #[serde(default)]
+    pub policy_session_id: Option<String>,
+    #[serde(default)]
+    pub action_id: Option<String>,
+    #[serde(default)]
+    pub proposal_id: Option<String>,
+    #[serde(default)]
+    pub data: HashMap<String, Value>,
+    /// `None` when the line has no `timestamp`: CAR then takes `Utc::now()` at load time.
+    #[serde(default)]
+    pub timestamp: Stamp,
+    #[serde(default)]
+    pub prev_hash: Option<String>,
+    #[serde(default)]
+    pub hash: Option<String>,
+}
+
+/// An `EventKind` name, read through serde's enum protocol as CAR's derived enum is: a string,
+/// or the externally tagged form `{"name": null}`.
+#[derive(Debug)]
+pub struct Kind(pub String);
+
+/// CAR's `#[serde(default = "Utc::now")] timestamp: DateTime<Utc>`: absent gives the default,
+/// `null` or a string chrono does not parse is an error.
+#[derive(Debug, Default)]
+pub struct Stamp(pub Option<DateTime<Utc>>);
+
+impl<'de> Deserialize<'de> for Stamp {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        DateTime::<Utc>::deserialize(deserializer).map(|time| Stamp(Some(time)))
+    }
+}
+
+impl<'de> Deserialize<'de> for Kind {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct KindVisitor;
+        impl<'de> Visitor<'de> for KindVisitor {
+            type Value = Kind;
+            fn expecting(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+                formatter.write_str("enum EventKind")
+            }
+            fn visit_enum<A: EnumAccess<'de>>(self, data: A) -> Result<Kind, A::Error> {
+                let (name, variant): (String, _) = data.variant()?;
+                // The wire schema's kind enum is CAR 0.58.0's `EventKind` (the interop tests
+                // compare the two lists).
+                if !crate::journal::is_event_kind(&name) {
+                    return Err(de::Error::custom(format_args!(
+                        "unknown variant `{name}` of enum EventKind"
+                    )));
+                }
+                variant.unit_variant()?;
+                Ok(Kind(name))
+            }
+        }
+        deserializer.deserialize_enum("EventKind", &[], KindVisitor)
+    }
+}
+
+/// Reads one line (with or without its newline) as CAR does; the error is serde_json's message.
+pub fn parse(line: &[u8]) -> Result<CarEvent, String> {
+    serde_json::from_slice::<CarEvent>(line).map_err(|error| error.to_string())
+}
+
+/// The value with every object's members in byte order of their keys, as serde_json's default
+/// `BTreeMap` keeps them in CAR's build.
+fn sorted(value: &Value) -> Value {
+    match value {
+        Value::Object(members) => {
+            let mut entries: Vec<(&String, &Value)> = members.iter().collect();
+            entries.sort_by(|a, b| a.0.cmp(b.0));
+            Value::Object(
+                entries
+                    .into_iter()
+                    .map(|(key, member)| (key.clone(), sorted(member)))
+                    .collect::<Map<String, Value>>(),
+            )
+        }
+        Value::Array(items) => Value::Array(items.iter().map(sorted).collect()),
+        other => other.clone(),
+    }
+}
+
+/// `format!("{}", value)` in CAR's build: serde_json's compact text with sorted object keys.
+pub fn display(value: &Value) -> String {
+    sorted(value).to_string()
+}
+
+/// The timestamp as CAR hashes it: chrono's `to_rfc3339()` of the `DateTime<Utc>`.
+pub fn timestamp_text(time: &DateTime<Utc>) -> String {
+    time.to_rfc3339()
+}
+
+/// CAR's `event_digest` of an event, with its recorded `prev_hash` (absent counts as empty, as in
+/// `verify_chain`). `None` when the event has no timestamp: CAR hashes the time of loading then,
+/// so no stored hash can match.
+pub fn digest(event: &CarEvent) -> Option<String> {
+    let timestamp = event.timestamp.0.as_ref()?;
+    let mut members: Vec<(&String, &Value)> = event.data.iter().collect();
+    members.sort_by(|a, b| a.0.cmp(b.0));
+    let data = members
+        .iter()
+        .map(|(key, value)| format!("{key}={}", display(value)))
+        .collect::<Vec<_>>()
+        .join("\u{1f}");
+    // `serde_json::to_string(kind)`: the variant name as a JSON string.
+    let kind = Value::String(event.kind.0.clone()).to_string();
+    let mut hasher = Sha256::new();
+    hasher.update(event.prev_hash.as_deref().unwrap_or("").as_bytes());
+    hasher.update(b"\x1e");
+    hasher.update(kind.as_bytes());
+    if event.run_id.is_some() || event.client_id.is_some() || event.policy_session_id.is_some() {
+        hasher.update(b"\x1d");
+        hasher.update(event.run_id.as_deref().unwrap_or("").as_bytes());
+        hasher.update(b"\x1f");
+        hasher.update(event.client_id.as_deref().unwrap_or("").as_bytes());
+        hasher.update(b"\x1f");
+        hasher.update(event.policy_session_id.as_deref().unwrap_or("").as_bytes());
+    }
+    hasher.update(b"\x1e");
+    hasher.update(event.action_id.as_deref().unwrap_or("").as_bytes());
+    hasher.update(b"\x1e");
+    hasher.update(event.proposal_id.as_deref().unwrap_or("").as_bytes());
+    hasher.update(b"\x1e");
+    hasher.update(data.as_bytes());
+    hasher.update(b"\x1e");
+    hasher.update(timestamp_text(timestamp).as_bytes());
+    Some(
+        hasher
+            .finalize()
+            .iter()
+            .map(|byte| format!("{byte:02x}"))
+            .collect(),
+    )
+}
+
+/// CAR's digest of one journal line (the `hash` a writer sets, with the line's `prev_hash`).
+pub fn line_digest(line: &[u8]) -> Result<String, String> {
+    let event = parse(line)?;
+    digest(&event)
+        .ok_or_else(|| "no \"timestamp\": CAR would hash the time it loads the journal".to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_lines_as_car_does() {
+        let event = parse(br#"{"kind":{"run_started":null},"action_id":null,"x":1e400}"#).unwrap();
+        assert_eq!(event.kind.0, "run_started");
+        assert!(event.action_id.is_none() && event.timestamp.0.is_none());
+        let array = parse(br#"["state_changed",null,null,null,"a0"]"#).unwrap();
+        assert_eq!(array.action_id.as_deref(), Some("a0"));
+        assert!(parse(br#"{"kind":"nope"}"#).is_err());
+        assert!(parse(br#"{"kind":"run_started","kind":"run_started"}"#).is_err());
+        assert!(parse(br#"{"kind":"run_started","data":{"a":1e400}}"#).is_err());
+        assert!(parse(br#"{"kind":"run_started","timestamp":null}"#).is_err());
+        let dup = parse(br#"{"kind":"run_started","data":{"a":1,"a":2}}"#).unwrap();
+        assert_eq!(dup.data["a"], 2);
+    }
+
+    #[test]
+    fn renders_values_as_car_build_does() {
+        let value: Value =
+            serde_json::from_str(r#"{"b":[1e20,-0.0,1.0,18446744073709551616],"a":"\u001f/é"}"#)
+                .unwrap();
+        assert_eq!(
+            display(&value),
+            r#"{"a":"\u001f/é","b":[1e+20,-0.0,1.0,1.8446744073709552e+19]}"#
+        );
+        let time: DateTime<Utc> = "2026-01-01 12:30:60.5+0530".parse().unwrap();
+        assert_eq!(timestamp_text(&time), "2026-01-01T07:00:60.500+00:00");
+    }
+}
