@@ -40,13 +40,13 @@ if TYPE_CHECKING:
 
 __all__ = [
     "CompiledSchema",
+    "WireBundle",
     "bundled_schema",
     "bundled_schema_ids",
     "bundled_validator",
     "compile_schema",
-    "format_accepts",
-    "WireBundle",
     "default_wire_bundle",
+    "format_accepts",
     "wire_bundle",
     "wire_bundle_named",
     "wire_bundle_of_release",
@@ -682,6 +682,25 @@ def _read_schema_file(name: str) -> Any:
     return json.loads((schema_files() / name).read_text(encoding="utf-8"))
 
 
+# Fields CAR's schema generator lists as `required` (it requires every declared field) although CAR
+# never emits them when they are empty: car-inference 0.58.0 and 0.60.0 `src/schema.rs` declare
+# `BenchmarkScore.runs` and `.spread` `#[serde(default, skip_serializing_if = "Option::is_none")]`,
+# so the catalog rows CAR publishes omit them. The file's bytes stay as shipped; only the compiled
+# definition drops them from `required` (docs/wire.md).
+_EMITTED_ONLY_WHEN_SET = (("BenchmarkScore", ("runs", "spread")),)
+
+
+def _as_car_emits(document: Any) -> Any:
+    """``document`` with the fields of ``_EMITTED_ONLY_WHEN_SET`` no longer required."""
+    for schema in document["schemas"].values():
+        definitions = schema.get("definitions", {})
+        for definition, fields in _EMITTED_ONLY_WHEN_SET:
+            required = definitions.get(definition, {}).get("required")
+            if isinstance(required, list):
+                required[:] = [name for name in required if name not in fields]
+    return document
+
+
 class WireBundle:
     """One bundled wire-schema file: its CAR release, file name, exact-bytes digest and
     document, with each of its schemas compiled on first use."""
@@ -691,7 +710,7 @@ class WireBundle:
         self.version = version
         self.file = file
         self.digest = hashlib.sha256(data).hexdigest()
-        self.document: Any = json.loads(data)
+        self.document: Any = _as_car_emits(json.loads(data))
         self._validators: dict[str, CompiledSchema] = {}
 
     def label(self) -> str:
@@ -735,9 +754,7 @@ def wire_bundle_named(version: str) -> WireBundle | None:
 
 def wire_bundle_of_release(version: str) -> WireBundle | None:
     """The bundle ``car-server-core`` ``version`` ships, written exactly as its release."""
-    return next(
-        (b for b in wire_bundles() if b.version == version and version != "seed"), None
-    )
+    return next((b for b in wire_bundles() if b.version == version and version != "seed"), None)
 
 
 def wire_bundle_with_digest(digest: str) -> WireBundle | None:

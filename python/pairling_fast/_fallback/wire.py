@@ -479,8 +479,7 @@ def _params_unchecked_finding(
     if category in ("typed_without_schema", "unresolved"):
         typed = f" (Rust type {coverage.rust_type})" if coverage.rust_type is not None else ""
         message = (
-            f"unchecked: {label} lists the params of {method} as {category}{typed}, "
-            "with no schema"
+            f"unchecked: {label} lists the params of {method} as {category}{typed}, with no schema"
         )
         return _finding(PARAMS_UNCHECKED, "info", message, "")
     if category == "notification_not_inventoried":
@@ -808,9 +807,9 @@ class TranscriptChecker:
         if request.method == "server.handshake" and not self._chosen:
             # car-server-core handler.rs answers with `server_version: CARGO_PKG_VERSION`: the
             # daemon's release, whose bundle then checks the session (the handshake included).
-            version = response.result.get("server_version") if isinstance(
-                response.result, dict
-            ) else None
+            version = (
+                response.result.get("server_version") if isinstance(response.result, dict) else None
+            )
             bundle = wire_bundle_of_release(version) if isinstance(version, str) else None
             if bundle is not None:
                 self._bundle = bundle
