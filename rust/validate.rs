@@ -387,6 +387,30 @@ const WIRE_FILES: [(&str, &str, &str); 3] = [
     ),
 ];
 
+/// Fields CAR's schema generator lists as `required` (it requires every declared field) although
+/// CAR never emits them when they are empty: car-inference 0.58.0 and 0.60.0 `src/schema.rs`
+/// declare `BenchmarkScore.runs` and `.spread` `#[serde(default, skip_serializing_if =
+/// "Option::is_none")]`, so the catalog rows CAR publishes (its `builtin_catalog.json`, the rows of
+/// its `catalog_identity_jcs_vectors.json`) omit them. The file's bytes stay as shipped; only the
+/// compiled definition drops them from `required` (docs/wire.md).
+const EMITTED_ONLY_WHEN_SET: [(&str, &[&str]); 1] = [("BenchmarkScore", &["runs", "spread"])];
+
+/// `document` with the fields of `EMITTED_ONLY_WHEN_SET` no longer required.
+fn as_car_emits(mut document: Value) -> Value {
+    let schemas = document["schemas"].as_object_mut().into_iter().flatten();
+    for (_, schema) in schemas {
+        for (definition, fields) in EMITTED_ONLY_WHEN_SET {
+            let required = schema
+                .pointer_mut(&format!("/definitions/{definition}/required"))
+                .and_then(Value::as_array_mut);
+            if let Some(required) = required {
+                required.retain(|name| !name.as_str().is_some_and(|name| fields.contains(&name)));
+            }
+        }
+    }
+    document
+}
+
 /// One bundled wire-schema file: its CAR release, file name, exact-bytes digest and document,
 /// with each of its schemas compiled on first use.
 pub struct WireBundle {
@@ -402,7 +426,8 @@ pub struct WireBundle {
 impl WireBundle {
     fn load((version, file, text): (&'static str, &'static str, &'static str)) -> Self {
         use sha2::{Digest, Sha256};
-        let document: Value = serde_json::from_str(text).expect("bundled wire schema is JSON");
+        let document = serde_json::from_str(text).expect("bundled wire schema is JSON");
+        let document = as_car_emits(document);
         let validators = document["schemas"]
             .as_object()
             .expect("the wire schema has a `schemas` object")

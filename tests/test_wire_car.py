@@ -7,6 +7,7 @@ case runs on both backends, and the parity helper compares them finding for find
 
 from __future__ import annotations
 
+import bisect
 import copy
 import hashlib
 import json
@@ -148,7 +149,7 @@ def _drop_not_read(document: Any) -> None:
 
 def _twice(document: Any) -> None:
     params = document["coverage"]["rpc_params"]
-    params["uncovered"]["unresolved"].insert(0, params["not_read"][0])
+    bisect.insort(params["uncovered"]["unresolved"], params["not_read"][0])
     params["total"] += 1
 
 
@@ -172,7 +173,7 @@ def _uncovered_notification(document: Any) -> None:
             _drop_not_read,
             [("PF442", "/coverage/rpc_params"), ("PF433", "/coverage/rpc_params/total")],
         ),
-        (_twice, [("PF434", "/coverage/rpc_params/uncovered/unresolved/0")]),
+        (_twice, [("PF434", "/coverage/rpc_params/uncovered/unresolved/{twice}")]),
         (
             _drop_params_schema,
             [("PF442", "/coverage/rpc_params/covered/{mail_send}")],
@@ -190,7 +191,13 @@ def test_a_broken_params_or_notification_inventory_is_caught(
     path = _mutated(tmp_path, mutate)
     report = assert_parity(lambda: pairling_fast.check_wire_schema(path))
     mail_send = bundle("0.60.0")["coverage"]["rpc_params"]["covered"].index("mail.send")
-    wanted = [(code, pointer.format(mail_send=mail_send)) for code, pointer in expected]
+    first = bundle("0.60.0")["coverage"]["rpc_params"]["not_read"][0]
+    twice = bisect.bisect(
+        bundle("0.60.0")["coverage"]["rpc_params"]["uncovered"]["unresolved"], first
+    )
+    wanted = [
+        (code, pointer.format(mail_send=mail_send, twice=twice)) for code, pointer in expected
+    ]
     assert [(f.code, f.pointer) for f in report.findings] == wanted
 
 
@@ -278,7 +285,11 @@ def test_jcs_vectors_digest_as_car_does(backend: _backend.Engine) -> None:
         assert pairling_fast.canonicalize(value) == vector["canonical_json"].encode(), vector[
             "name"
         ]
-        assert pairling_fast.digest(value) == vector["sha256"], vector["name"]
+        assert pairling_fast.digest(value) == f"sha256:{vector['sha256']}", vector["name"]
+    # CAR refuses these ("outside the interoperable safe integer range"); so does PF005.
+    for text in VECTORS["unsafe_integer_inputs"]:
+        with pytest.raises(pairling_fast.CanonicalizationError, match="PF005"):
+            pairling_fast.canonicalize(json.loads(text))
 
 
 def _production_rows() -> list[dict[str, Any]]:
