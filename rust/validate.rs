@@ -714,13 +714,25 @@ mod tests {
     #[test]
     fn bundled() {
         let ids = bundled_ids();
-        assert_eq!(ids.len(), 20);
+        // The capability map and the default bundle's (CAR 0.60.0's) 120 schemas.
+        assert_eq!(ids.len(), 121);
         assert!(ids.windows(2).all(|pair| pair[0] < pair[1]));
         for id in ids {
             assert!(bundled_schema(id).is_some());
             assert!(bundled_validator(id).is_some(), "{id}");
         }
         assert!(bundled_validator("nope").is_none());
+        assert!(bundled_validator("car.nope").is_none());
+        let versions: Vec<&str> = wire_bundles().iter().map(|b| b.version).collect();
+        assert_eq!(versions, ["seed", "0.58.0", "0.60.0"]);
+        assert_eq!(wire_bundle_named("0.58").map(|b| b.version), Some("0.58.0"));
+        assert!(wire_bundle_named("0").is_none() && wire_bundle_named("0.5").is_none());
+        assert!(wire_bundle_of_release("seed").is_none());
+        let digest = &wire_bundles()[1].digest;
+        assert_eq!(
+            wire_bundle_with_digest(digest).map(|b| b.version),
+            Some("0.58.0")
+        );
         assert!(wire_bundle()["schemas"].is_object());
         let action_result = bundled_validator("car.type.action_result").unwrap();
         let result = json!({

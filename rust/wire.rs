@@ -1744,6 +1744,62 @@ mod tests {
     }
 
     #[test]
+    fn params_coverage_names_the_inventory_category() {
+        let bundle = validate::wire_bundle_named("0.60.0").unwrap();
+        let category = |method: &str, notification: bool| {
+            params_coverage(bundle, method, notification).category()
+        };
+        assert_eq!(category("mail.send", false), "covered");
+        assert_eq!(category("host.event", true), "covered");
+        assert_eq!(category("host.subscribe", false), "not_read");
+        assert_eq!(category("verify", false), "typed_without_schema");
+        assert_eq!(category("state.set", false), "unresolved");
+        assert_eq!(category("x.pushed", true), "notification_not_inventoried");
+        assert_eq!(category("x.pushed", false), "unknown");
+        let old = validate::wire_bundle_named("0.58.0").unwrap();
+        assert_eq!(
+            params_coverage(old, "mail.send", false),
+            ParamsCoverage::NoInventory
+        );
+    }
+
+    #[test]
+    fn the_handshake_release_then_an_unknown_digest() {
+        let mut checker = TranscriptChecker::new(None, None);
+        checker.feed_line(br#"{"jsonrpc":"2.0","id":1,"method":"server.handshake"}"#);
+        checker.feed_line(br#"{"jsonrpc":"2.0","id":1,"result":{"server_version":"0.58.0"}}"#);
+        checker.feed_line(br#"{"jsonrpc":"2.0","id":2,"method":"server.schema"}"#);
+        let schema = json!({"jsonrpc": "2.0", "id": 2, "result": {
+            "car_version": "0.61.0", "digest": "0".repeat(64), "digest_algorithm": "sha256",
+            "schema": {}}});
+        checker.feed_line(schema.to_string().as_bytes());
+        let (findings, stats) = checker.finish();
+        // The 0.58.0 handshake result lacks most members: checked against 0.58.0, not the default.
+        assert!(findings[..findings.len() - 1]
+            .iter()
+            .all(|f| f.code == "PF101"));
+        assert_eq!(findings.last().map(|f| f.code), Some(UNKNOWN_SCHEMA_DIGEST));
+        assert_eq!(stats["car_version"], "0.58.0");
+    }
+
+    #[test]
+    fn catalog_revision_is_the_digest_of_the_rows() {
+        let mut findings = Vec::new();
+        check_catalog_snapshot(
+            &json!({"catalog_revision": "r", "models": []}),
+            &mut findings,
+        );
+        assert_eq!(codes(&findings), [CATALOG_REVISION_WRONG]);
+        let empty = canonical::digest_hex(&json!([])).unwrap();
+        findings.clear();
+        check_catalog_snapshot(
+            &json!({"catalog_revision": empty, "models": []}),
+            &mut findings,
+        );
+        assert_eq!(findings, Vec::new());
+    }
+
+    #[test]
     fn tools_list_count_must_match() {
         let result = json!({"count": 2, "tools": []});
         let bundle = validate::default_wire_bundle();
