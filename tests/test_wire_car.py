@@ -413,6 +413,31 @@ def test_car_omits_benchmark_runs_it_did_not_measure() -> None:
     assert {"runs", "spread"} <= set(required)
 
 
+@pytest.mark.parametrize("caller", ["host", "agent", "operator"])
+def test_car_058_capabilities_list_results(caller: str) -> None:
+    path = CAR_DATA / f"car-server-core-0.58.0.{caller}.capabilities.list.result.json"
+    result = json.loads(path.read_text())
+    for version in ("0.58.0", "0.60.0"):
+        report = assert_parity(
+            lambda: pairling_fast.check_rpc_result(
+                "capabilities.list",
+                result,
+                car_version=version,  # noqa: B023 - called at once
+            )
+        )
+        assert report.findings == [], version
+    seed = assert_parity(
+        lambda: pairling_fast.check_rpc_result("capabilities.list", result, car_version="seed")
+    )
+    operator_only = [
+        f"/methods/{index}/role"
+        for index, row in enumerate(result["methods"])
+        if row["role"] == "operator_only"
+    ]
+    assert [(f.code, f.pointer) for f in seed.findings] == [("PF101", p) for p in operator_only]
+    assert len(operator_only) == (0 if caller == "agent" else 9)
+
+
 def test_capabilities_role_operator_only_is_a_0_58_role() -> None:
     result = {
         "caller_role": "owner",
@@ -585,3 +610,25 @@ def test_check_takes_a_car_version_and_params_files(tmp_path: Path) -> None:
     (tmp_path / "pairling-fast.toml").write_text('car-version = "0.58.0"\n')
     configured = _cli("check", "--format", "json", str(tmp_path), cwd=tmp_path)
     assert json.loads(configured.stdout)["files"] == json.loads(pinned.stdout)["files"]
+
+
+def test_closing_figures_per_inventory_category(backend: _backend.Engine) -> None:
+    """Every one of CAR 0.60.0's 559 methods, through check_rpc_params: how many have their
+    params validated against a schema, and how many are reported unchecked, per category."""
+    coverage = bundle("0.60.0")["coverage"]["rpc_results"]
+    methods = coverage["covered"] + coverage["uncovered"]
+    counts: dict[str, int] = {}
+    for method in methods:
+        report = pairling_fast.check_rpc_params(method, {}, car_version="0.60.0")
+        category = report.stats["coverage"]
+        counts[category] = counts.get(category, 0) + 1
+        unchecked = [f.code for f in report.findings if f.code in ("PF440", "PF441")]
+        assert unchecked == (
+            ["PF440"] if category in ("typed_without_schema", "unresolved") else []
+        )
+    assert counts == {
+        "covered": 92,
+        "not_read": 100,
+        "typed_without_schema": 18,
+        "unresolved": 349,
+    }
