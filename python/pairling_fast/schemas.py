@@ -49,14 +49,14 @@ def bundles() -> list[WireSchemaBundle]:
 
 def bundle_path(car_version: str) -> str:
     """The path of the bundled wire-schema file of ``car_version`` (written as ``car_version=``
-    takes it); ``ValueError`` for one not bundled."""
-    for bundle in bundles():
-        if bundle.car_version == car_version or (
-            car_version.count(".") == 1 and bundle.car_version.startswith(car_version + ".")
-        ):
-            return str(_loader.schema_files() / bundle.file)
-    known = ", ".join(bundle.car_version for bundle in bundles())
-    raise ValueError(f"no bundled wire schema for CAR version {car_version!r} (bundled: {known})")
+    takes it: ``0.58.0``, ``0.58`` or ``seed``); ``ValueError`` for one not bundled."""
+    bundle = _loader.wire_bundle_named(car_version)
+    if bundle is None:
+        known = ", ".join(bundle.car_version for bundle in bundles())
+        raise ValueError(
+            f"no bundled wire schema for CAR version {car_version!r} (bundled: {known})"
+        )
+    return str(_loader.schema_files() / bundle.file)
 
 
 def ids() -> list[str]:
