@@ -327,6 +327,41 @@ mod python {
         Ok((raw_findings(findings), to_python(py, &stats)?))
     }
 
+    /// The bundle a run chose (`None`: not chosen); an unknown version is a ValueError.
+    fn chosen_bundle(
+        car_version: Option<&str>,
+    ) -> PyResult<Option<&'static crate::validate::WireBundle>> {
+        car_version
+            .map(|version| {
+                validate::wire_bundle_named(version).ok_or_else(|| {
+                    let known: Vec<&str> = validate::wire_bundles()
+                        .iter()
+                        .map(|bundle| bundle.version)
+                        .collect();
+                    pyo3::exceptions::PyValueError::new_err(format!(
+                        "no bundled wire schema for CAR version {version:?} (bundled: {})",
+                        known.join(", ")
+                    ))
+                })
+            })
+            .transpose()
+    }
+
+    fn bundle_or_default(
+        car_version: Option<&str>,
+    ) -> PyResult<&'static crate::validate::WireBundle> {
+        Ok(chosen_bundle(car_version)?.unwrap_or_else(validate::default_wire_bundle))
+    }
+
+    /// Every bundled wire schema, oldest first: `(car_version, file, sha256)`.
+    #[pyfunction]
+    fn wire_bundles() -> Vec<(&'static str, &'static str, String)> {
+        validate::wire_bundles()
+            .iter()
+            .map(|bundle| (bundle.version, bundle.file, bundle.digest.clone()))
+            .collect()
+    }
+
     /// A Python value as JSON; `what` names the argument in the error, as the fallback does.
     fn argument_value(
         py: Python<'_>,
@@ -340,38 +375,65 @@ mod python {
     }
 
     #[pyfunction]
-    #[pyo3(signature = (method, result, catalog=None, wire_schema_digest=None))]
+    #[pyo3(signature = (method, result, catalog=None, wire_schema_digest=None, car_version=None))]
     fn check_rpc_result(
         py: Python<'_>,
         method: &str,
         result: &Bound<'_, PyAny>,
         catalog: Option<&Bound<'_, PyAny>>,
         wire_schema_digest: Option<&str>,
+        car_version: Option<&str>,
     ) -> PyResult<WireOutcome> {
         guarded(py, "check_rpc_result", || {
+            let bundle = bundle_or_default(car_version)?;
             let result = argument_value(py, "result", result)?;
             let catalog = catalog
                 .map(|catalog| argument_value(py, "catalog", catalog))
                 .transpose()?;
             let outcome = py.allow_threads(|| {
-                crate::wire::check_rpc_result(method, &result, catalog.as_ref(), wire_schema_digest)
+                crate::wire::check_rpc_result(
+                    bundle,
+                    method,
+                    &result,
+                    catalog.as_ref(),
+                    wire_schema_digest,
+                )
             });
             wire_outcome(py, outcome)
         })
     }
 
     #[pyfunction]
-    #[pyo3(signature = (path, wire_schema_digest=None))]
+    #[pyo3(signature = (method, params, car_version=None))]
+    fn check_rpc_params(
+        py: Python<'_>,
+        method: &str,
+        params: &Bound<'_, PyAny>,
+        car_version: Option<&str>,
+    ) -> PyResult<WireOutcome> {
+        guarded(py, "check_rpc_params", || {
+            let bundle = bundle_or_default(car_version)?;
+            let params = argument_value(py, "params", params)?;
+            let outcome =
+                py.allow_threads(|| crate::wire::check_rpc_params(bundle, method, &params, false));
+            wire_outcome(py, outcome)
+        })
+    }
+
+    #[pyfunction]
+    #[pyo3(signature = (path, wire_schema_digest=None, car_version=None))]
     fn check_transcript_file(
         py: Python<'_>,
         path: std::path::PathBuf,
         wire_schema_digest: Option<String>,
+        car_version: Option<&str>,
     ) -> PyResult<WireOutcome> {
         // Slice by slice without the GIL, checking for Ctrl-C between slices.
         const LINES_PER_SLICE: usize = 1 << 14;
         guarded(py, "check_transcript_file", || {
+            let bundle = chosen_bundle(car_version)?;
             let mut reader = crate::wire::open_transcript(&path)?;
-            let mut checker = crate::wire::TranscriptChecker::new(wire_schema_digest);
+            let mut checker = crate::wire::TranscriptChecker::new(bundle, wire_schema_digest);
             while !py.allow_threads(|| checker.feed_from(&mut reader, LINES_PER_SLICE))? {
                 py.check_signals()?;
             }
@@ -396,11 +458,15 @@ mod python {
     #[pymethods]
     impl TranscriptChecker {
         #[new]
-        #[pyo3(signature = (wire_schema_digest=None))]
-        fn new(wire_schema_digest: Option<String>) -> Self {
-            TranscriptChecker {
-                inner: Some(crate::wire::TranscriptChecker::new(wire_schema_digest)),
-            }
+        #[pyo3(signature = (wire_schema_digest=None, car_version=None))]
+        fn new(wire_schema_digest: Option<String>, car_version: Option<&str>) -> PyResult<Self> {
+            let bundle = chosen_bundle(car_version)?;
+            Ok(TranscriptChecker {
+                inner: Some(crate::wire::TranscriptChecker::new(
+                    bundle,
+                    wire_schema_digest,
+                )),
+            })
         }
 
         fn feed_lines(&mut self, py: Python<'_>, lines: Vec<Bound<'_, PyBytes>>) -> PyResult<()> {
@@ -748,6 +814,8 @@ mod python {
         m.add_function(wrap_pyfunction!(check_rpc_result, m)?)?;
         m.add_function(wrap_pyfunction!(check_transcript_file, m)?)?;
         m.add_function(wrap_pyfunction!(check_wire_schema, m)?)?;
+        m.add_function(wrap_pyfunction!(check_rpc_params, m)?)?;
+        m.add_function(wrap_pyfunction!(wire_bundles, m)?)?;
         m.add_function(wrap_pyfunction!(wire_schema_digest, m)?)?;
         m.add_class::<TranscriptChecker>()?;
         m.add_function(wrap_pyfunction!(check_map, m)?)?;

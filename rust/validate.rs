@@ -365,12 +365,154 @@ const CAPABILITY_MAP_ID: &str = "pairling.capability-map.2.0.0";
 const WIRE_ID_PREFIX: &str = "car.";
 const CAPABILITY_MAP_TEXT: &str =
     include_str!("../schemas/coding-agent-remote-control-capability-map.schema.json");
-const WIRE_TEXT: &str = include_str!("../schemas/car-wire-schema.v1.json");
 
-/// The whole CAR wire schema document (its `schemas` member holds one schema per message type).
+/// The bundled CAR wire-schema files, oldest first: the specification's copy (which names no CAR
+/// release) and `wire-schema.json` of the crate `car-server-core` per release
+/// (schemas/SOURCE-car-server-core.md). The last one is the default.
+const WIRE_FILES: [(&str, &str, &str); 3] = [
+    (
+        "seed",
+        "car-wire-schema.v1.json",
+        include_str!("../schemas/car-wire-schema.v1.json"),
+    ),
+    (
+        "0.58.0",
+        "car-wire-schema.0.58.0.json",
+        include_str!("../schemas/car-wire-schema.0.58.0.json"),
+    ),
+    (
+        "0.60.0",
+        "car-wire-schema.0.60.0.json",
+        include_str!("../schemas/car-wire-schema.0.60.0.json"),
+    ),
+];
+
+/// Fields CAR's schema generator lists as `required` (it requires every declared field) although
+/// CAR never emits them when they are empty: car-inference 0.58.0 and 0.60.0 `src/schema.rs`
+/// declare `BenchmarkScore.runs` and `.spread` `#[serde(default, skip_serializing_if =
+/// "Option::is_none")]`, so the catalog rows CAR publishes (its `builtin_catalog.json`, the rows of
+/// its `catalog_identity_jcs_vectors.json`) omit them. The file's bytes stay as shipped; only the
+/// compiled definition drops them from `required` (docs/wire.md).
+const EMITTED_ONLY_WHEN_SET: [(&str, &[&str]); 1] = [("BenchmarkScore", &["runs", "spread"])];
+
+/// `document` with the fields of `EMITTED_ONLY_WHEN_SET` no longer required.
+fn as_car_emits(mut document: Value) -> Value {
+    let schemas = document["schemas"].as_object_mut().into_iter().flatten();
+    for (_, schema) in schemas {
+        for (definition, fields) in EMITTED_ONLY_WHEN_SET {
+            let required = schema
+                .pointer_mut(&format!("/definitions/{definition}/required"))
+                .and_then(Value::as_array_mut);
+            if let Some(required) = required {
+                required.retain(|name| !name.as_str().is_some_and(|name| fields.contains(&name)));
+            }
+        }
+    }
+    document
+}
+
+/// One bundled wire-schema file: its CAR release, file name, exact-bytes digest and document,
+/// with each of its schemas compiled on first use.
+pub struct WireBundle {
+    /// The CAR release (`0.58.0`), or `seed` for the specification's copy.
+    pub version: &'static str,
+    pub file: &'static str,
+    /// Lowercase hex sha256 of the file's exact bytes (what `server.schema` reports).
+    pub digest: String,
+    pub document: Value,
+    validators: HashMap<String, OnceLock<SchemaValidator>>,
+}
+
+impl WireBundle {
+    fn load((version, file, text): (&'static str, &'static str, &'static str)) -> Self {
+        use sha2::{Digest, Sha256};
+        let document = serde_json::from_str(text).expect("bundled wire schema is JSON");
+        let document = as_car_emits(document);
+        let validators = document["schemas"]
+            .as_object()
+            .expect("the wire schema has a `schemas` object")
+            .keys()
+            .map(|name| (name.clone(), OnceLock::new()))
+            .collect();
+        let digest = Sha256::digest(text.as_bytes())
+            .iter()
+            .map(|byte| format!("{byte:02x}"))
+            .collect();
+        WireBundle {
+            version,
+            file,
+            digest,
+            document,
+            validators,
+        }
+    }
+
+    /// `CAR 0.58.0`, or the seed's description: how findings name the bundle.
+    pub fn label(&self) -> String {
+        if self.version == "seed" {
+            "the seed wire schema (car-wire-schema.v1.json)".to_owned()
+        } else {
+            format!("CAR {}'s wire schema", self.version)
+        }
+    }
+
+    pub fn schema(&self, name: &str) -> Option<&Value> {
+        self.document["schemas"].get(name)
+    }
+
+    /// The compiled schema `name` of this bundle (compiled on first use), formats asserted.
+    pub fn validator(&self, name: &str) -> Option<&SchemaValidator> {
+        let slot = self.validators.get(name)?;
+        Some(slot.get_or_init(|| {
+            let options = CompileOptions {
+                validate_formats: Some(true),
+                resources: Vec::new(),
+            };
+            let schema = self.schema(name).expect("every slot has a schema");
+            SchemaValidator::compile(schema, &options).expect("bundled schemas compile")
+        }))
+    }
+}
+
+/// Every bundled wire-schema file, oldest first.
+pub fn wire_bundles() -> &'static [WireBundle] {
+    static BUNDLES: OnceLock<Vec<WireBundle>> = OnceLock::new();
+    BUNDLES.get_or_init(|| WIRE_FILES.into_iter().map(WireBundle::load).collect())
+}
+
+/// The newest bundled wire schema: the one used unless a run chooses another.
+pub fn default_wire_bundle() -> &'static WireBundle {
+    wire_bundles()
+        .last()
+        .expect("at least one wire schema is bundled")
+}
+
+/// The bundle of a CAR release, written in full (`0.58.0`) or as `major.minor` (`0.58`), or `seed`.
+pub fn wire_bundle_named(version: &str) -> Option<&'static WireBundle> {
+    wire_bundles().iter().find(|bundle| {
+        bundle.version == version
+            || bundle
+                .version
+                .strip_prefix(version)
+                .is_some_and(|rest| rest.starts_with('.') && version.matches('.').count() == 1)
+    })
+}
+
+/// The bundle `car-server-core` `version` ships, written exactly as its release (`0.58.0`).
+pub fn wire_bundle_of_release(version: &str) -> Option<&'static WireBundle> {
+    wire_bundles()
+        .iter()
+        .find(|bundle| bundle.version == version && version != "seed")
+}
+
+/// The bundle whose exact bytes have this sha256 (lowercase hex).
+pub fn wire_bundle_with_digest(digest: &str) -> Option<&'static WireBundle> {
+    wire_bundles().iter().find(|bundle| bundle.digest == digest)
+}
+
+/// The default bundle's whole document (its `schemas` member holds one schema per message type).
 pub fn wire_bundle() -> &'static Value {
-    static WIRE: OnceLock<Value> = OnceLock::new();
-    WIRE.get_or_init(|| serde_json::from_str(WIRE_TEXT).expect("bundled wire schema is JSON"))
+    &default_wire_bundle().document
 }
 
 fn bundled_schemas() -> &'static HashMap<String, Value> {
@@ -400,24 +542,23 @@ pub fn bundled_schema(id: &str) -> Option<&'static Value> {
     bundled_schemas().get(id)
 }
 
-/// The compiled bundled schema (compiled on first use), formats always asserted.
+/// The compiled bundled schema (compiled on first use), formats always asserted. A `car.<name>`
+/// id is a schema of the default wire bundle.
 pub fn bundled_validator(id: &str) -> Option<&'static SchemaValidator> {
-    static VALIDATORS: OnceLock<HashMap<&'static str, OnceLock<SchemaValidator>>> = OnceLock::new();
-    let slots = VALIDATORS.get_or_init(|| {
-        bundled_ids()
-            .into_iter()
-            .map(|id| (id, OnceLock::new()))
-            .collect()
-    });
-    let (&id, slot) = slots.get_key_value(id)?;
-    Some(slot.get_or_init(|| {
-        let options = CompileOptions {
-            validate_formats: Some(true),
-            resources: Vec::new(),
-        };
-        let schema = bundled_schema(id).expect("every slot has a bundled schema");
-        SchemaValidator::compile(schema, &options).expect("bundled schemas compile")
-    }))
+    if let Some(name) = id.strip_prefix(WIRE_ID_PREFIX) {
+        return default_wire_bundle().validator(name);
+    }
+    static CAPABILITY_MAP: OnceLock<SchemaValidator> = OnceLock::new();
+    (id == CAPABILITY_MAP_ID).then(|| {
+        CAPABILITY_MAP.get_or_init(|| {
+            let options = CompileOptions {
+                validate_formats: Some(true),
+                resources: Vec::new(),
+            };
+            let schema = bundled_schema(id).expect("the capability map is bundled");
+            SchemaValidator::compile(schema, &options).expect("bundled schemas compile")
+        })
+    })
 }
 
 #[cfg(test)]
@@ -573,13 +714,25 @@ mod tests {
     #[test]
     fn bundled() {
         let ids = bundled_ids();
-        assert_eq!(ids.len(), 20);
+        // The capability map and the default bundle's (CAR 0.60.0's) 120 schemas.
+        assert_eq!(ids.len(), 121);
         assert!(ids.windows(2).all(|pair| pair[0] < pair[1]));
         for id in ids {
             assert!(bundled_schema(id).is_some());
             assert!(bundled_validator(id).is_some(), "{id}");
         }
         assert!(bundled_validator("nope").is_none());
+        assert!(bundled_validator("car.nope").is_none());
+        let versions: Vec<&str> = wire_bundles().iter().map(|b| b.version).collect();
+        assert_eq!(versions, ["seed", "0.58.0", "0.60.0"]);
+        assert_eq!(wire_bundle_named("0.58").map(|b| b.version), Some("0.58.0"));
+        assert!(wire_bundle_named("0").is_none() && wire_bundle_named("0.5").is_none());
+        assert!(wire_bundle_of_release("seed").is_none());
+        let digest = &wire_bundles()[1].digest;
+        assert_eq!(
+            wire_bundle_with_digest(digest).map(|b| b.version),
+            Some("0.58.0")
+        );
         assert!(wire_bundle()["schemas"].is_object());
         let action_result = bundled_validator("car.type.action_result").unwrap();
         let result = json!({

@@ -16,7 +16,7 @@ use sha2::{Digest, Sha256};
 use crate::canonical;
 use crate::parse::{self, escape_pointer_token, JsonError};
 use crate::report::Finding;
-use crate::validate::{self, CompileOptions, SchemaValidator};
+use crate::validate::{self, CompileOptions, SchemaValidator, WireBundle};
 
 pub const WIRE_FORMAT: &str = "car.wire-schema.v1";
 pub const DRAFT_07: &str = "http://json-schema.org/draft-07/schema#";
@@ -48,12 +48,17 @@ pub const COVERAGE_LISTED_TWICE: &str = "PF434";
 pub const RPC_COVERAGE_MISMATCH: &str = "PF435";
 pub const EVENT_KIND_COVERAGE_MISMATCH: &str = "PF436";
 pub const MALFORMED_BUNDLE: &str = "PF437";
+pub const UNKNOWN_SCHEMA_DIGEST: &str = "PF438";
+pub const CATALOG_REVISION_WRONG: &str = "PF439";
+pub const PARAMS_UNCHECKED: &str = "PF440";
+pub const PARAMS_UNKNOWN_METHOD: &str = "PF441";
+pub const PARAMS_COVERAGE_MISMATCH: &str = "PF442";
+pub const NOTIFICATION_COVERAGE_MISMATCH: &str = "PF443";
+pub const SCHEMA_DIGEST_OTHER_BUNDLE: &str = "PF444";
 
 const SNAPSHOT_METHOD: &str = "models.catalog_snapshot";
 const TERMINAL_CHUNKS: [&str; 2] = ["done", "error"];
 const ERROR_OBJECT_MEMBERS: [&str; 3] = ["code", "message", "data"];
-const ROW_RULE_CAVEAT: &str =
-    "the row rule is inferred from CAR's JCS digest convention, not yet confirmed against a CAR daemon";
 
 fn quoted(text: &str) -> String {
     serde_json::to_string(text).unwrap_or_default()
@@ -118,9 +123,9 @@ impl CatalogIndex {
     }
 }
 
-/// `covered`, `uncovered` or `unknown`: where the bundled wire schema lists `method`.
-pub fn rpc_coverage(method: &str) -> &'static str {
-    let coverage = &validate::wire_bundle()["coverage"]["rpc_results"];
+/// `covered`, `uncovered` or `unknown`: where the wire schema lists `method`'s result.
+pub fn rpc_coverage(bundle: &WireBundle, method: &str) -> &'static str {
+    let coverage = &bundle.document["coverage"]["rpc_results"];
     let lists = |member: &str| {
         coverage[member]
             .as_array()
@@ -135,8 +140,8 @@ pub fn rpc_coverage(method: &str) -> &'static str {
     }
 }
 
-fn result_validator(method: &str) -> Option<&'static SchemaValidator> {
-    validate::bundled_validator(&format!("car.rpc.{method}.result"))
+fn result_validator<'a>(bundle: &'a WireBundle, method: &str) -> Option<&'a SchemaValidator> {
+    bundle.validator(&format!("rpc.{method}.result"))
 }
 
 fn schema_findings(validator: &SchemaValidator, value: &Value) -> Vec<Finding> {
@@ -151,20 +156,24 @@ fn schema_findings(validator: &SchemaValidator, value: &Value) -> Vec<Finding> {
 ///
 /// The semantic checks run only on schema-valid results: they rely on the shapes it guarantees.
 pub fn result_findings(
+    bundle: &WireBundle,
     method: &str,
     result: &Value,
     catalog: Option<&CatalogIndex>,
     wire_schema_digest: Option<&str>,
 ) -> (Vec<Finding>, bool) {
-    let Some(validator) = result_validator(method) else {
-        let finding = if rpc_coverage(method) == "uncovered" {
-            let message =
-                format!("unchecked: no schema in car.wire-schema.v1 for {method} results");
+    let Some(validator) = result_validator(bundle, method) else {
+        let finding = if rpc_coverage(bundle, method) == "uncovered" {
+            let message = format!(
+                "unchecked: no schema in {} for {method} results",
+                bundle.label()
+            );
             Finding::info(UNCHECKED_METHOD, message)
         } else {
             let message = format!(
-                "unknown method {}: not in car.wire-schema.v1 coverage",
-                quoted(method)
+                "unknown method {}: not in the coverage of {}",
+                quoted(method),
+                bundle.label()
             );
             Finding::warning(UNKNOWN_METHOD, message)
         };
@@ -345,7 +354,8 @@ fn check_catalog_snapshot(result: &Value, findings: &mut Vec<Finding>) {
         if seen.contains(model_id) {
             let message = format!("model id {} appears more than once", quoted(model_id));
             findings.push(Finding::error(CATALOG_DUPLICATE_ID, message).at(id_pointer));
-        } else if previous.is_some_and(|previous| model_id < previous) {
+        } else if previous.is_some_and(|previous| canonical::cmp_utf16(model_id, previous).is_lt())
+        {
             let message = format!(
                 "models are not sorted by id: {} comes after {}",
                 quoted(model_id),
@@ -366,14 +376,27 @@ fn check_catalog_snapshot(result: &Value, findings: &mut Vec<Finding>) {
         let given = text_of(&row["row_digest"]);
         if computed != given {
             let message = format!(
-                "row_digest {} is not sha256(JCS(model)) {}; {ROW_RULE_CAVEAT}",
+                "row_digest {} is not sha256(JCS(model)) {}",
                 quoted(given),
                 quoted(&computed)
             );
             findings.push(
-                Finding::warning(ROW_DIGEST_MISMATCH, message)
+                Finding::error(ROW_DIGEST_MISMATCH, message)
                     .at(format!("/models/{index}/row_digest")),
             );
+        }
+    }
+    // car-inference catalog_identity.rs: `catalog_revision(&rows)` is the canonical sha256 of
+    // the rows as serialized, i.e. of the `models` array exactly as it is on the wire.
+    if let Ok(computed) = canonical::digest_hex(&result["models"]) {
+        let given = text_of(&result["catalog_revision"]);
+        if computed != given {
+            let message = format!(
+                "catalog_revision {} is not sha256(JCS(models)) {}",
+                quoted(given),
+                quoted(&computed)
+            );
+            findings.push(Finding::error(CATALOG_REVISION_WRONG, message).at("/catalog_revision"));
         }
     }
 }
@@ -393,8 +416,9 @@ fn check_server_schema(result: &Value, wire_schema_digest: Option<&str>) -> Opti
 }
 
 /// The catalog given alongside an `infer` result, if it is a valid snapshot; else a PF413.
-fn catalog_argument(catalog: &Value) -> Result<CatalogIndex, Finding> {
-    let validator = result_validator(SNAPSHOT_METHOD).expect("the snapshot schema is bundled");
+fn catalog_argument(bundle: &WireBundle, catalog: &Value) -> Result<CatalogIndex, Finding> {
+    let validator =
+        result_validator(bundle, SNAPSHOT_METHOD).expect("the snapshot schema is bundled");
     let violations = validator.violations(catalog);
     let Some(first) = violations.first() else {
         return Ok(CatalogIndex::of_valid_snapshot(catalog));
@@ -409,8 +433,9 @@ fn catalog_argument(catalog: &Value) -> Result<CatalogIndex, Finding> {
     Err(Finding::error(CATALOG_NOT_A_SNAPSHOT, message))
 }
 
-/// Findings on one RPC result and the stats `{"method", "coverage"}`.
+/// Findings on one RPC result and the stats `{"method", "coverage", "car_version"}`.
 pub fn check_rpc_result(
+    bundle: &WireBundle,
     method: &str,
     result: &Value,
     catalog: Option<&Value>,
@@ -419,16 +444,190 @@ pub fn check_rpc_result(
     let mut findings = Vec::new();
     let mut index = None;
     if let (Some(catalog), "infer") = (catalog, method) {
-        match catalog_argument(catalog) {
+        match catalog_argument(bundle, catalog) {
             Ok(catalog) => index = Some(catalog),
             Err(finding) => findings.push(finding),
         }
     }
-    findings.extend(result_findings(method, result, index.as_ref(), wire_schema_digest).0);
-    (
-        findings,
-        json!({"method": method, "coverage": rpc_coverage(method)}),
-    )
+    findings.extend(result_findings(bundle, method, result, index.as_ref(), wire_schema_digest).0);
+    let stats = json!({
+        "method": method,
+        "coverage": rpc_coverage(bundle, method),
+        "car_version": bundle.version,
+    });
+    (findings, stats)
+}
+
+// ---------------------------------------------------------------------------------------------
+// RPC params and notifications
+
+/// Where a bundle puts a method's params: the schema that describes them, or the inventory
+/// category (`coverage.rpc_params` of CAR 0.60.0 on) that says why none does.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ParamsCoverage {
+    /// `notification.<method>.params` or `rpc.<method>.params`.
+    Schema(String),
+    /// `coverage.rpc_params.not_read`: the daemon passes its handler no params.
+    NotRead,
+    /// `typed_without_schema` (with the Rust type) or `unresolved`.
+    Uncovered {
+        category: &'static str,
+        rust_type: Option<String>,
+    },
+    /// A notification the daemon sends, where `coverage.notifications.inventoried` is false.
+    NotificationNotInventoried,
+    /// The bundle has no params inventory (before CAR 0.60.0).
+    NoInventory,
+    /// In none of the bundle's lists.
+    Unknown,
+}
+
+impl ParamsCoverage {
+    /// The category as the stats and messages name it.
+    pub fn category(&self) -> &'static str {
+        match self {
+            ParamsCoverage::Schema(_) => "covered",
+            ParamsCoverage::NotRead => "not_read",
+            ParamsCoverage::Uncovered { category, .. } => category,
+            ParamsCoverage::NotificationNotInventoried => "notification_not_inventoried",
+            ParamsCoverage::NoInventory => "no_params_inventory",
+            ParamsCoverage::Unknown => "unknown",
+        }
+    }
+}
+
+fn lists(list: &Value, name: &str) -> bool {
+    list.as_array()
+        .is_some_and(|list| list.iter().any(|item| item.as_str() == Some(name)))
+}
+
+/// How `bundle` covers the params of `method` (`notification`: the message carries no id).
+pub fn params_coverage(bundle: &WireBundle, method: &str, notification: bool) -> ParamsCoverage {
+    let coverage = &bundle.document["coverage"];
+    let notification_schema = format!("notification.{method}.params");
+    if lists(&coverage["notifications"]["covered"], &notification_schema) {
+        return ParamsCoverage::Schema(notification_schema);
+    }
+    let params = &coverage["rpc_params"];
+    if !params.is_object() {
+        return ParamsCoverage::NoInventory;
+    }
+    if lists(&params["covered"], method) {
+        return ParamsCoverage::Schema(format!("rpc.{method}.params"));
+    }
+    if lists(&params["not_read"], method) {
+        return ParamsCoverage::NotRead;
+    }
+    let uncovered = &params["uncovered"];
+    if let Some(rust_type) = uncovered["typed_without_schema"].get(method) {
+        return ParamsCoverage::Uncovered {
+            category: "typed_without_schema",
+            rust_type: rust_type.as_str().map(str::to_owned),
+        };
+    }
+    if lists(&uncovered["unresolved"], method) {
+        return ParamsCoverage::Uncovered {
+            category: "unresolved",
+            rust_type: None,
+        };
+    }
+    if notification && coverage["notifications"]["inventoried"] == Value::Bool(false) {
+        return ParamsCoverage::NotificationNotInventoried;
+    }
+    ParamsCoverage::Unknown
+}
+
+/// The finding that says a method's params were not checked, if the coverage calls for one
+/// (reported once per method in a transcript).
+fn params_unchecked_finding(
+    bundle: &WireBundle,
+    method: &str,
+    coverage: &ParamsCoverage,
+) -> Option<Finding> {
+    let label = bundle.label();
+    let finding = match coverage {
+        ParamsCoverage::Schema(_) | ParamsCoverage::NotRead => return None,
+        ParamsCoverage::Uncovered {
+            category,
+            rust_type,
+        } => {
+            let typed = rust_type
+                .as_deref()
+                .map_or_else(String::new, |name| format!(" (Rust type {name})"));
+            let message = format!(
+                "unchecked: {label} lists the params of {method} as {category}{typed}, with no schema"
+            );
+            Finding::info(PARAMS_UNCHECKED, message)
+        }
+        ParamsCoverage::NotificationNotInventoried => {
+            let message = format!(
+                "unchecked: notification {method} has no schema in {label}, which does not \
+                 inventory server-to-client notifications yet (coverage.notifications.inventoried \
+                 is false)"
+            );
+            Finding::info(PARAMS_UNCHECKED, message)
+        }
+        ParamsCoverage::NoInventory => {
+            let message =
+                format!("unchecked: {label} has no params schemas (no coverage.rpc_params)");
+            Finding::info(PARAMS_UNCHECKED, message)
+        }
+        ParamsCoverage::Unknown => {
+            let message = format!(
+                "unknown method {}: not in the rpc_params inventory of {label}",
+                quoted(method)
+            );
+            Finding::warning(PARAMS_UNKNOWN_METHOD, message)
+        }
+    };
+    Some(finding.at(""))
+}
+
+/// Schema findings on the params of `method` (pointers relative to them) under a covering
+/// schema; a `host.event` payload is checked against the type `coverage.notifications.
+/// host_event_payloads` names for its kind.
+fn params_schema_findings(bundle: &WireBundle, schema: &str, params: &Value) -> Vec<Finding> {
+    let Some(validator) = bundle.validator(schema) else {
+        return Vec::new();
+    };
+    let mut findings = schema_findings(validator, params);
+    if !findings.is_empty() || !schema.starts_with("notification.") {
+        return findings;
+    }
+    let payloads = &bundle.document["coverage"]["notifications"]["host_event_payloads"];
+    let payload_type = payloads
+        .get(text_of(&params["kind"]))
+        .and_then(Value::as_str);
+    if let Some(validator) = payload_type.and_then(|name| bundle.validator(name)) {
+        for mut finding in schema_findings(validator, &params["payload"]) {
+            finding.pointer = Some(format!("/payload{}", finding.pointer.unwrap_or_default()));
+            findings.push(finding);
+        }
+    }
+    findings
+}
+
+/// Findings on the params of one request (`notification`: sent without an id), and the stats
+/// `{"method", "coverage", "car_version"}`.
+pub fn check_rpc_params(
+    bundle: &WireBundle,
+    method: &str,
+    params: &Value,
+    notification: bool,
+) -> (Vec<Finding>, Value) {
+    let coverage = params_coverage(bundle, method, notification);
+    let findings = match &coverage {
+        ParamsCoverage::Schema(schema) => params_schema_findings(bundle, schema, params),
+        other => params_unchecked_finding(bundle, method, other)
+            .into_iter()
+            .collect(),
+    };
+    let stats = json!({
+        "method": method,
+        "coverage": coverage.category(),
+        "car_version": bundle.version,
+    });
+    (findings, stats)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -464,12 +663,18 @@ struct TranscriptCounts {
     max_in_flight: u64,
 }
 
-/// Checks a JSONL JSON-RPC 2.0 transcript fed line by line.
+/// Checks a JSONL JSON-RPC 2.0 transcript fed line by line, against one wire-schema bundle: the
+/// one chosen, else the default until a `server.schema` result names another by its digest.
 ///
 /// Memory is bounded by the ids in flight (requests awaiting a response, responses awaiting their
-/// request), not by the transcript's length.
-#[derive(Default)]
+/// request) and the methods already reported unchecked, not by the transcript's length.
 pub struct TranscriptChecker {
+    bundle: &'static WireBundle,
+    /// The bundle was chosen by the caller: a `server.schema` digest does not switch it.
+    chosen: bool,
+    /// Methods whose params were already reported unchecked or unknown (once per method).
+    reported_params: HashSet<String>,
+    params_validated: u64,
     wire_schema_digest: Option<String>,
     findings: Vec<Finding>,
     pending: HashMap<IdKey, Request>,
@@ -485,10 +690,21 @@ fn json_whitespace_only(line: &[u8]) -> bool {
 }
 
 impl TranscriptChecker {
-    pub fn new(wire_schema_digest: Option<String>) -> Self {
+    /// `bundle`: the wire schema the caller chose, or `None` for the default, which a
+    /// `server.schema` result may then replace.
+    pub fn new(bundle: Option<&'static WireBundle>, wire_schema_digest: Option<String>) -> Self {
         TranscriptChecker {
+            bundle: bundle.unwrap_or_else(validate::default_wire_bundle),
+            chosen: bundle.is_some(),
+            reported_params: HashSet::new(),
+            params_validated: 0,
             wire_schema_digest,
-            ..Default::default()
+            findings: Vec::new(),
+            pending: HashMap::new(),
+            orphans: HashMap::new(),
+            catalog: None,
+            line: 0,
+            counts: TranscriptCounts::default(),
         }
     }
 
@@ -570,11 +786,16 @@ impl TranscriptChecker {
         if message.contains_key("result") || message.contains_key("error") {
             self.malformed("a request must not carry result or error", "");
         }
-        if message
-            .get("params")
-            .is_some_and(|params| !params.is_array() && !params.is_object())
-        {
-            self.malformed("params must be an array or an object", "/params");
+        match message.get("params") {
+            Some(params) if !params.is_array() && !params.is_object() => {
+                self.malformed("params must be an array or an object", "/params");
+            }
+            Some(params) => {
+                if let Some(method) = &method {
+                    self.check_params(method, params, !message.contains_key("id"));
+                }
+            }
+            None => {}
         }
         let Some(id) = message.get("id") else {
             self.counts.notifications += 1;
@@ -649,6 +870,69 @@ impl TranscriptChecker {
         self.track_in_flight();
     }
 
+    /// A request's params against the bundle in effect; an unchecked or unknown method once.
+    fn check_params(&mut self, method: &str, params: &Value, notification: bool) {
+        let coverage = params_coverage(self.bundle, method, notification);
+        if coverage == ParamsCoverage::NoInventory {
+            return; // before CAR 0.60.0: results are all a transcript's bundle describes
+        }
+        if let ParamsCoverage::Schema(schema) = &coverage {
+            self.params_validated += 1;
+            for mut finding in params_schema_findings(self.bundle, schema, params) {
+                finding.pointer = Some(format!("/params{}", finding.pointer.unwrap_or_default()));
+                self.add(finding);
+            }
+        } else if !self.reported_params.contains(method) {
+            if let Some(mut finding) = params_unchecked_finding(self.bundle, method, &coverage) {
+                finding.pointer = Some("/method".to_owned());
+                self.reported_params.insert(method.to_owned());
+                self.add(finding);
+            }
+        }
+    }
+
+    /// A valid `server.schema` result names the wire schema the daemon speaks by its digest:
+    /// the matching bundle applies from here on, unless the caller chose one.
+    fn select_bundle(&mut self, result: &Value, line: u64) {
+        let digest = text_of(&result["digest"]);
+        match validate::wire_bundle_with_digest(digest) {
+            Some(bundle) if std::ptr::eq(bundle, self.bundle) => {}
+            Some(bundle) if self.chosen => {
+                let message = format!(
+                    "server.schema names {} (digest {}), but the transcript is checked against \
+                     {} as chosen",
+                    bundle.label(),
+                    quoted(digest),
+                    self.bundle.label()
+                );
+                self.add(
+                    Finding::warning(SCHEMA_DIGEST_OTHER_BUNDLE, message)
+                        .at("/result/digest")
+                        .on_line(line),
+                );
+            }
+            Some(bundle) => self.bundle = bundle,
+            None => {
+                let known: Vec<String> = validate::wire_bundles()
+                    .iter()
+                    .map(|bundle| format!("{} {}", bundle.version, bundle.digest))
+                    .collect();
+                let message = format!(
+                    "server.schema digest {} is no bundled wire schema (known: {}); checked \
+                     against {}",
+                    quoted(digest),
+                    known.join(", "),
+                    self.bundle.label()
+                );
+                self.add(
+                    Finding::warning(UNKNOWN_SCHEMA_DIGEST, message)
+                        .at("/result/digest")
+                        .on_line(line),
+                );
+            }
+        }
+    }
+
     fn check_error_object(&mut self, error: &Value) {
         let Some(error) = error.as_object() else {
             return self.add(
@@ -689,7 +973,17 @@ impl TranscriptChecker {
         let (Some(method), Some(result)) = (&request.method, response.result) else {
             return;
         };
+        if method == "server.handshake" && !self.chosen {
+            // car-server-core handler.rs answers with `server_version: CARGO_PKG_VERSION`: the
+            // daemon's release, whose bundle then checks the session (the handshake included).
+            if let Some(bundle) =
+                validate::wire_bundle_of_release(text_of(&result["server_version"]))
+            {
+                self.bundle = bundle;
+            }
+        }
         let (findings, valid) = result_findings(
+            self.bundle,
             method,
             &result,
             self.catalog.as_ref(),
@@ -701,6 +995,9 @@ impl TranscriptChecker {
         }
         if valid && method == SNAPSHOT_METHOD {
             self.catalog = Some(CatalogIndex::of_valid_snapshot(&result));
+        }
+        if valid && method == "server.schema" {
+            self.select_bundle(&result, response.line);
         }
     }
 
@@ -743,6 +1040,8 @@ impl TranscriptChecker {
             "max_in_flight": counts.max_in_flight,
             "unanswered": pending.len(),
             "unmatched_responses": orphans.len(),
+            "params_validated": self.params_validated,
+            "car_version": self.bundle.version,
         });
         (self.findings, stats)
     }
@@ -769,10 +1068,11 @@ pub fn open_transcript(path: &Path) -> io::Result<BufReader<File>> {
 
 pub fn check_transcript_file(
     path: &Path,
+    bundle: Option<&'static WireBundle>,
     wire_schema_digest: Option<String>,
 ) -> io::Result<(Vec<Finding>, Value)> {
     let mut reader = open_transcript(path)?;
-    let mut checker = TranscriptChecker::new(wire_schema_digest);
+    let mut checker = TranscriptChecker::new(bundle, wire_schema_digest);
     while !checker.feed_from(&mut reader, usize::MAX)? {}
     Ok(checker.finish())
 }
@@ -1062,6 +1362,219 @@ fn check_event_coverage(partition: &Partition<'_>, kinds: &[&str], findings: &mu
     }
 }
 
+/// `coverage.rpc_params` (CAR 0.60.0 on), as CAR's own test `every_daemon_method_has_a_params_entry`
+/// (car-server-core wire_schema.rs) holds it: four sorted, disjoint buckets that together are
+/// exactly the RPC inventory of `rpc_results` and add up to `total`; a covered method has its
+/// `rpc.<method>.params` schema and every such schema's method is covered.
+fn check_params_coverage(
+    params: &Map<String, Value>,
+    rpc_methods: &HashSet<&str>,
+    schemas: &Map<String, Value>,
+    findings: &mut Vec<Finding>,
+) {
+    let pointer = "/coverage/rpc_params";
+    let covered = string_list(params, "covered", &format!("{pointer}/covered"), findings);
+    let not_read = string_list(params, "not_read", &format!("{pointer}/not_read"), findings);
+    let uncovered = params.get("uncovered").and_then(Value::as_object);
+    let typed = uncovered
+        .and_then(|uncovered| uncovered.get("typed_without_schema"))
+        .and_then(Value::as_object)
+        .filter(|typed| typed.values().all(Value::is_string));
+    if typed.is_none() {
+        findings.push(error_at(
+            MALFORMED_BUNDLE,
+            "uncovered.typed_without_schema must be an object of Rust type names",
+            format!("{pointer}/uncovered/typed_without_schema"),
+        ));
+    }
+    let empty = Map::new();
+    let unresolved = string_list(
+        uncovered.unwrap_or(&empty),
+        "unresolved",
+        &format!("{pointer}/uncovered/unresolved"),
+        findings,
+    );
+    let total = params.get("total").and_then(integer);
+    if total.is_none() {
+        let message = "coverage.rpc_params.total must be a non-negative integer";
+        findings.push(error_at(
+            MALFORMED_BUNDLE,
+            message,
+            format!("{pointer}/total"),
+        ));
+    }
+    let (Some(covered), Some(not_read), Some(typed), Some(unresolved)) =
+        (covered, not_read, typed, unresolved)
+    else {
+        return;
+    };
+    let typed: Vec<&str> = typed.keys().map(String::as_str).collect();
+    let buckets: [(&str, &Vec<&str>); 4] = [
+        ("covered", &covered),
+        ("not_read", &not_read),
+        ("uncovered/typed_without_schema", &typed),
+        ("uncovered/unresolved", &unresolved),
+    ];
+    let mut bucket_of: HashMap<&str, &str> = HashMap::new();
+    for (bucket, items) in buckets {
+        let at = format!("{pointer}/{bucket}");
+        sorted_and_unique(items, &at, findings);
+        for (index, &item) in items.iter().enumerate() {
+            match bucket_of.get(item) {
+                Some(&other) if other != bucket => {
+                    let message = format!("{} is in both {other} and {bucket}", quoted(item));
+                    findings.push(error_at(
+                        COVERAGE_LISTED_TWICE,
+                        message,
+                        format!("{at}/{index}"),
+                    ));
+                }
+                Some(_) => {}
+                None => {
+                    bucket_of.insert(item, bucket);
+                }
+            }
+            if !rpc_methods.contains(item) {
+                let message = format!(
+                    "{} is not in the RPC inventory of coverage.rpc_results",
+                    quoted(item)
+                );
+                findings.push(error_at(
+                    PARAMS_COVERAGE_MISMATCH,
+                    message,
+                    format!("{at}/{index}"),
+                ));
+            }
+        }
+    }
+    let mut missing: Vec<&str> = rpc_methods
+        .iter()
+        .copied()
+        .filter(|method| !bucket_of.contains_key(method))
+        .collect();
+    missing.sort_unstable();
+    for method in missing {
+        let message = format!("RPC method {} is in no rpc_params bucket", quoted(method));
+        findings.push(error_at(PARAMS_COVERAGE_MISMATCH, message, pointer));
+    }
+    let listed = (covered.len() + not_read.len() + typed.len() + unresolved.len()) as i128;
+    if let Some(total) = total.filter(|total| *total != listed) {
+        let message = format!("total is {total} but the four buckets list {listed}");
+        findings.push(error_at(
+            COVERAGE_TOTAL_MISMATCH,
+            message,
+            format!("{pointer}/total"),
+        ));
+    }
+    for (index, method) in covered.iter().enumerate() {
+        if !schemas.contains_key(&format!("rpc.{method}.params")) {
+            let message = format!(
+                "covered params of {} have no rpc.{method}.params schema",
+                quoted(method)
+            );
+            findings.push(error_at(
+                PARAMS_COVERAGE_MISMATCH,
+                message,
+                format!("{pointer}/covered/{index}"),
+            ));
+        }
+    }
+    let covered: HashSet<&str> = covered.iter().copied().collect();
+    for name in schemas.keys() {
+        let method = name
+            .strip_prefix("rpc.")
+            .and_then(|rest| rest.strip_suffix(".params"));
+        if method.is_some_and(|method| !covered.contains(method)) {
+            let message = format!(
+                "schema {} is not in coverage.rpc_params.covered",
+                quoted(name)
+            );
+            findings.push(error_at(
+                PARAMS_COVERAGE_MISMATCH,
+                message,
+                format!("/schemas{}", token(name)),
+            ));
+        }
+    }
+}
+
+/// `coverage.notifications` (CAR 0.60.0 on): each covered notification and each host-event
+/// payload type names a schema of the bundle, every `notification.*` schema is covered, and
+/// `inventoried` is a boolean.
+fn check_notification_coverage(
+    notifications: &Map<String, Value>,
+    schemas: &Map<String, Value>,
+    findings: &mut Vec<Finding>,
+) {
+    let pointer = "/coverage/notifications";
+    if !notifications
+        .get("inventoried")
+        .is_some_and(Value::is_boolean)
+    {
+        let message = "coverage.notifications.inventoried must be true or false";
+        findings.push(error_at(
+            MALFORMED_BUNDLE,
+            message,
+            format!("{pointer}/inventoried"),
+        ));
+    }
+    let at = format!("{pointer}/covered");
+    if let Some(covered) = string_list(notifications, "covered", &at, findings) {
+        sorted_and_unique(&covered, &at, findings);
+        for (index, name) in covered.iter().enumerate() {
+            if !schemas.contains_key(*name) {
+                let message = format!("covered notification {} has no schema", quoted(name));
+                findings.push(error_at(
+                    NOTIFICATION_COVERAGE_MISMATCH,
+                    message,
+                    format!("{at}/{index}"),
+                ));
+            }
+        }
+        let covered: HashSet<&str> = covered.into_iter().collect();
+        for name in schemas
+            .keys()
+            .filter(|name| name.starts_with("notification.") && !covered.contains(name.as_str()))
+        {
+            let message = format!(
+                "schema {} is not in coverage.notifications.covered",
+                quoted(name)
+            );
+            findings.push(error_at(
+                NOTIFICATION_COVERAGE_MISMATCH,
+                message,
+                format!("/schemas{}", token(name)),
+            ));
+        }
+    }
+    let payloads = notifications
+        .get("host_event_payloads")
+        .and_then(Value::as_object);
+    let Some(payloads) = payloads else {
+        let message = "coverage.notifications.host_event_payloads must be an object";
+        findings.push(error_at(
+            MALFORMED_BUNDLE,
+            message,
+            format!("{pointer}/host_event_payloads"),
+        ));
+        return;
+    };
+    for (kind, name) in payloads {
+        if !name.as_str().is_some_and(|name| schemas.contains_key(name)) {
+            let message = format!(
+                "host event kind {} names {}, which is not a schema of the bundle",
+                quoted(kind),
+                name
+            );
+            findings.push(error_at(
+                NOTIFICATION_COVERAGE_MISMATCH,
+                message,
+                format!("{pointer}/host_event_payloads{}", token(kind)),
+            ));
+        }
+    }
+}
+
 /// Every integrity problem of a parsed wire-schema bundle.
 pub fn bundle_findings(bundle: &Value) -> Vec<Finding> {
     let Some(bundle) = bundle.as_object() else {
@@ -1117,8 +1630,33 @@ pub fn bundle_findings(bundle: &Value) -> Vec<Finding> {
     if let Some(covered) = string_list(coverage, "covered", "/coverage/covered", &mut findings) {
         check_covered_schemas(&covered, schemas, &mut findings);
     }
-    if let Some((methods, _)) = partition(coverage, "rpc_results", &mut findings) {
+    if let Some((methods, others)) = partition(coverage, "rpc_results", &mut findings) {
         check_rpc_coverage(&methods, schemas, &mut findings);
+        if let Some(params) = coverage.get("rpc_params") {
+            match params.as_object() {
+                Some(params) => {
+                    let inventory = methods.iter().chain(&others).copied().collect();
+                    check_params_coverage(params, &inventory, schemas, &mut findings);
+                }
+                None => findings.push(error_at(
+                    MALFORMED_BUNDLE,
+                    "coverage.rpc_params must be an object",
+                    "/coverage/rpc_params",
+                )),
+            }
+        }
+    }
+    if let Some(notifications) = coverage.get("notifications") {
+        match notifications.as_object() {
+            Some(notifications) => {
+                check_notification_coverage(notifications, schemas, &mut findings)
+            }
+            None => findings.push(error_at(
+                MALFORMED_BUNDLE,
+                "coverage.notifications must be an object",
+                "/coverage/notifications",
+            )),
+        }
     }
     let events = partition(coverage, "journal_event_payloads", &mut findings);
     match (event_kinds(schemas), events) {
@@ -1136,17 +1674,17 @@ pub fn bundle_findings(bundle: &Value) -> Vec<Finding> {
     findings
 }
 
-/// The integrity findings of the wire-schema file at `path`, and the stats `{"digest", "schemas"}`.
+/// The integrity findings of the wire-schema file at `path`, and the stats `{"digest", "schemas",
+/// "car_version"}` (the bundled release with these exact bytes, else null).
 pub fn check_wire_schema(path: &Path) -> io::Result<(Vec<Finding>, Value)> {
     let data = std::fs::read(path)?;
     let digest = hex(&Sha256::digest(&data));
+    let bundled_version = validate::wire_bundle_with_digest(&digest).map(|bundle| bundle.version);
     let bundle = match parse::parse_strict(&data) {
         Ok(bundle) => bundle,
         Err(error) => {
-            return Ok((
-                vec![Finding::from(error)],
-                json!({"digest": digest, "schemas": 0}),
-            ))
+            let stats = json!({"digest": digest, "schemas": 0, "car_version": bundled_version});
+            return Ok((vec![Finding::from(error)], stats));
         }
     };
     let schemas = bundle
@@ -1155,7 +1693,7 @@ pub fn check_wire_schema(path: &Path) -> io::Result<(Vec<Finding>, Value)> {
         .map_or(0, Map::len);
     Ok((
         bundle_findings(&bundle),
-        json!({"digest": digest, "schemas": schemas}),
+        json!({"digest": digest, "schemas": schemas, "car_version": bundled_version}),
     ))
 }
 
@@ -1168,8 +1706,29 @@ mod tests {
     }
 
     #[test]
-    fn bundled_wire_schema_passes_its_own_integrity_check() {
-        assert_eq!(bundle_findings(validate::wire_bundle()), Vec::new());
+    fn every_bundled_wire_schema_passes_its_own_integrity_check() {
+        for bundle in validate::wire_bundles() {
+            assert_eq!(
+                bundle_findings(&bundle.document),
+                Vec::new(),
+                "{}",
+                bundle.version
+            );
+        }
+    }
+
+    #[test]
+    fn a_params_inventory_that_misses_a_method_is_caught() {
+        let mut bundle = validate::wire_bundle_named("0.60.0")
+            .unwrap()
+            .document
+            .clone();
+        let params = &mut bundle["coverage"]["rpc_params"];
+        params["not_read"].as_array_mut().unwrap().remove(0);
+        assert_eq!(
+            codes(&bundle_findings(&bundle)),
+            [PARAMS_COVERAGE_MISMATCH, COVERAGE_TOTAL_MISMATCH]
+        );
     }
 
     #[test]
@@ -1185,9 +1744,66 @@ mod tests {
     }
 
     #[test]
+    fn params_coverage_names_the_inventory_category() {
+        let bundle = validate::wire_bundle_named("0.60.0").unwrap();
+        let category = |method: &str, notification: bool| {
+            params_coverage(bundle, method, notification).category()
+        };
+        assert_eq!(category("mail.send", false), "covered");
+        assert_eq!(category("host.event", true), "covered");
+        assert_eq!(category("host.subscribe", false), "not_read");
+        assert_eq!(category("verify", false), "typed_without_schema");
+        assert_eq!(category("state.set", false), "unresolved");
+        assert_eq!(category("x.pushed", true), "notification_not_inventoried");
+        assert_eq!(category("x.pushed", false), "unknown");
+        let old = validate::wire_bundle_named("0.58.0").unwrap();
+        assert_eq!(
+            params_coverage(old, "mail.send", false),
+            ParamsCoverage::NoInventory
+        );
+    }
+
+    #[test]
+    fn the_handshake_release_then_an_unknown_digest() {
+        let mut checker = TranscriptChecker::new(None, None);
+        checker.feed_line(br#"{"jsonrpc":"2.0","id":1,"method":"server.handshake"}"#);
+        checker.feed_line(br#"{"jsonrpc":"2.0","id":1,"result":{"server_version":"0.58.0"}}"#);
+        checker.feed_line(br#"{"jsonrpc":"2.0","id":2,"method":"server.schema"}"#);
+        let schema = json!({"jsonrpc": "2.0", "id": 2, "result": {
+            "car_version": "0.61.0", "digest": "0".repeat(64), "digest_algorithm": "sha256",
+            "schema": {}}});
+        checker.feed_line(schema.to_string().as_bytes());
+        let (findings, stats) = checker.finish();
+        // The 0.58.0 handshake result lacks most members: checked against 0.58.0, not the default.
+        assert!(findings[..findings.len() - 1]
+            .iter()
+            .all(|f| f.code == "PF101"));
+        assert_eq!(findings.last().map(|f| f.code), Some(UNKNOWN_SCHEMA_DIGEST));
+        assert_eq!(stats["car_version"], "0.58.0");
+    }
+
+    #[test]
+    fn catalog_revision_is_the_digest_of_the_rows() {
+        let mut findings = Vec::new();
+        check_catalog_snapshot(
+            &json!({"catalog_revision": "r", "models": []}),
+            &mut findings,
+        );
+        assert_eq!(codes(&findings), [CATALOG_REVISION_WRONG]);
+        let empty = canonical::digest_hex(&json!([])).unwrap();
+        findings.clear();
+        check_catalog_snapshot(
+            &json!({"catalog_revision": empty, "models": []}),
+            &mut findings,
+        );
+        assert_eq!(findings, Vec::new());
+    }
+
+    #[test]
     fn tools_list_count_must_match() {
         let result = json!({"count": 2, "tools": []});
-        let (findings, valid) = result_findings("tools.list", &result, None, None);
+        let bundle = validate::default_wire_bundle();
+        let (findings, valid) = result_findings(bundle, "tools.list", &result, None, None);
         assert!(valid);
         assert_eq!(codes(&findings), [COUNT_MISMATCH]);
     }
@@ -1196,14 +1812,14 @@ mod tests {
     fn example_session_passes_clean() {
         let example =
             Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/transcripts/session.jsonl");
-        let (findings, stats) = check_transcript_file(&example, None).unwrap();
+        let (findings, stats) = check_transcript_file(&example, None, None).unwrap();
         assert_eq!(findings, Vec::new());
         assert_eq!(stats["messages"], 41);
     }
 
     #[test]
     fn transcript_pairs_responses_before_requests() {
-        let mut checker = TranscriptChecker::new(None);
+        let mut checker = TranscriptChecker::new(None, None);
         checker.feed_line(br#"{"jsonrpc":"2.0","id":1,"result":"ok"}"#);
         checker.feed_line(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"state.set\"}\n");
         checker.feed_line(br#"{"jsonrpc":"2.0","id":2,"method":"state.set"}"#);

@@ -241,8 +241,8 @@ def test_schemas_lists_ids_with_their_source(cli: Cli) -> None:
         in lines
     )
     assert (
-        "car.rpc.tools.cancel.result\tcar-wire-schema.v1.json#/schemas/rpc.tools.cancel.result"
-        in lines
+        "car.rpc.tools.cancel.result\t"
+        "car-wire-schema.0.60.0.json#/schemas/rpc.tools.cancel.result" in lines
     )
 
 

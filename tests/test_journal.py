@@ -82,7 +82,7 @@ def test_generated_journals_are_clean_and_every_kind_appears(
     assert stats["lines"] == stats["events"] == len(lines) >= 400
     assert stats["invalid_lines"] == stats["blank_lines"] == 0
     assert sorted(stats["kinds"]) == event_kinds()
-    assert len(event_kinds()) == 53
+    assert len(event_kinds()) == 56  # CAR 0.60.0's EventKind (the default wire bundle)
     assert sum(stats["kinds"].values()) == stats["events"]
     assert stats["chained"] == (len(lines) if chain else 0)
     assert stats["chain"] == {"verified": len(lines) if chain else 0}
@@ -647,7 +647,7 @@ def test_the_generator_command_writes_the_journal_and_its_expected_findings(
 
 
 def test_cars_own_fixture_journal_is_clean(backend: _backend.Engine, data_dir: Path) -> None:
-    """car-server-core 0.58.0's coder-session journal (tests/data/car/SOURCE.txt): tool names as
+    """car-server-core 0.58.0's coder-session journal (tests/data/car/SOURCE.md): tool names as
     action ids, no proposals, `action_succeeded` without `action_executing` for the contract."""
     path = data_dir / "car" / "native-car-doctor.events.jsonl"
     for profile in ("strict", "car-compatible"):

@@ -25,7 +25,13 @@ from .maps import check_map, seal_map, write_sealed
 from .paths import PathsReport, check_paths
 from .report import REPORT_VERSION, Finding, Report
 from .validator import Validator, schema_validator
-from .wire import check_rpc_result, check_transcript, check_wire_schema, wire_schema_digest
+from .wire import (
+    check_rpc_params,
+    check_rpc_result,
+    check_transcript,
+    check_wire_schema,
+    wire_schema_digest,
+)
 
 try:
     __version__ = version("pairling_fast")
@@ -55,6 +61,7 @@ __all__ = [
     "check_journal",
     "check_map",
     "check_paths",
+    "check_rpc_params",
     "check_rpc_result",
     "check_transcript",
     "check_wire_schema",

@@ -16,6 +16,7 @@ __all__ = [
     "check_journal_chunk",
     "check_map",
     "check_map_json",
+    "check_rpc_params",
     "check_rpc_result",
     "check_transcript_file",
     "check_wire_schema",
@@ -26,6 +27,7 @@ __all__ = [
     "parse_json",
     "seal_map",
     "seal_map_json",
+    "wire_bundles",
     "wire_schema_digest",
 ]
 
@@ -96,13 +98,20 @@ def check_rpc_result(
     result: Any,
     catalog: Any = None,
     wire_schema_digest: str | None = None,
+    car_version: str | None = None,
 ) -> _WireOutcome: ...
-def check_transcript_file(path: str, wire_schema_digest: str | None = None) -> _WireOutcome: ...
+def check_rpc_params(method: str, params: Any, car_version: str | None = None) -> _WireOutcome: ...
+def check_transcript_file(
+    path: str, wire_schema_digest: str | None = None, car_version: str | None = None
+) -> _WireOutcome: ...
+def wire_bundles() -> list[tuple[str, str, str]]: ...
 def check_wire_schema(path: str) -> _WireOutcome: ...
 def wire_schema_digest(path: str) -> str: ...
 
 @final
 class TranscriptChecker:
-    def __new__(cls, wire_schema_digest: str | None = None) -> TranscriptChecker: ...
+    def __new__(
+        cls, wire_schema_digest: str | None = None, car_version: str | None = None
+    ) -> TranscriptChecker: ...
     def feed_lines(self, lines: list[bytes]) -> None: ...
     def finish(self) -> _WireOutcome: ...

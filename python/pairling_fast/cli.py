@@ -115,6 +115,7 @@ def _command_check(args: argparse.Namespace) -> int:
             progress=progress,
             profile=args.profile,
             client=client,
+            car_version=args.car_version or config.car_version,
         )
     except PathArgumentError as error:
         _fail(str(error))
@@ -206,6 +207,10 @@ def _command_chain(args: argparse.Namespace) -> int:
 def _command_schemas(args: argparse.Namespace) -> int:
     for schema_id in schemas.ids():
         print(f"{schema_id}\t{schemas.source(schema_id)}")
+    bundles = schemas.bundles()
+    for bundle in bundles:
+        default = "\tdefault" if bundle is bundles[-1] else ""
+        print(f"wire-schema {bundle.car_version}\t{bundle.file}\tsha256:{bundle.digest}{default}")
     return EXIT_OK
 
 
@@ -317,8 +322,24 @@ def _add_check_parser(commands: Any) -> None:
     check.add_argument("--no-color", action="store_true", help="no colours (also: NO_COLOR=1)")
     check.add_argument("--config", metavar="FILE", help="read defaults from this TOML file")
     check.add_argument("--isolated", action="store_true", help="ignore configuration files")
+    check.add_argument(
+        "--car-version",
+        type=_car_version,
+        metavar="VERSION",
+        help="check transcripts, RPC results and params against this CAR release's bundled wire "
+        "schema (0.58.0, 0.58, seed; default: the newest, or what a transcript names; see "
+        "`schemas`)",
+    )
     _add_backend_option(check)
     check.set_defaults(run=_command_check)
+
+
+def _car_version(text: str) -> str:
+    try:
+        schemas.bundle_path(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+    return text
 
 
 def _positive_int(text: str) -> int:

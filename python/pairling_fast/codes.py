@@ -466,15 +466,16 @@ CODES: dict[str, CodeInfo] = {
     "PF401": CodeInfo(
         "RPC result unchecked",
         "info",
-        "The method is listed in the wire-schema bundle's coverage.rpc_results.uncovered: CAR "
-        "answers it, but car.wire-schema.v1 has no schema for its result, so only the JSON value "
+        "The method is listed in the chosen wire-schema bundle's coverage.rpc_results.uncovered: "
+        "CAR answers it, but that bundle has no schema for its result, so only the JSON value "
         "model was checked.",
     ),
     "PF402": CodeInfo(
         "unknown RPC method",
         "warning",
-        "The method is in neither coverage.rpc_results.covered nor uncovered of the wire-schema "
-        "bundle: a typo, or a method newer than car.wire-schema.v1. Its result was not checked.",
+        "The method is in neither coverage.rpc_results.covered nor uncovered of the chosen "
+        "wire-schema bundle: a typo, or a method newer than that bundle. Its result was not "
+        "checked.",
     ),
     "PF403": CodeInfo(
         "count does not match the list",
@@ -516,11 +517,10 @@ CODES: dict[str, CodeInfo] = {
     ),
     "PF409": CodeInfo(
         "catalog row digest mismatch",
-        "warning",
+        "error",
         "A catalog row's `row_digest` is not the lowercase hex sha256 of the RFC 8785 canonical "
-        "bytes of its `model` (CAR's JCS digest convention). The rule for rows is inferred from "
-        "that convention and not yet confirmed against a CAR daemon, hence a warning; the message "
-        "shows both values.",
+        "bytes of its `model`: CAR's rule (car-inference 0.58.0 `catalog_identity::row_digest`, "
+        "pinned by its `catalog_identity_jcs_vectors.json`). The message shows both values.",
     ),
     "PF410": CodeInfo(
         "infer catalog revision differs from the snapshot",
@@ -633,6 +633,60 @@ CODES: dict[str, CodeInfo] = {
         "The bundle's own structure is wrong: not an object, `format` not car.wire-schema.v1, "
         "`json_schema_draft` not draft-07, or `schemas`/`coverage` members missing or of the "
         "wrong type.",
+    ),
+    "PF438": CodeInfo(
+        "server.schema names an unknown wire schema",
+        "warning",
+        "A transcript's `server.schema` result reports a `digest` that is no bundled wire-schema "
+        "file's sha256, so the daemon speaks a wire schema pairling_fast does not ship. The "
+        "transcript is checked against the bundle in effect; the message lists the bundled CAR "
+        "versions and digests (`pairling-fast schemas`).",
+    ),
+    "PF439": CodeInfo(
+        "catalog revision is not the digest of the rows",
+        "error",
+        "A `models.catalog_snapshot` result's `catalog_revision` is not sha256(JCS(models)): the "
+        "lowercase hex sha256 of the RFC 8785 bytes of its rows, as serialized and sorted by id in "
+        "UTF-16 order (car-inference 0.58.0 `catalog_identity::catalog_revision`, pinned by its "
+        "`catalog_identity_jcs_vectors.json`).",
+    ),
+    "PF440": CodeInfo(
+        "RPC params unchecked",
+        "info",
+        "The chosen wire schema has no schema for this method's params: its coverage inventory "
+        "lists them as `typed_without_schema` (with the Rust type) or `unresolved`, the method is "
+        "a notification CAR does not inventory yet, or the bundle has no params inventory at all "
+        "(before CAR 0.60.0; `check_rpc_params` only). Reported once per method in a transcript.",
+    ),
+    "PF441": CodeInfo(
+        "unknown RPC method in a request",
+        "warning",
+        "A request names a method that is in no bucket of the chosen wire schema's "
+        "`coverage.rpc_params` inventory (CAR 0.60.0 on): a typo, or a method newer than the "
+        "bundle. Its params were not checked. Reported once per method in a transcript.",
+    ),
+    "PF442": CodeInfo(
+        "params coverage does not match the RPC inventory",
+        "error",
+        "`coverage.rpc_params` must sort every RPC method of `coverage.rpc_results` into exactly "
+        "one of `covered`, `not_read`, `uncovered.typed_without_schema` and "
+        "`uncovered.unresolved`; each covered method needs its `rpc.<method>.params` schema and "
+        "every such schema's method must be covered (CAR's own test "
+        "`every_daemon_method_has_a_params_entry`).",
+    ),
+    "PF443": CodeInfo(
+        "notification coverage does not match the schemas",
+        "error",
+        "`coverage.notifications.covered` must name exactly the bundle's `notification.*` "
+        "schemas, and each type `host_event_payloads` names for an event kind must be a schema "
+        "of the bundle.",
+    ),
+    "PF444": CodeInfo(
+        "server.schema names another bundled wire schema",
+        "warning",
+        "A transcript's `server.schema` digest is that of a bundled wire schema other than the "
+        "one chosen with `--car-version` / `car_version=`; the transcript is still checked "
+        "against the chosen one.",
     ),
     # PF5xx — files and the command line
     "PF501": CodeInfo(

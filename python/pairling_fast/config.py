@@ -17,6 +17,7 @@ from .codes import CODES
 from .errors import PairlingError
 from .paths import SeverityOverride
 from .report import SEVERITIES, Severity
+from .schemas import bundle_path
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -28,7 +29,7 @@ __all__ = ["CONFIG_FILE", "Config", "ConfigError", "find_config", "load_config"]
 CONFIG_FILE = "pairling-fast.toml"
 PYPROJECT = "pyproject.toml"
 FAIL_ON = ("error", "warning")
-KEYS = ("exclude", "fail-on", "follow-symlinks", "severity")
+KEYS = ("exclude", "fail-on", "follow-symlinks", "severity", "car-version")
 
 
 class ConfigError(PairlingError, ValueError):
@@ -44,6 +45,7 @@ class Config:
     follow_symlinks: bool | None = None
     severity: dict[str, SeverityOverride] = field(default_factory=dict)
     source: str | None = None
+    car_version: str | None = None
 
 
 def _read_toml(path: Path) -> dict[str, Any]:
@@ -80,7 +82,7 @@ def _severities(where: str, value: Any) -> dict[str, SeverityOverride]:
 
 def load_config(section: Mapping[str, Any], where: str) -> Config:
     """Validate one configuration table (``where`` names it in error messages)."""
-    unknown = sorted(set(section) - set(KEYS))
+    unknown = sorted(set(section) - {*KEYS, "car_version"})
     if unknown:
         raise ConfigError(f"{where}: unknown key {unknown[0]!r} (known keys: {', '.join(KEYS)})")
     fail_on = section.get("fail-on")
@@ -90,12 +92,30 @@ def load_config(section: Mapping[str, Any], where: str) -> Config:
     if follow is not None and not isinstance(follow, bool):
         raise ConfigError(f"{where}: follow-symlinks must be true or false")
     return Config(
+        car_version=_car_version(where, section),
         exclude=_string_list(where, "exclude", section.get("exclude", [])),
         fail_on=fail_on,
         follow_symlinks=follow,
         severity=_severities(where, section.get("severity", {})),
         source=where,
     )
+
+
+def _car_version(where: str, section: Mapping[str, Any]) -> str | None:
+    """``car-version`` (or ``car_version``): a bundled wire schema's CAR release."""
+    keys = [key for key in ("car-version", "car_version") if key in section]
+    if not keys:
+        return None
+    if len(keys) > 1:
+        raise ConfigError(f"{where}: car-version and car_version both given; keep one")
+    version = section[keys[0]]
+    if not isinstance(version, str):
+        raise ConfigError(f'{where}: {keys[0]} must be a string such as "0.58.0"')
+    try:
+        bundle_path(version)
+    except ValueError as error:
+        raise ConfigError(f"{where}: {keys[0]}: {error}") from None
+    return version
 
 
 def _section_of(path: Path) -> tuple[Mapping[str, Any], str] | None:

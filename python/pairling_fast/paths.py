@@ -27,7 +27,7 @@ from .locate import pointer_lines
 from .maps import check_map
 from .report import REPORT_VERSION, SEVERITIES, Finding, Report, Severity
 from .validator import json_error_finding
-from .wire import check_rpc_result, check_transcript, check_wire_schema
+from .wire import check_rpc_params, check_rpc_result, check_transcript, check_wire_schema
 
 __all__ = [
     "DEFAULT_EXCLUDES",
@@ -46,7 +46,7 @@ __all__ = [
 SeverityOverride = Literal["info", "warning", "error", "off"]
 """What a project may set a finding code's severity to; ``off`` drops its findings."""
 
-KINDS = ("map", "journal", "transcript", "rpc-result", "wire-schema")
+KINDS = ("map", "journal", "transcript", "rpc-result", "wire-schema", "rpc-params")
 """The document kinds ``check`` knows; ``--type`` takes one of them."""
 
 DEFAULT_EXCLUDES = (
@@ -84,6 +84,9 @@ _KIND_REASONS = {
 _RESULT_SUFFIX = ".result.json"
 _RPC_ID_PREFIX = "car.rpc."
 _RPC_ID_SUFFIX = ".result"
+_PARAMS_SUFFIX = ".params.json"
+_PARAMS_ID_PREFIXES = ("car.rpc.", "car.notification.")
+_PARAMS_ID_SUFFIX = ".params"
 _JSON_WHITESPACE = b" \t\r\n"
 _BOM = b"\xef\xbb\xbf"
 
@@ -115,11 +118,23 @@ def rpc_methods() -> frozenset[str]:
     )
 
 
-def result_method(name: str, methods: Iterable[str]) -> str | None:
-    """The method a ``*.<method>.result.json`` file name names (the longest known one)."""
-    if not name.endswith(_RESULT_SUFFIX):
+def params_methods() -> frozenset[str]:
+    """The methods whose params schema the default wire bundle has (``car.rpc.<method>.params``,
+    or ``car.notification.<method>.params`` for a notification the daemon sends)."""
+    return frozenset(
+        schema_id[len(prefix) : -len(_PARAMS_ID_SUFFIX)]
+        for schema_id in schemas.ids()
+        for prefix in _PARAMS_ID_PREFIXES
+        if schema_id.startswith(prefix) and schema_id.endswith(_PARAMS_ID_SUFFIX)
+    )
+
+
+def result_method(name: str, methods: Iterable[str], suffix: str = _RESULT_SUFFIX) -> str | None:
+    """The method a ``*.<method>.result.json`` file name (or another ``suffix``, such as
+    ``.params.json``) names (the longest known one)."""
+    if not name.endswith(suffix):
         return None
-    parts = name[: -len(_RESULT_SUFFIX)].split(".")
+    parts = name[: -len(suffix)].split(".")
     known = set(methods)
     for start in range(len(parts)):
         candidate = ".".join(parts[start:])
@@ -172,14 +187,16 @@ def _is_event(value: Any) -> bool:
     return isinstance(value, dict) and "kind" in value and "timestamp" in value
 
 
-def classify(name: str, head: bytes, methods: Iterable[str]) -> Classification:
+def classify(
+    name: str, head: bytes, methods: Iterable[str], params: Iterable[str] = ()
+) -> Classification:
     """Tell a file's kind from its first bytes (``head``) and, for RPC results, its name.
 
     JSON Lines whose first record is a CAR journal event or a JSON-RPC 2.0 message are a journal
     or a transcript; a document is a capability map (``$schema`` naming the map schema, or
     ``schema_version`` 2.0.0 with ``providers``) or a CAR wire-schema bundle (``format``
     ``car.wire-schema.v1``) by its top-level members; else the name ``*.<method>.result.json``
-    makes an RPC result.
+    makes an RPC result and ``*.<method>.params.json`` (a method of ``params``) a request's params.
     """
     text = head[len(_BOM) :] if head.startswith(_BOM) else head
     stripped = text.lstrip(_JSON_WHITESPACE)
@@ -203,6 +220,13 @@ def classify(name: str, head: bytes, methods: Iterable[str]) -> Classification:
             return Classification("rpc-result", f"named after RPC method {method}", method)
         return Classification(
             None, "named *.result.json, but no known RPC method in the name (see `schemas`)"
+        )
+    if name.endswith(_PARAMS_SUFFIX):
+        method = result_method(name, params, _PARAMS_SUFFIX)
+        if method is not None:
+            return Classification("rpc-params", f"named after RPC method {method}", method)
+        return Classification(
+            None, "named *.params.json, but no method with a params schema in the name"
         )
     if not stripped:
         return Classification(None, "empty file")
@@ -481,25 +505,34 @@ class _Walker:
 # Checking one file
 
 
-def _run_check(kind: str, path: Path, method: str | None, profile: Profile) -> Report:
+def _run_check(
+    kind: str, path: Path, method: str | None, profile: Profile, car_version: str | None = None
+) -> Report:
     if kind == "map":
         return check_map(path)
     if kind == "journal":
         return check_journal(path, profile=profile)
     if kind == "transcript":
-        return check_transcript(path)
+        return check_transcript(path, car_version=car_version)
     if kind == "wire-schema":
         return check_wire_schema(path)
-    assert method is not None, "an rpc-result is classified with its method"
+    assert method is not None, "an rpc-result or rpc-params is classified with its method"
     try:
-        result = parse_json(path.read_bytes())
+        value = parse_json(path.read_bytes())
     except CanonicalizationError as error:
         return Report(findings=[json_error_finding(error)])
-    return check_rpc_result(method, result)
+    if kind == "rpc-params":
+        return check_rpc_params(method, value, car_version=car_version)
+    return check_rpc_result(method, value, car_version=car_version)
 
 
 def _run_on_cluster(
-    kind: str, path: Path, method: str | None, profile: Profile, client: Any
+    kind: str,
+    path: Path,
+    method: str | None,
+    profile: Profile,
+    client: Any,
+    car_version: str | None,
 ) -> Report:
     """On a Dask cluster (``client``): journals split into chunks whose reports equal the local
     check's (docs/cluster.md); any other file is one task on a worker, on the driver's backend."""
@@ -508,17 +541,29 @@ def _run_on_cluster(
 
         return check_journal_on_cluster(path, client, profile=profile)
     task = client.submit(
-        _run_on_backend, _backend.active_name(), kind, path, method, profile, pure=False
+        _run_on_backend,
+        _backend.active_name(),
+        kind,
+        path,
+        method,
+        profile,
+        car_version,
+        pure=False,
     )
     report: Report = task.result()
     return report
 
 
 def _run_on_backend(
-    backend: str, kind: str, path: Path, method: str | None, profile: Profile
+    backend: str,
+    kind: str,
+    path: Path,
+    method: str | None,
+    profile: Profile,
+    car_version: str | None = None,
 ) -> Report:
     with _backend.use(backend):
-        return _run_check(kind, path, method, profile)
+        return _run_check(kind, path, method, profile, car_version)
 
 
 def _apply_severities(
@@ -534,7 +579,7 @@ def _apply_severities(
 
 
 # Kinds that are one JSON document, whose pointers can be turned into lines.
-_DOCUMENT_KINDS = ("map", "rpc-result", "wire-schema")
+_DOCUMENT_KINDS = ("map", "rpc-result", "wire-schema", "rpc-params")
 
 
 def _with_lines(kind: str, path: Path, findings: list[Finding]) -> list[Finding]:
@@ -563,12 +608,14 @@ def _check_one(
     severities: Mapping[str, SeverityOverride],
     profile: Profile,
     client: Any = None,
+    params: frozenset[str] = frozenset(),
+    car_version: str | None = None,
 ) -> FileResult | Skipped:
     started = time.perf_counter()
     result = FileResult(candidate.display, kind, size=candidate.size)
     try:
         head = _read_head(candidate.path)
-        classification = classify(candidate.path.name, head, methods)
+        classification = classify(candidate.path.name, head, methods, params)
         if kind is None:
             if classification.kind is None:
                 return Skipped(candidate.display, classification.reason)
@@ -579,12 +626,20 @@ def _check_one(
                 "--type rpc-result, but the name does not say the method "
                 "(name it *.<method>.result.json)",
             )
+        elif kind == "rpc-params" and classification.method is None:
+            return Skipped(
+                candidate.display,
+                "--type rpc-params, but the name does not say the method "
+                "(name it *.<method>.params.json)",
+            )
         assert result.kind is not None
         if client is None:
-            report = _run_check(result.kind, candidate.path, classification.method, profile)
+            report = _run_check(
+                result.kind, candidate.path, classification.method, profile, car_version
+            )
         else:
             report = _run_on_cluster(
-                result.kind, candidate.path, classification.method, profile, client
+                result.kind, candidate.path, classification.method, profile, client, car_version
             )
         result.stats = dict(report.stats)
         findings = _with_lines(result.kind, candidate.path, report.findings)
@@ -617,6 +672,7 @@ def check_paths(
     progress: CheckProgress | None = None,
     profile: Profile = "strict",
     client: Any = None,
+    car_version: str | None = None,
 ) -> PathsReport:
     """Check every document under ``paths`` (files or directories), in parallel.
 
@@ -628,7 +684,8 @@ def check_paths(
     as PF304 warnings instead of errors. A path that does not
     exist raises ``PathArgumentError``; a file that cannot be read is a PF501 finding. With a Dask
     ``client`` (``distributed.Client``) the checks run on its cluster, with the same report
-    (docs/cluster.md).
+    (docs/cluster.md). ``car_version`` picks the bundled wire schema transcripts, RPC results
+    and params are checked against (docs/wire.md); ``ValueError`` for one not bundled.
     """
     if kind is not None and kind not in KINDS:
         raise ValueError(f"unknown kind {kind!r}: choose one of {', '.join(KINDS)}")
@@ -653,6 +710,7 @@ def check_paths(
                 progress=progress,
                 profile=profile,
                 client=client,
+                car_version=car_version,
             )
 
     started = time.perf_counter()
@@ -660,7 +718,10 @@ def check_paths(
     walker = _Walker(excludes, follow_symlinks)
     for raw in paths:
         walker.add_argument(os.fspath(raw))
+    if car_version is not None:
+        schemas.bundle_path(car_version)  # ValueError for a version not bundled, before any file
     methods = rpc_methods()
+    params = params_methods()
     report = PathsReport(
         files=list(walker.unreadable),
         skipped=list(walker.skipped),
@@ -674,7 +735,17 @@ def check_paths(
     pool = ThreadPoolExecutor(max_workers=workers)
     try:
         futures = {
-            pool.submit(_check_one, candidate, kind, methods, overrides, profile, client): candidate
+            pool.submit(
+                _check_one,
+                candidate,
+                kind,
+                methods,
+                overrides,
+                profile,
+                client,
+                params,
+                car_version,
+            ): candidate
             for candidate in walker.files
         }
         for future in as_completed(futures):

@@ -1,23 +1,62 @@
-"""The bundled schemas: the two spec files shipped in ``schemas/``, addressed by stable ids.
+"""The bundled schemas: the spec files shipped in ``schemas/``, addressed by stable ids.
 
 ``pairling.capability-map.2.0.0`` is the Pairling capability map; ``car.<name>`` is each schema
-of the CAR wire bundle (``car.journal.event``, ``car.type.action_result``,
-``car.rpc.<method>.result``).
+of the default (newest) CAR wire bundle (``car.journal.event``, ``car.type.action_result``,
+``car.rpc.<method>.result``, ``car.rpc.<method>.params``). ``bundles()`` lists every bundled
+wire-schema file: the specification's copy (``seed``) and CAR's own ``wire-schema.json`` per
+release (schemas/SOURCE-car-server-core.md).
 Nothing is ever fetched: ``$ref`` resolves only inside these documents.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
 from . import _backend
 from ._fallback import validate as _loader
 
-__all__ = ["MAP_SCHEMA_FILE", "MAP_SCHEMA_ID", "WIRE_SCHEMA_FILE", "ids", "schema", "source"]
+__all__ = [
+    "MAP_SCHEMA_FILE",
+    "MAP_SCHEMA_ID",
+    "WIRE_SCHEMA_FILE",
+    "WireSchemaBundle",
+    "bundle_path",
+    "bundles",
+    "ids",
+    "schema",
+    "source",
+]
 
 MAP_SCHEMA_ID = "pairling.capability-map.2.0.0"
 MAP_SCHEMA_FILE = "coding-agent-remote-control-capability-map.schema.json"
 WIRE_SCHEMA_FILE = "car-wire-schema.v1.json"
+"""The specification's copy of the wire schema (the ``seed`` bundle)."""
+
+
+class WireSchemaBundle(NamedTuple):
+    """One bundled wire-schema file: the CAR release it is (``seed`` for the specification's
+    copy), its file name in ``schemas/`` and the sha256 of its exact bytes."""
+
+    car_version: str
+    file: str
+    digest: str
+
+
+def bundles() -> list[WireSchemaBundle]:
+    """Every bundled wire-schema file, oldest first; the last is the default."""
+    return [WireSchemaBundle(*bundle) for bundle in _backend.active().wire_bundles()]
+
+
+def bundle_path(car_version: str) -> str:
+    """The path of the bundled wire-schema file of ``car_version`` (written as ``car_version=``
+    takes it: ``0.58.0``, ``0.58`` or ``seed``); ``ValueError`` for one not bundled."""
+    bundle = _loader.wire_bundle_named(car_version)
+    if bundle is None:
+        known = ", ".join(bundle.car_version for bundle in bundles())
+        raise ValueError(
+            f"no bundled wire schema for CAR version {car_version!r} (bundled: {known})"
+        )
+    return str(_loader.schema_files() / bundle.file)
 
 
 def ids() -> list[str]:
@@ -35,4 +74,4 @@ def source(schema_id: str) -> str:
     if schema_id == MAP_SCHEMA_ID:
         return MAP_SCHEMA_FILE
     schema(schema_id)  # KeyError for an unknown id
-    return f"{WIRE_SCHEMA_FILE}#/schemas/{schema_id.removeprefix('car.')}"
+    return f"{bundles()[-1].file}#/schemas/{schema_id.removeprefix('car.')}"

@@ -1,7 +1,10 @@
 """CAR wire documents: RPC results, JSON-RPC transcripts and the wire-schema bundle itself.
 
 Every check returns a ``Report``; the rules and codes (PF4xx) are in ``docs/wire.md``. Nothing is
-fetched: results are checked against the bundled ``car-wire-schema.v1.json``.
+fetched: messages are checked against a bundled wire schema, CAR's own file per release
+(``pairling-fast schemas``): the one ``car_version=`` names, else the newest; a transcript without
+``car_version=`` switches to the bundle its ``server.handshake`` release or ``server.schema`` digest
+names.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from .report import Finding, RawFinding, Report
 from .validator import json_error_finding
 
 __all__ = [
+    "check_rpc_params",
     "check_rpc_result",
     "check_transcript",
     "check_wire_schema",
@@ -47,18 +51,37 @@ def check_rpc_result(
     *,
     catalog: Any = None,
     wire_schema: PathLike | None = None,
+    car_version: str | None = None,
 ) -> Report:
     """Check the result of JSON-RPC ``method`` against ``rpc.<method>.result`` and the invariants
     its schema describes.
 
     ``catalog`` (a ``models.catalog_snapshot`` result) cross-checks an ``infer`` result's
     ``catalog_revision`` and ``row_digest``; ``wire_schema`` (a path) verifies a ``server.schema``
-    result's ``digest`` against the file's exact bytes. A method without a schema in the bundle
-    gives an info (PF401, listed as uncovered) or a warning (PF402, unknown), not an error.
+    result's ``digest`` against the file's exact bytes; ``car_version`` (``0.58.0``, ``0.58`` or
+    ``seed``) picks the bundled wire schema, the newest by default (``ValueError`` for one not
+    bundled). A method without a schema in the bundle gives an info (PF401, listed as uncovered)
+    or a warning (PF402, unknown), not an error.
     """
     digest = wire_schema_digest(wire_schema) if wire_schema is not None else None
     try:
-        outcome = _backend.active().check_rpc_result(method, result, catalog, digest)
+        outcome = _backend.active().check_rpc_result(method, result, catalog, digest, car_version)
+    except CanonicalizationError as error:
+        return Report(findings=[json_error_finding(error)])
+    return _report(outcome, None)
+
+
+def check_rpc_params(method: str, params: Any, *, car_version: str | None = None) -> Report:
+    """Check the params of a JSON-RPC request for ``method`` against ``rpc.<method>.params`` (or,
+    for a notification the daemon sends such as ``host.event``, ``notification.<method>.params``
+    and the payload type its kind names) of the chosen bundle, the newest by default.
+
+    A method the bundle's ``coverage.rpc_params`` lists without a schema gives an info (PF440)
+    naming its category (``typed_without_schema``, ``unresolved``), one it does not list a
+    warning (PF441); ``not_read`` methods are not checked (the daemon ignores their params).
+    """
+    try:
+        outcome = _backend.active().check_rpc_params(method, params, car_version)
     except CanonicalizationError as error:
         return Report(findings=[json_error_finding(error)])
     return _report(outcome, None)
@@ -82,26 +105,34 @@ def _batches(lines: Iterable[bytes | str]) -> Iterator[list[bytes]]:
         yield batch
 
 
-def check_transcript(source: TranscriptSource, *, wire_schema: PathLike | None = None) -> Report:
+def check_transcript(
+    source: TranscriptSource,
+    *,
+    wire_schema: PathLike | None = None,
+    car_version: str | None = None,
+) -> Report:
     """Check a JSONL transcript of JSON-RPC 2.0 messages, streaming.
 
     ``source`` is a path, a file object (binary or text) or an iterable of lines. Responses are
     paired with their requests by ``id`` in either order, each ``result`` is checked like
     ``check_rpc_result`` (an ``infer`` result against the latest catalog snapshot before it, a
-    ``server.schema`` digest against ``wire_schema`` when given); findings carry the line. Memory
-    is bounded by the ids in flight, not by the transcript's length.
+    ``server.schema`` digest against ``wire_schema`` when given), and each request's params
+    like ``check_rpc_params``; findings carry the line. ``car_version`` fixes the bundle; without
+    it the newest applies until a ``server.handshake`` result's ``server_version`` or a
+    ``server.schema`` result's ``digest`` names another. Memory is bounded by the ids in flight,
+    not by the transcript's length.
     """
     digest = wire_schema_digest(wire_schema) if wire_schema is not None else None
     engine = _backend.active()
     if isinstance(source, (str, os.PathLike)):
         path = os.fspath(source)
-        return _report(engine.check_transcript_file(path, digest), path)
+        return _report(engine.check_transcript_file(path, digest, car_version), path)
     if isinstance(source, (bytes, bytearray)):
         raise TypeError(
             "check_transcript takes a path, a file object or an iterable of lines, not bytes; "
             "pass data.splitlines(keepends=True)"
         )
-    checker = engine.TranscriptChecker(digest)
+    checker = engine.TranscriptChecker(digest, car_version)
     for batch in _batches(source):
         checker.feed_lines(batch)
     name = getattr(source, "name", None)

@@ -17,11 +17,13 @@ from .parse import parse_json
 from .validate import bundled_schema_ids, bundled_validator, compile_schema
 from .wire import (
     TranscriptChecker,
+    check_rpc_params,
     check_rpc_result,
     check_transcript_file,
     check_wire_schema,
     wire_schema_digest,
 )
+from .wire import wire_bundles_listing as wire_bundles
 
 __all__ = [
     "JournalChecker",
@@ -34,6 +36,7 @@ __all__ = [
     "check_journal_chunk",
     "check_map",
     "check_map_json",
+    "check_rpc_params",
     "check_rpc_result",
     "check_transcript_file",
     "check_wire_schema",
@@ -44,5 +47,6 @@ __all__ = [
     "parse_json",
     "seal_map",
     "seal_map_json",
+    "wire_bundles",
     "wire_schema_digest",
 ]

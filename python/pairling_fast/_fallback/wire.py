@@ -17,13 +17,23 @@ from ..errors import CanonicalizationError, SchemaCompileError
 from ..report import RawFinding, Severity
 from .canonical import digest_hex
 from .parse import check_value, parse_json
-from .validate import bundled_validator, compile_schema, wire_bundle
+from .validate import (
+    WireBundle,
+    compile_schema,
+    default_wire_bundle,
+    wire_bundle_named,
+    wire_bundle_of_release,
+    wire_bundle_with_digest,
+    wire_bundles,
+)
 
 __all__ = [
     "TranscriptChecker",
+    "check_rpc_params",
     "check_rpc_result",
     "check_transcript_file",
     "check_wire_schema",
+    "wire_bundles_listing",
     "wire_schema_digest",
 ]
 
@@ -57,16 +67,19 @@ COVERAGE_LISTED_TWICE = "PF434"
 RPC_COVERAGE_MISMATCH = "PF435"
 EVENT_KIND_COVERAGE_MISMATCH = "PF436"
 MALFORMED_BUNDLE = "PF437"
+UNKNOWN_SCHEMA_DIGEST = "PF438"
+CATALOG_REVISION_WRONG = "PF439"
+PARAMS_UNCHECKED = "PF440"
+PARAMS_UNKNOWN_METHOD = "PF441"
+PARAMS_COVERAGE_MISMATCH = "PF442"
+NOTIFICATION_COVERAGE_MISMATCH = "PF443"
+SCHEMA_DIGEST_OTHER_BUNDLE = "PF444"
 SCHEMA_VIOLATION = "PF101"
 
 SNAPSHOT_METHOD = "models.catalog_snapshot"
 TERMINAL_CHUNK_OF_STATUS = {"succeeded": "done", "failed": "error"}
 TERMINAL_CHUNKS = ("done", "error")
 ERROR_OBJECT_MEMBERS = ("code", "message", "data")
-ROW_RULE_CAVEAT = (
-    "the row rule is inferred from CAR's JCS digest convention, not yet confirmed against a CAR "
-    "daemon"
-)
 
 
 def _finding(
@@ -134,8 +147,8 @@ def _catalog_index(snapshot: Any) -> CatalogIndex:
     return CatalogIndex(snapshot["catalog_revision"], row_digests)
 
 
-def _rpc_coverage(method: str) -> str:
-    coverage = wire_bundle()["coverage"]["rpc_results"]
+def _rpc_coverage(bundle: WireBundle, method: str) -> str:
+    coverage = bundle.document["coverage"]["rpc_results"]
     if method in coverage["covered"]:
         return "covered"
     if method in coverage["uncovered"]:
@@ -143,22 +156,19 @@ def _rpc_coverage(method: str) -> str:
     return "unknown"
 
 
-def _schema_id(method: str) -> str:
-    return f"car.rpc.{method}.result"
+def _result_schema(method: str) -> str:
+    return f"rpc.{method}.result"
 
 
-def _schema_findings(schema_id: str, value: Any) -> list[RawFinding]:
+def _schema_findings(bundle: WireBundle, name: str, value: Any) -> list[RawFinding]:
     return [
         _finding(SCHEMA_VIOLATION, "error", message, pointer, None, schema_pointer)
-        for pointer, schema_pointer, _keyword, message in bundled_validator(schema_id).errors(value)
+        for pointer, schema_pointer, _keyword, message in bundle.validator(name).errors(value)
     ]
 
 
-def _has_schema(method: str) -> bool:
-    return f"rpc.{method}.result" in wire_bundle()["schemas"]
-
-
 def result_findings(
+    bundle: WireBundle,
     method: str,
     result: Any,
     catalog: CatalogIndex | None,
@@ -168,13 +178,13 @@ def result_findings(
 
     The semantic checks run only on schema-valid results: they rely on the shapes it guarantees.
     """
-    if not _has_schema(method):
-        if _rpc_coverage(method) == "uncovered":
-            message = f"unchecked: no schema in car.wire-schema.v1 for {method} results"
+    if not bundle.has_schema(_result_schema(method)):
+        if _rpc_coverage(bundle, method) == "uncovered":
+            message = f"unchecked: no schema in {bundle.label()} for {method} results"
             return [_finding(UNCHECKED_METHOD, "info", message, "")], False
-        message = f"unknown method {_quoted(method)}: not in car.wire-schema.v1 coverage"
+        message = f"unknown method {_quoted(method)}: not in the coverage of {bundle.label()}"
         return [_finding(UNKNOWN_METHOD, "warning", message, "")], False
-    findings = _schema_findings(_schema_id(method), result)
+    findings = _schema_findings(bundle, _result_schema(method), result)
     if findings:
         return findings, False
     semantic = _SEMANTIC_CHECKS.get(method)
@@ -289,7 +299,7 @@ def _check_catalog_snapshot(result: Any, _catalog: Any, _digest: Any) -> list[Ra
         if model_id in seen:
             message = f"model id {_quoted(model_id)} appears more than once"
             findings.append(_error(CATALOG_DUPLICATE_ID, message, id_pointer))
-        elif previous is not None and model_id < previous:
+        elif previous is not None and _utf16(model_id) < _utf16(previous):
             message = (
                 f"models are not sorted by id: {_quoted(model_id)} comes after {_quoted(previous)}"
             )
@@ -305,12 +315,27 @@ def _check_catalog_snapshot(result: Any, _catalog: Any, _digest: Any) -> list[Ra
         if computed != row["row_digest"]:
             message = (
                 f"row_digest {_quoted(row['row_digest'])} is not sha256(JCS(model)) "
-                f"{_quoted(computed)}; {ROW_RULE_CAVEAT}"
+                f"{_quoted(computed)}"
             )
-            findings.append(
-                _finding(ROW_DIGEST_MISMATCH, "warning", message, f"/models/{index}/row_digest")
-            )
+            findings.append(_error(ROW_DIGEST_MISMATCH, message, f"/models/{index}/row_digest"))
+    # car-inference catalog_identity.rs: `catalog_revision(&rows)` is the canonical sha256 of
+    # the rows as serialized, i.e. of the `models` array exactly as it is on the wire.
+    try:
+        computed = digest_hex(result["models"])
+    except CanonicalizationError:
+        return findings
+    if computed != result["catalog_revision"]:
+        message = (
+            f"catalog_revision {_quoted(result['catalog_revision'])} is not sha256(JCS(models)) "
+            f"{_quoted(computed)}"
+        )
+        findings.append(_error(CATALOG_REVISION_WRONG, message, "/catalog_revision"))
     return findings
+
+
+def _utf16(text: str) -> bytes:
+    """Sort key: the UTF-16 code units (big-endian bytes sort alike), CAR's catalog order."""
+    return text.encode("utf-16-be", "surrogatepass")
 
 
 def _check_server_schema(
@@ -335,8 +360,10 @@ _SEMANTIC_CHECKS = {
 }
 
 
-def _catalog_argument(catalog: Any) -> tuple[CatalogIndex | None, list[RawFinding]]:
-    violations = _schema_findings(_schema_id(SNAPSHOT_METHOD), catalog)
+def _catalog_argument(
+    bundle: WireBundle, catalog: Any
+) -> tuple[CatalogIndex | None, list[RawFinding]]:
+    violations = _schema_findings(bundle, _result_schema(SNAPSHOT_METHOD), catalog)
     if not violations:
         return _catalog_index(catalog), []
     _code, _severity, first_message, _line, first_pointer, _schema_pointer = violations[0]
@@ -355,23 +382,156 @@ def _prefixed_value_error(what: str, value: Any) -> None:
         raise CanonicalizationError(error.code, f"{what}: {error.message}", error.pointer) from None
 
 
+def _chosen_bundle(car_version: str | None) -> WireBundle | None:
+    """The bundle a run chose (None: not chosen); an unknown version is a ValueError."""
+    if car_version is None:
+        return None
+    bundle = wire_bundle_named(car_version)
+    if bundle is None:
+        known = ", ".join(bundle.version for bundle in wire_bundles())
+        raise ValueError(
+            f"no bundled wire schema for CAR version {json.dumps(car_version)} (bundled: {known})"
+        )
+    return bundle
+
+
+def _bundle_or_default(car_version: str | None) -> WireBundle:
+    return _chosen_bundle(car_version) or default_wire_bundle()
+
+
+def wire_bundles_listing() -> list[tuple[str, str, str]]:
+    """Every bundled wire schema, oldest first: ``(car_version, file, sha256)``."""
+    return [(bundle.version, bundle.file, bundle.digest) for bundle in wire_bundles()]
+
+
 def check_rpc_result(
     method: str,
     result: Any,
     catalog: Any = None,
     wire_schema_digest: str | None = None,
+    car_version: str | None = None,
 ) -> tuple[list[RawFinding], dict[str, Any]]:
     """Findings on one RPC result; raises ``CanonicalizationError`` for a non-JSON value."""
+    bundle = _bundle_or_default(car_version)
     _prefixed_value_error("result", result)
     findings: list[RawFinding] = []
     index: CatalogIndex | None = None
     if catalog is not None:
         _prefixed_value_error("catalog", catalog)
         if method == "infer":
-            index, findings = _catalog_argument(catalog)
-    found, _valid = result_findings(method, result, index, wire_schema_digest)
+            index, findings = _catalog_argument(bundle, catalog)
+    found, _valid = result_findings(bundle, method, result, index, wire_schema_digest)
     findings.extend(found)
-    return findings, {"method": method, "coverage": _rpc_coverage(method)}
+    stats = {
+        "method": method,
+        "coverage": _rpc_coverage(bundle, method),
+        "car_version": bundle.version,
+    }
+    return findings, stats
+
+
+# ---------------------------------------------------------------------------------------------
+# RPC params and notifications
+
+
+class ParamsCoverage(NamedTuple):
+    """Where a bundle puts a method's params: ``category`` (``covered`` with the ``schema``
+    that describes them, or the inventory category that says why none does)."""
+
+    category: str
+    schema: str | None = None
+    rust_type: str | None = None
+
+
+def params_coverage(bundle: WireBundle, method: str, notification: bool) -> ParamsCoverage:
+    """How ``bundle`` covers the params of ``method`` (``notification``: sent without an id)."""
+    coverage = bundle.document["coverage"]
+    notification_schema = f"notification.{method}.params"
+    if notification_schema in coverage.get("notifications", {}).get("covered", []):
+        return ParamsCoverage("covered", notification_schema)
+    params = coverage.get("rpc_params")
+    if not isinstance(params, dict):
+        return ParamsCoverage("no_params_inventory")
+    if method in params["covered"]:
+        return ParamsCoverage("covered", f"rpc.{method}.params")
+    if method in params["not_read"]:
+        return ParamsCoverage("not_read")
+    uncovered = params["uncovered"]
+    if method in uncovered["typed_without_schema"]:
+        rust_type = uncovered["typed_without_schema"][method]
+        return ParamsCoverage("typed_without_schema", rust_type=rust_type)
+    if method in uncovered["unresolved"]:
+        return ParamsCoverage("unresolved")
+    if notification and coverage.get("notifications", {}).get("inventoried") is False:
+        return ParamsCoverage("notification_not_inventoried")
+    return ParamsCoverage("unknown")
+
+
+def _params_unchecked_finding(
+    bundle: WireBundle, method: str, coverage: ParamsCoverage
+) -> RawFinding | None:
+    """The finding that says a method's params were not checked, if the coverage calls for one
+    (reported once per method in a transcript)."""
+    label = bundle.label()
+    category = coverage.category
+    if category in ("covered", "not_read"):
+        return None
+    if category in ("typed_without_schema", "unresolved"):
+        typed = f" (Rust type {coverage.rust_type})" if coverage.rust_type is not None else ""
+        message = (
+            f"unchecked: {label} lists the params of {method} as {category}{typed}, with no schema"
+        )
+        return _finding(PARAMS_UNCHECKED, "info", message, "")
+    if category == "notification_not_inventoried":
+        message = (
+            f"unchecked: notification {method} has no schema in {label}, which does not "
+            "inventory server-to-client notifications yet (coverage.notifications.inventoried "
+            "is false)"
+        )
+        return _finding(PARAMS_UNCHECKED, "info", message, "")
+    if category == "no_params_inventory":
+        message = f"unchecked: {label} has no params schemas (no coverage.rpc_params)"
+        return _finding(PARAMS_UNCHECKED, "info", message, "")
+    message = f"unknown method {_quoted(method)}: not in the rpc_params inventory of {label}"
+    return _finding(PARAMS_UNKNOWN_METHOD, "warning", message, "")
+
+
+def _params_schema_findings(bundle: WireBundle, schema: str, params: Any) -> list[RawFinding]:
+    """Schema findings on params (pointers relative to them); a ``host.event`` payload is checked
+    against the type ``coverage.notifications.host_event_payloads`` names for its kind."""
+    if not bundle.has_schema(schema):
+        return []
+    findings = _schema_findings(bundle, schema, params)
+    if findings or not schema.startswith("notification."):
+        return findings
+    payloads = bundle.document["coverage"]["notifications"].get("host_event_payloads", {})
+    kind = params.get("kind")
+    payload_type = payloads.get(kind) if isinstance(kind, str) else None
+    if isinstance(payload_type, str) and bundle.has_schema(payload_type):
+        for code, severity, message, line, pointer, schema_pointer in _schema_findings(
+            bundle, payload_type, params["payload"]
+        ):
+            findings.append(
+                (code, severity, message, line, f"/payload{pointer or ''}", schema_pointer)
+            )
+    return findings
+
+
+def check_rpc_params(
+    method: str, params: Any, car_version: str | None = None
+) -> tuple[list[RawFinding], dict[str, Any]]:
+    """Findings on the params of one request; raises ``CanonicalizationError`` for a non-JSON
+    value."""
+    bundle = _bundle_or_default(car_version)
+    _prefixed_value_error("params", params)
+    coverage = params_coverage(bundle, method, False)
+    if coverage.schema is not None:
+        findings = _params_schema_findings(bundle, coverage.schema, params)
+    else:
+        unchecked = _params_unchecked_finding(bundle, method, coverage)
+        findings = [unchecked] if unchecked is not None else []
+    stats = {"method": method, "coverage": coverage.category, "car_version": bundle.version}
+    return findings, stats
 
 
 # ---------------------------------------------------------------------------------------------
@@ -399,13 +559,24 @@ def _json_whitespace_only(line: bytes) -> bool:
 
 
 class TranscriptChecker:
-    """Checks a JSONL JSON-RPC 2.0 transcript fed line by line.
+    """Checks a JSONL JSON-RPC 2.0 transcript fed line by line, against one wire-schema bundle:
+    the one chosen, else the default until a ``server.schema`` result names another by its
+    digest.
 
     Memory is bounded by the ids in flight (requests awaiting a response, responses awaiting
-    their request), not by the transcript's length.
+    their request) and the methods already reported unchecked, not by the transcript's length.
     """
 
-    def __init__(self, wire_schema_digest: str | None = None) -> None:
+    def __init__(
+        self, wire_schema_digest: str | None = None, car_version: str | None = None
+    ) -> None:
+        chosen = _chosen_bundle(car_version)
+        self._bundle = chosen or default_wire_bundle()
+        # The bundle was chosen by the caller: a server.schema digest does not switch it.
+        self._chosen = chosen is not None
+        # Methods whose params were already reported unchecked or unknown (once per method).
+        self._reported_params: set[str] = set()
+        self._params_validated = 0
         self._wire_schema_digest = wire_schema_digest
         self._findings: list[RawFinding] = []
         self._pending: dict[IdKey, _Request] = {}
@@ -440,6 +611,8 @@ class TranscriptChecker:
         stats: dict[str, Any] = {"lines": self._line, **self._counts}
         stats["unanswered"] = len(self._pending)
         stats["unmatched_responses"] = len(self._orphans)
+        stats["params_validated"] = self._params_validated
+        stats["car_version"] = self._bundle.version
         self._pending.clear()
         self._orphans.clear()
         return findings, stats
@@ -508,8 +681,11 @@ class TranscriptChecker:
             method = None
         if "result" in message or "error" in message:
             self._malformed("a request must not carry result or error", "")
-        if "params" in message and not isinstance(message["params"], (list, dict)):
-            self._malformed("params must be an array or an object", "/params")
+        if "params" in message:
+            if not isinstance(message["params"], (list, dict)):
+                self._malformed("params must be an array or an object", "/params")
+            elif method is not None:
+                self._check_params(method, message["params"], "id" not in message)
         if "id" not in message:
             self._counts["notifications"] += 1
             return
@@ -565,6 +741,46 @@ class TranscriptChecker:
         self._orphans[key] = response
         self._track_in_flight()
 
+    def _check_params(self, method: str, params: Any, notification: bool) -> None:
+        """A request's params against the bundle in effect; an unchecked or unknown method once."""
+        coverage = params_coverage(self._bundle, method, notification)
+        if coverage.category == "no_params_inventory":
+            return  # before CAR 0.60.0: results are all a transcript's bundle describes
+        if coverage.schema is not None:
+            self._params_validated += 1
+            found = _params_schema_findings(self._bundle, coverage.schema, params)
+            for code, severity, message, _line, pointer, schema_pointer in found:
+                self._add(code, severity, message, f"/params{pointer}", None, schema_pointer)
+        elif method not in self._reported_params:
+            unchecked = _params_unchecked_finding(self._bundle, method, coverage)
+            if unchecked is not None:
+                self._reported_params.add(method)
+                code, severity, message, _line, _pointer, _schema_pointer = unchecked
+                self._add(code, severity, message, "/method")
+
+    def _select_bundle(self, result: Any, line: int) -> None:
+        """A valid ``server.schema`` result names the wire schema the daemon speaks by its
+        digest: the matching bundle applies from here on, unless the caller chose one."""
+        digest = result["digest"]
+        bundle = wire_bundle_with_digest(digest)
+        if bundle is self._bundle:
+            return
+        if bundle is not None and self._chosen:
+            message = (
+                f"server.schema names {bundle.label()} (digest {_quoted(digest)}), but the "
+                f"transcript is checked against {self._bundle.label()} as chosen"
+            )
+            self._add(SCHEMA_DIGEST_OTHER_BUNDLE, "warning", message, "/result/digest", line)
+        elif bundle is not None:
+            self._bundle = bundle
+        else:
+            known = ", ".join(f"{known.version} {known.digest}" for known in wire_bundles())
+            message = (
+                f"server.schema digest {_quoted(digest)} is no bundled wire schema (known: "
+                f"{known}); checked against {self._bundle.label()}"
+            )
+            self._add(UNKNOWN_SCHEMA_DIGEST, "warning", message, "/result/digest", line)
+
     def _check_error_object(self, error: Any) -> None:
         if not isinstance(error, dict):
             self._add(MALFORMED_ERROR_OBJECT, "error", "error must be an object", "/error")
@@ -588,19 +804,30 @@ class TranscriptChecker:
     def _answer(self, request: _Request, response: _Response) -> None:
         if request.method is None or not response.has_result:
             return
+        if request.method == "server.handshake" and not self._chosen:
+            # car-server-core handler.rs answers with `server_version: CARGO_PKG_VERSION`: the
+            # daemon's release, whose bundle then checks the session (the handshake included).
+            version = (
+                response.result.get("server_version") if isinstance(response.result, dict) else None
+            )
+            bundle = wire_bundle_of_release(version) if isinstance(version, str) else None
+            if bundle is not None:
+                self._bundle = bundle
         findings, valid = result_findings(
-            request.method, response.result, self._catalog, self._wire_schema_digest
+            self._bundle, request.method, response.result, self._catalog, self._wire_schema_digest
         )
         for code, severity, message, _line, pointer, schema_pointer in findings:
             self._add(code, severity, message, f"/result{pointer}", response.line, schema_pointer)
         if valid and request.method == SNAPSHOT_METHOD:
             self._catalog = _catalog_index(response.result)
+        if valid and request.method == "server.schema":
+            self._select_bundle(response.result, response.line)
 
 
 def check_transcript_file(
-    path: str, wire_schema_digest: str | None = None
+    path: str, wire_schema_digest: str | None = None, car_version: str | None = None
 ) -> tuple[list[RawFinding], dict[str, Any]]:
-    checker = TranscriptChecker(wire_schema_digest)
+    checker = TranscriptChecker(wire_schema_digest, car_version)
     with open(path, "rb") as lines:
         checker.feed_lines(lines)
     return checker.finish()
@@ -763,6 +990,122 @@ def _check_event_coverage(
                 findings.append(_error(EVENT_KIND_COVERAGE_MISMATCH, message, item_pointer))
 
 
+def _check_params_coverage(
+    params: dict[str, Any],
+    rpc_methods: set[str],
+    schemas: dict[str, Any],
+    findings: list[RawFinding],
+) -> None:
+    """``coverage.rpc_params`` (CAR 0.60.0 on), as CAR's own test
+    ``every_daemon_method_has_a_params_entry`` (car-server-core wire_schema.rs) holds it: four
+    sorted, disjoint buckets that together are exactly the RPC inventory of ``rpc_results`` and
+    add up to ``total``; a covered method has its ``rpc.<method>.params`` schema and every such
+    schema's method is covered."""
+    pointer = "/coverage/rpc_params"
+    covered = _string_list(params, "covered", f"{pointer}/covered", findings)
+    not_read = _string_list(params, "not_read", f"{pointer}/not_read", findings)
+    uncovered = params.get("uncovered")
+    uncovered = uncovered if isinstance(uncovered, dict) else {}
+    typed = uncovered.get("typed_without_schema")
+    if not isinstance(typed, dict) or not all(isinstance(name, str) for name in typed.values()):
+        message = "uncovered.typed_without_schema must be an object of Rust type names"
+        findings.append(
+            _error(MALFORMED_BUNDLE, message, f"{pointer}/uncovered/typed_without_schema")
+        )
+        typed = None
+    unresolved = _string_list(uncovered, "unresolved", f"{pointer}/uncovered/unresolved", findings)
+    total = _integer(params.get("total"))
+    if total is None:
+        message = "coverage.rpc_params.total must be a non-negative integer"
+        findings.append(_error(MALFORMED_BUNDLE, message, f"{pointer}/total"))
+    if covered is None or not_read is None or typed is None or unresolved is None:
+        return
+    typed_methods = list(typed)
+    buckets = (
+        ("covered", covered),
+        ("not_read", not_read),
+        ("uncovered/typed_without_schema", typed_methods),
+        ("uncovered/unresolved", unresolved),
+    )
+    bucket_of: dict[str, str] = {}
+    for bucket, items in buckets:
+        at = f"{pointer}/{bucket}"
+        _sorted_and_unique(items, at, findings)
+        for index, item in enumerate(items):
+            other = bucket_of.get(item)
+            if other is None:
+                bucket_of[item] = bucket
+            elif other != bucket:
+                message = f"{_quoted(item)} is in both {other} and {bucket}"
+                findings.append(_error(COVERAGE_LISTED_TWICE, message, f"{at}/{index}"))
+            if item not in rpc_methods:
+                message = f"{_quoted(item)} is not in the RPC inventory of coverage.rpc_results"
+                findings.append(_error(PARAMS_COVERAGE_MISMATCH, message, f"{at}/{index}"))
+    for method in sorted(rpc_methods - set(bucket_of)):
+        message = f"RPC method {_quoted(method)} is in no rpc_params bucket"
+        findings.append(_error(PARAMS_COVERAGE_MISMATCH, message, pointer))
+    listed = len(covered) + len(not_read) + len(typed_methods) + len(unresolved)
+    if total is not None and total != listed:
+        message = f"total is {total} but the four buckets list {listed}"
+        findings.append(_error(COVERAGE_TOTAL_MISMATCH, message, f"{pointer}/total"))
+    for index, method in enumerate(covered):
+        if f"rpc.{method}.params" not in schemas:
+            message = f"covered params of {_quoted(method)} have no rpc.{method}.params schema"
+            findings.append(_error(PARAMS_COVERAGE_MISMATCH, message, f"{pointer}/covered/{index}"))
+    covered_set = set(covered)
+    for name in schemas:
+        if name.startswith("rpc.") and name.endswith(".params"):
+            if name[len("rpc.") : -len(".params")] not in covered_set:
+                message = f"schema {_quoted(name)} is not in coverage.rpc_params.covered"
+                findings.append(
+                    _error(PARAMS_COVERAGE_MISMATCH, message, "/schemas" + _token(name))
+                )
+
+
+def _check_notification_coverage(
+    notifications: dict[str, Any], schemas: dict[str, Any], findings: list[RawFinding]
+) -> None:
+    """``coverage.notifications`` (CAR 0.60.0 on): each covered notification and each host-event
+    payload type names a schema of the bundle, every ``notification.*`` schema is covered, and
+    ``inventoried`` is a boolean."""
+    pointer = "/coverage/notifications"
+    if not isinstance(notifications.get("inventoried"), bool):
+        message = "coverage.notifications.inventoried must be true or false"
+        findings.append(_error(MALFORMED_BUNDLE, message, f"{pointer}/inventoried"))
+    at = f"{pointer}/covered"
+    covered = _string_list(notifications, "covered", at, findings)
+    if covered is not None:
+        _sorted_and_unique(covered, at, findings)
+        for index, name in enumerate(covered):
+            if name not in schemas:
+                message = f"covered notification {_quoted(name)} has no schema"
+                findings.append(_error(NOTIFICATION_COVERAGE_MISMATCH, message, f"{at}/{index}"))
+        for name in schemas:
+            if name.startswith("notification.") and name not in covered:
+                message = f"schema {_quoted(name)} is not in coverage.notifications.covered"
+                findings.append(
+                    _error(NOTIFICATION_COVERAGE_MISMATCH, message, "/schemas" + _token(name))
+                )
+    payloads = notifications.get("host_event_payloads")
+    if not isinstance(payloads, dict):
+        message = "coverage.notifications.host_event_payloads must be an object"
+        findings.append(_error(MALFORMED_BUNDLE, message, f"{pointer}/host_event_payloads"))
+        return
+    for kind, name in payloads.items():
+        if not (isinstance(name, str) and name in schemas):
+            message = (
+                f"host event kind {_quoted(kind)} names {json.dumps(name, ensure_ascii=False)}, "
+                "which is not a schema of the bundle"
+            )
+            findings.append(
+                _error(
+                    NOTIFICATION_COVERAGE_MISMATCH,
+                    message,
+                    f"{pointer}/host_event_payloads{_token(kind)}",
+                )
+            )
+
+
 def bundle_findings(bundle: Any) -> list[RawFinding]:
     findings: list[RawFinding] = []
     if not isinstance(bundle, dict):
@@ -789,6 +1132,20 @@ def bundle_findings(bundle: Any) -> list[RawFinding]:
     rpc = _partition(coverage, "rpc_results", findings)
     if rpc is not None:
         _check_rpc_coverage(rpc[0], schemas, findings)
+        if "rpc_params" in coverage:
+            params = coverage["rpc_params"]
+            if isinstance(params, dict):
+                _check_params_coverage(params, set(rpc[0]) | set(rpc[1]), schemas, findings)
+            else:
+                message = "coverage.rpc_params must be an object"
+                findings.append(_error(MALFORMED_BUNDLE, message, "/coverage/rpc_params"))
+    if "notifications" in coverage:
+        notifications = coverage["notifications"]
+        if isinstance(notifications, dict):
+            _check_notification_coverage(notifications, schemas, findings)
+        else:
+            message = "coverage.notifications must be an object"
+            findings.append(_error(MALFORMED_BUNDLE, message, "/coverage/notifications"))
     events = _partition(coverage, "journal_event_payloads", findings)
     kinds = _event_kinds(schemas)
     if kinds is None:
@@ -802,7 +1159,13 @@ def bundle_findings(bundle: Any) -> list[RawFinding]:
 def check_wire_schema(path: str) -> tuple[list[RawFinding], dict[str, Any]]:
     with open(path, "rb") as source:
         data = source.read()
-    stats: dict[str, Any] = {"digest": hashlib.sha256(data).hexdigest(), "schemas": 0}
+    digest = hashlib.sha256(data).hexdigest()
+    bundled = wire_bundle_with_digest(digest)
+    stats: dict[str, Any] = {
+        "digest": digest,
+        "schemas": 0,
+        "car_version": bundled.version if bundled is not None else None,
+    }
     try:
         bundle = parse_json(data)
     except CanonicalizationError as error:

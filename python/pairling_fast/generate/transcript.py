@@ -21,12 +21,14 @@ from typing import IO, Any, Callable
 
 from .._fallback.validate import schema_files
 from ..canonical import digest_hex
-from ..schemas import WIRE_SCHEMA_FILE
 
 __all__ = ["add_arguments", "generate_transcript", "run", "write_transcript"]
 
 MAX_IN_FLIGHT = 6
-CAR_VERSION = "0.42.3"
+# The CAR release a generated session speaks: its handshake names it and its `server.schema`
+# digests that release's bundled wire schema, so the checker picks that bundle.
+CAR_VERSION = "0.58.0"
+WIRE_SCHEMA_FILE = f"car-wire-schema.{CAR_VERSION}.json"
 TOOL_NAMES = ("read_file", "run_tests", "grep", "apply_patch", "web_fetch", "list_dir")
 STATE_KEYS = ("plan", "cursor", "branch", "last_test_run", "open_files", "budget")
 ROLES = ("agent", "owner", "operator", "host")
@@ -60,8 +62,10 @@ def _remote_model(
                 "harness": "swe-bench-verified",
                 "measured_at": "2025-09-30",
                 "name": "SWE-bench Verified",
+                "runs": 3,
                 "score": 70.4,
                 "source_url": None,
+                "spread": 0.018,
             }
         ],
         "quantization": None,
@@ -116,7 +120,9 @@ def _local_model(model_id: str, name: str, family: str, params: str) -> dict[str
 
 
 def catalog_snapshot() -> dict[str, Any]:
-    """A small catalog snapshot sorted by id, each row digested as sha256(JCS(model))."""
+    """A small catalog snapshot sorted by id (UTF-16 order; the ids here are ASCII), each row
+    digested as sha256(JCS(model)) and the whole as sha256(JCS(rows)), as car-inference's
+    catalog_identity.rs does."""
     models = [
         _local_model("local/qwen2.5-coder-14b-q4", "Qwen2.5 Coder 14B", "qwen", "14B"),
         _remote_model(
@@ -129,7 +135,7 @@ def catalog_snapshot() -> dict[str, Any]:
     ]
     models.sort(key=lambda model: str(model["id"]))
     rows = [{"model": model, "row_digest": digest_hex(model)} for model in models]
-    return {"catalog_revision": digest_hex([row["row_digest"] for row in rows]), "models": rows}
+    return {"catalog_revision": digest_hex(rows), "models": rows}
 
 
 def _tool_schema(name: str, rng: random.Random) -> dict[str, Any]:
