@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..errors import CanonicalizationError
 from ..report import RawFinding, Severity
-from .canonical import digest_hex
+from .canonical import canonicalize, digest_hex
 from .parse import check_value, parse_json
 from .validate import CompiledSchema, bundled_schema, compile_schema
 
@@ -80,14 +80,23 @@ SUBJECT_COLLECTIONS = {
 SCHEMA_WIDENINGS: tuple[tuple[str, Any], ...] = (
     ("/$defs/provider_id/pattern", "^[a-z][a-z0-9_.-]{0,255}$"),
     ("/$defs/source_id/pattern", "^[a-z][a-z0-9_.-]{1,255}$"),
-    ("/$defs/release_membership/properties/runtime_provider_id", {"type": "string", "minLength": 1}),
+    (
+        "/$defs/release_membership/properties/runtime_provider_id",
+        {"type": "string", "minLength": 1},
+    ),
     (
         "/$defs/implementation/properties/identity_status/enum",
         ["release_pinned", "source_pinned", "observed", "unversioned"],
     ),
     (
         "/$defs/evidence_claim/properties/classification/enum",
-        ["vendor_surface", "pairling_support", "behavioral_evidence", "runtime_behavior", "exclusion"],
+        [
+            "vendor_surface",
+            "pairling_support",
+            "behavioral_evidence",
+            "runtime_behavior",
+            "exclusion",
+        ],
     ),
     ("/$defs/effect/properties/target", {"type": "string", "minLength": 1}),
     (
@@ -196,7 +205,7 @@ DIGITS = "0123456789"
 
 
 def _graph_id(value: str) -> bool:
-    """Pairling's id pattern (its validator's, and the schema's graph_id): [a-z][a-z0-9_.-]{1,255}."""
+    """Pairling's id pattern (its validator's; the schema's graph_id): [a-z][a-z0-9_.-]{1,255}."""
     return _id_chars(value, LOWER, LOWER + DIGITS + "_.-", 2, 256)
 
 
@@ -398,7 +407,9 @@ def _same_provider(
             )
 
 
-def _explicit_texts(base: str, entry: dict[str, Any], fields: Iterable[str]) -> Iterator[RawFinding]:
+def _explicit_texts(
+    base: str, entry: dict[str, Any], fields: Iterable[str]
+) -> Iterator[RawFinding]:
     for field in fields:
         if _blank(entry.get(field)):
             yield _error("PF230", f"{field} is only whitespace", f"{base}/{field}")
@@ -477,7 +488,9 @@ def _provider_entries(graph: _Map) -> Iterator[RawFinding]:
         yield from _explicit_texts(base, provider, ("display_name",))
         eligibility = provider.get("implementation_eligibility")
         if isinstance(eligibility, dict):
-            yield from _explicit_texts(f"{base}/implementation_eligibility", eligibility, ("reason",))
+            yield from _explicit_texts(
+                f"{base}/implementation_eligibility", eligibility, ("reason",)
+            )
 
 
 def _implementations(graph: _Map) -> Iterator[RawFinding]:
@@ -617,7 +630,12 @@ def _requirements(binding: dict[str, Any], base: str) -> Iterator[RawFinding]:
             yield _error("PF235", f"requirement kind {kind} is repeated", pointer)
         kinds.add(kind)
         age = requirement.get("max_age_seconds")
-        if kind == "fresh_snapshot" and isinstance(age, float) and age.is_integer():
+        if (
+            kind == "fresh_snapshot"
+            and isinstance(age, float)
+            and age.is_integer()
+            and 1 <= age <= 30
+        ):
             yield _error(
                 "PF233",
                 f"max_age_seconds {age!r} is a float: Pairling's validator wants an integer "
@@ -670,7 +688,9 @@ def _retry(binding: dict[str, Any], base: str) -> Iterator[RawFinding]:
         )
     if replay == "recover_only" and recovery == "unavailable":
         yield _error(
-            "PF239", "retry.replay is recover_only but recovery is unavailable", f"{base}/retry/recovery"
+            "PF239",
+            "retry.replay is recover_only but recovery is unavailable",
+            f"{base}/retry/recovery",
         )
     if ambiguity == "outcome_unknown" and correlation == "none":
         yield _error(
@@ -752,13 +772,16 @@ def _bindings(graph: _Map) -> Iterator[RawFinding]:
             claim = claims.get(claim_id)
             if claim is None:
                 yield _error(
-                    "PF215", f"evidence_claim_ids entry '{claim_id}' names no evidence claim", pointer
+                    "PF215",
+                    f"evidence_claim_ids entry '{claim_id}' names no evidence claim",
+                    pointer,
                 )
-            elif claim.get("subject_id") not in related:
+            elif (subject := _text(claim, "subject_id")) not in related:
+                about = "no subject id" if subject is None else f"'{subject}'"
                 yield _error(
                     "PF249",
-                    f"evidence claim '{claim_id}' is about '{claim.get('subject_id')}', neither "
-                    "this binding nor one of its capabilities",
+                    f"evidence claim '{claim_id}' is about {about}, neither this binding nor one "
+                    "of its capabilities",
                     pointer,
                 )
         yield from _requirements(binding, base)
@@ -840,7 +863,8 @@ def _claims(graph: _Map) -> Iterator[RawFinding]:
             yield _error(
                 "PF228",
                 "classification 'behavioral_evidence' is in the bundled schema but Pairling's "
-                "validator accepts vendor_surface, pairling_support, runtime_behavior and exclusion",
+                "validator accepts vendor_surface, pairling_support, runtime_behavior and "
+                "exclusion",
                 f"{base}/classification",
             )
         elif classification in ("runtime_behavior", "exclusion"):
@@ -968,6 +992,18 @@ def _read_manifest(manifest: Any) -> tuple[_Manifest, list[RawFinding]]:
     return index, problems
 
 
+def _shown(value: Any) -> str:
+    """A JSON value as messages show it: its canonical (RFC 8785) text."""
+    try:
+        return canonicalize(value).decode("utf-8")
+    except CanonicalizationError:
+        return "(a value without canonical form)"
+
+
+def _listed(items: Iterable[str]) -> str:
+    return "[" + ", ".join(f"'{item}'" for item in sorted(items)) + "]"
+
+
 def _release_join(graph: _Map, manifest: Any) -> Iterator[RawFinding]:
     reviewed, problems = _read_manifest(manifest)
     yield from problems
@@ -1004,13 +1040,15 @@ def _release_join(graph: _Map, manifest: Any) -> Iterator[RawFinding]:
             j = rows.get(kind)
             expected = definition.get(reviewed_field)
             row = binding["requires"][j] if j is not None else None
-            if row is None or row.get(field) != expected or type(row.get(field)) is not type(
-                expected
+            if (
+                row is None
+                or row.get(field) != expected
+                or type(row.get(field)) is not type(expected)
             ):
                 yield _error(
                     "PF255",
                     f"{kind} {field} differs from the reviewed operation's {reviewed_field} "
-                    f"{expected!r}",
+                    f"{_shown(expected)}",
                     f"{base}/requires/{j}" if j is not None else f"{base}/requires",
                 )
     missing = sorted(set(reviewed.operations) - bound)
@@ -1039,8 +1077,8 @@ def _release_join(graph: _Map, manifest: Any) -> Iterator[RawFinding]:
             yield _error(
                 "PF258",
                 f"released bindings of provider '{provider_id}' differ from the manifest: "
-                f"missing {sorted(expected_ops - actual)}, not in the manifest "
-                f"{sorted(actual - expected_ops)}",
+                f"missing {_listed(expected_ops - actual)}, not in the manifest "
+                f"{_listed(actual - expected_ops)}",
                 where,
             )
         membership = reviewed.memberships.get(provider_id)
@@ -1048,8 +1086,7 @@ def _release_join(graph: _Map, manifest: Any) -> Iterator[RawFinding]:
             (
                 (i, entry)
                 for i, entry in graph.entries["implementations"]
-                if graph.first["implementations"].get(_text(entry, "implementation_id") or "")
-                == i
+                if graph.first["implementations"].get(_text(entry, "implementation_id") or "") == i
                 and _text(entry, "provider_id") == provider_id
                 and isinstance(entry.get("release_membership"), dict)
             ),
@@ -1064,7 +1101,8 @@ def _release_join(graph: _Map, manifest: Any) -> Iterator[RawFinding]:
             if value != expected or type(value) is not type(expected):
                 yield _error(
                     "PF259",
-                    f"release {field} {value!r} differs from the manifest's {expected!r}",
+                    f"release {field} {_shown(value)} differs from the manifest's "
+                    f"{_shown(expected)}",
                     f"/implementations/{i}/release_membership/{field}",
                 )
 
@@ -1215,7 +1253,7 @@ def check_map(document: Any, manifest: Any = None) -> tuple[list[RawFinding], di
     """Check a parsed map (Python values); a value outside the JSON model is one finding.
 
     ``manifest``, when given, is Pairling's reviewed operation manifest (parsed JSON; a value
-    outside the JSON model raises ``CanonicalizationError``): the release-join rules PF254–PF260
+    outside the JSON model raises ``CanonicalizationError``): the release-join rules PF254 to PF260
     then run too."""
     if manifest is not None:
         check_value(manifest)
