@@ -762,7 +762,12 @@ impl<'a> Graph<'a> {
                     }
                 }
             }
-            if let (Some(runtime), Some(version), Some(channel)) = (
+            // Like Pairling's validator, only the first entry of an id has a runtime identity.
+            let first = text(entry, "implementation_id").is_some_and(|id| {
+                self.collections[IMPLEMENTATIONS].by_id[id].0 == *index
+            });
+            if let (true, Some(runtime), Some(version), Some(channel)) = (
+                first,
                 runtime,
                 text(membership, "provider_version"),
                 text(membership, "provider_channel"),

@@ -1,4 +1,4 @@
-"""Capability maps: every integrity rule fires on its broken twin, only there, on both backends."""
+"""Capability maps: every rule fires on its broken twin, only there, on both backends."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from map_twins import EXAMPLE, TWINS, Twin, broken, example
+from map_twins import EXAMPLE, MANIFEST, TWINS, Twin, broken, example, manifest, twin_manifest
 
 import pairling_fast
 from pairling_fast import MapInvalidError, _backend, check_map, seal_map, write_sealed
@@ -29,11 +29,11 @@ def located(report: Report) -> list[tuple[Any, ...]]:
     return [(f.code, f.severity, f.pointer, f.line, f.schema_pointer) for f in report.findings]
 
 
-def on_both(source: Any) -> tuple[Report, Report]:
+def on_both(source: Any, reviewed: Any = None) -> tuple[Report, Report]:
     reports = []
     for name in _backend.BACKENDS:
         with _backend.use(name):
-            reports.append(check_map(copy.deepcopy(source)))
+            reports.append(check_map(copy.deepcopy(source), manifest=reviewed))
     return reports[0], reports[1]
 
 
@@ -48,7 +48,7 @@ def test_example_map_is_clean(backend: _backend.Engine) -> None:
 @pytest.mark.parametrize("twin", TWINS, ids=[f"{t.code}-{t.name}" for t in TWINS])
 def test_twin_fires_its_rule_and_nothing_else(backend: _backend.Engine, twin: Twin) -> None:
     document = broken(twin, backend.seal_map)
-    report = check_map(document)
+    report = check_map(document, manifest=twin_manifest(twin))
     assert [(f.code, f.pointer) for f in report.findings] == [
         (twin.code, pointer) for pointer in twin.pointers
     ]
@@ -59,8 +59,46 @@ def test_twin_fires_its_rule_and_nothing_else(backend: _backend.Engine, twin: Tw
 def test_twin_findings_identical_on_both_backends(twin: Twin) -> None:
     with _backend.use("python") as engine:
         document = broken(twin, engine.seal_map)
-    rust, python = on_both(document)
+    rust, python = on_both(document, twin_manifest(twin))
     assert rust.to_dict() == python.to_dict()
+
+
+def test_example_map_is_clean_with_its_manifest(backend: _backend.Engine) -> None:
+    assert check_map(EXAMPLE, manifest=MANIFEST).findings == []
+    assert check_map(EXAMPLE, manifest=MANIFEST.read_bytes()).findings == []
+    assert check_map(example(), manifest=manifest()).findings == []
+
+
+def test_unparsable_manifest_raises(backend: _backend.Engine, tmp_path: Path) -> None:
+    bad = tmp_path / "manifest.json"
+    bad.write_text('{"operations": [', encoding="utf-8")
+    with pytest.raises(ValueError):
+        check_map(EXAMPLE, manifest=bad)
+    with pytest.raises(OSError):
+        check_map(EXAMPLE, manifest=tmp_path / "missing.json")
+
+
+def test_renamed_provider_is_one_error_with_its_references(backend: _backend.Engine) -> None:
+    document = example()
+    document["providers"][0]["provider_id"] = "northwind"
+    report = check_map(backend.seal_map(document))
+    assert [(f.code, f.pointer) for f in report.errors] == [
+        ("PF204", "/implementations/0/provider_id")
+    ]
+    assert "8 references" in report.errors[0].message
+
+
+def test_a_1_0_0_map_is_named_not_skipped(backend: _backend.Engine) -> None:
+    document = {"schema_version": "1.0.0", "observed_at": "2026-08-05T00:00:00Z", "agents": []}
+    report = check_map(document)
+    assert [(f.code, f.pointer) for f in report.findings] == [("PF253", "/schema_version")]
+    assert "'1.0.0'" in report.findings[0].message
+
+
+def test_lints_never_are_errors() -> None:
+    lints = ("PF202", "PF206", "PF208", "PF222", "PF223", "PF224", "PF225", "PF226", "PF227")
+    assert {CODES[code].severity for code in lints} <= {"warning", "info"}
+    assert all("pairling_fast's own" in CODES[code].description for code in lints)
 
 
 def test_every_map_code_has_a_twin() -> None:
@@ -289,10 +327,10 @@ def test_generate_cli_module_writes_a_clean_map(
 
 def test_binding_without_canonical_form_is_located_and_unchecked() -> None:
     document = example()
-    document["operation_bindings"][1]["requires"][0]["max_age_seconds"] = 2**60
+    document["operation_bindings"][1]["requires"][1]["max_age_seconds"] = 2**60
     rust, python = on_both(document)
     assert located(rust) == located(python)
-    assert ("PF005", "/operation_bindings/1/requires/0/max_age_seconds") in [
+    assert ("PF005", "/operation_bindings/1/requires/1/max_age_seconds") in [
         (f.code, f.pointer) for f in rust.findings
     ]
     assert rust.stats["digests"] == {"verified": 10, "mismatched": 0, "unchecked": 1}

@@ -76,6 +76,8 @@ _MAP_SCHEMA_MARK = re.compile(
 )
 _MAP_VERSION_MARK = re.compile(rb'"schema_version"\s*:\s*"2\.0\.0"')
 _MAP_PROVIDERS_MARK = re.compile(rb'"providers"\s*:')
+_MAP_ANY_VERSION_MARK = re.compile(rb'"schema_version"\s*:\s*"')
+_MAP_POLICY_MARK = re.compile(rb'"evidence_policy"\s*:')
 _WIRE_SCHEMA_MARK = re.compile(rb'"format"\s*:\s*"car\.wire-schema\.v1"')
 _KIND_REASONS = {
     "map": "capability map ($schema / schema_version)",
@@ -152,6 +154,10 @@ def _document_kind(value: Any) -> str | None:
         value.get("schema_version") == "2.0.0" and "providers" in value
     ):
         return "map"
+    # Pairling's maps of another schema_version (1.0.0 has agents, no providers): checked as
+    # maps so that the version is reported (PF253), not skipped.
+    if isinstance(value.get("schema_version"), str) and "evidence_policy" in value:
+        return "map"
     if value.get("format") == _WIRE_FORMAT:
         return "wire-schema"
     return None
@@ -217,6 +223,8 @@ def _marked_kind(text: bytes) -> str | None:
     if _MAP_SCHEMA_MARK.search(text) or (
         _MAP_VERSION_MARK.search(text) and _MAP_PROVIDERS_MARK.search(text)
     ):
+        return "map"
+    if _MAP_ANY_VERSION_MARK.search(text) and _MAP_POLICY_MARK.search(text):
         return "map"
     if _WIRE_SCHEMA_MARK.search(text):
         return "wire-schema"
@@ -481,9 +489,11 @@ class _Walker:
 # Checking one file
 
 
-def _run_check(kind: str, path: Path, method: str | None, profile: Profile) -> Report:
+def _run_check(
+    kind: str, path: Path, method: str | None, profile: Profile, manifest: Any = None
+) -> Report:
     if kind == "map":
-        return check_map(path)
+        return check_map(path, manifest=manifest)
     if kind == "journal":
         return check_journal(path, profile=profile)
     if kind == "transcript":
@@ -499,7 +509,7 @@ def _run_check(kind: str, path: Path, method: str | None, profile: Profile) -> R
 
 
 def _run_on_cluster(
-    kind: str, path: Path, method: str | None, profile: Profile, client: Any
+    kind: str, path: Path, method: str | None, profile: Profile, client: Any, manifest: Any = None
 ) -> Report:
     """On a Dask cluster (``client``): journals split into chunks whose reports equal the local
     check's (docs/cluster.md); any other file is one task on a worker, on the driver's backend."""
@@ -508,17 +518,17 @@ def _run_on_cluster(
 
         return check_journal_on_cluster(path, client, profile=profile)
     task = client.submit(
-        _run_on_backend, _backend.active_name(), kind, path, method, profile, pure=False
+        _run_on_backend, _backend.active_name(), kind, path, method, profile, manifest, pure=False
     )
     report: Report = task.result()
     return report
 
 
 def _run_on_backend(
-    backend: str, kind: str, path: Path, method: str | None, profile: Profile
+    backend: str, kind: str, path: Path, method: str | None, profile: Profile, manifest: Any = None
 ) -> Report:
     with _backend.use(backend):
-        return _run_check(kind, path, method, profile)
+        return _run_check(kind, path, method, profile, manifest)
 
 
 def _apply_severities(
@@ -563,6 +573,7 @@ def _check_one(
     severities: Mapping[str, SeverityOverride],
     profile: Profile,
     client: Any = None,
+    manifest: Any = None,
 ) -> FileResult | Skipped:
     started = time.perf_counter()
     result = FileResult(candidate.display, kind, size=candidate.size)
@@ -581,10 +592,12 @@ def _check_one(
             )
         assert result.kind is not None
         if client is None:
-            report = _run_check(result.kind, candidate.path, classification.method, profile)
+            report = _run_check(
+                result.kind, candidate.path, classification.method, profile, manifest
+            )
         else:
             report = _run_on_cluster(
-                result.kind, candidate.path, classification.method, profile, client
+                result.kind, candidate.path, classification.method, profile, client, manifest
             )
         result.stats = dict(report.stats)
         findings = _with_lines(result.kind, candidate.path, report.findings)
@@ -617,6 +630,7 @@ def check_paths(
     progress: CheckProgress | None = None,
     profile: Profile = "strict",
     client: Any = None,
+    manifest: Any = None,
 ) -> PathsReport:
     """Check every document under ``paths`` (files or directories), in parallel.
 
@@ -628,7 +642,8 @@ def check_paths(
     as PF304 warnings instead of errors. A path that does not
     exist raises ``PathArgumentError``; a file that cannot be read is a PF501 finding. With a Dask
     ``client`` (``distributed.Client``) the checks run on its cluster, with the same report
-    (docs/cluster.md).
+    (docs/cluster.md). ``manifest`` (Pairling's reviewed operation manifest, parsed JSON) adds
+    the release-join rules to every capability map (``check_map``).
     """
     if kind is not None and kind not in KINDS:
         raise ValueError(f"unknown kind {kind!r}: choose one of {', '.join(KINDS)}")
@@ -653,6 +668,7 @@ def check_paths(
                 progress=progress,
                 profile=profile,
                 client=client,
+                manifest=manifest,
             )
 
     started = time.perf_counter()
@@ -674,7 +690,9 @@ def check_paths(
     pool = ThreadPoolExecutor(max_workers=workers)
     try:
         futures = {
-            pool.submit(_check_one, candidate, kind, methods, overrides, profile, client): candidate
+            pool.submit(
+                _check_one, candidate, kind, methods, overrides, profile, client, manifest
+            ): candidate
             for candidate in walker.files
         }
         for future in as_completed(futures):

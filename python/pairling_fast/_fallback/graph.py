@@ -552,8 +552,10 @@ def _implementations(graph: _Map) -> Iterator[RawFinding]:
                     f"{field} '{own}' differs from the release membership's '{released}'",
                     f"{base}/{field}",
                 )
+        # Like Pairling's validator, only the first entry of an id has a runtime identity.
+        first = graph.first["implementations"].get(_text(entry, "implementation_id") or "") == i
         identity = tuple(_text(membership, field) for field in RELEASE_IDENTITY)
-        if all(part is not None for part in identity):
+        if first and all(part is not None for part in identity):
             key = (identity[0] or "", identity[1] or "", identity[2] or "")
             prior = runtime_identities.setdefault(key, i)
             if prior != i:
