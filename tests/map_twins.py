@@ -123,6 +123,12 @@ def _drop_capability_claim(document: Document) -> None:
     del document["evidence_claims"][8]
 
 
+def _no_exclusions(document: Document) -> None:
+    document["exclusions"] = []
+    # The legacy-socket notice was cited only by an exclusion; keep it cited (no PF226).
+    document["providers"][2]["source_refs"].append("quill-legacy-socket-notice")
+
+
 def _unrelease_northwind(document: Document) -> None:
     document["implementations"][0]["release_membership"] = None
     document["implementations"][0]["identity_status"] = "source_pinned"
@@ -388,7 +394,7 @@ TWINS: tuple[Twin, ...] = (
         _set("evidence_claims", 1, "classification", "behavioral_evidence"),
         ("/evidence_claims/1/classification",),
     ),
-    Twin("no exclusions", "PF228", _set("exclusions", []), ("/exclusions",)),
+    Twin("no exclusions", "PF228", _no_exclusions, ("/exclusions",)),
     Twin(
         "identity_status unversioned",
         "PF229",

@@ -40,21 +40,20 @@ DIGEST_MISMATCH = "PF221"
 MapSource = Union[str, "os.PathLike[str]", bytes, bytearray, "dict[str, Any]"]
 """A map to check: a file path, JSON text as bytes, or an already parsed dict."""
 
-ManifestSource = Union[str, "os.PathLike[str]", bytes, bytearray, "dict[str, Any]"]
-"""Pairling's reviewed operation manifest: a file path, JSON text as bytes, or a parsed dict."""
+ManifestSource = Union[str, "os.PathLike[str]", bytes, bytearray, "dict[str, Any]", Any]
+"""Pairling's reviewed operation manifest: a file path, JSON text as bytes, or parsed JSON."""
 
 
 def load_manifest(manifest: ManifestSource) -> Any:
-    """The manifest as a JSON value: a dict as given, bytes or a file's text parsed strictly
+    """The manifest as a JSON value: bytes or a file's text parsed strictly
     (``CanonicalizationError``, a ``ValueError``, when it is not JSON; ``OSError`` when the file
-    cannot be read)."""
-    if isinstance(manifest, dict):
-        return manifest
+    cannot be read); any other value is taken as already parsed (one that is not an object is
+    the PF260 finding)."""
     if isinstance(manifest, (bytes, bytearray)):
         return parse_json(bytes(manifest))
     if isinstance(manifest, (str, os.PathLike)):
         return parse_json(Path(manifest).read_bytes())
-    raise TypeError(f"a manifest is a path, bytes or a parsed dict, not {type(manifest).__name__}")
+    return manifest
 
 
 def _check(
@@ -91,7 +90,7 @@ def check_map(source: MapSource, manifest: ManifestSource | None = None) -> Repo
     the entries of each collection, the schema violations and the digests verified, mismatched
     and unchecked (bindings too broken to have one).
     """
-    return _check(source)[0]
+    return _check(source, manifest)[0]
 
 
 def seal_map(source: MapSource) -> dict[str, Any]:
