@@ -33,7 +33,10 @@ pub const MAP_SCHEMA_VERSION: &str = "2.0.0";
 /// value as JSON). PF229 then names each value the unwidened schema would have refused, PF228
 /// each value the schema allows but the validator refuses.
 const SCHEMA_WIDENINGS: [(&str, &str); 7] = [
-    ("/$defs/provider_id/pattern", r#""^[a-z][a-z0-9_.-]{0,255}$""#),
+    (
+        "/$defs/provider_id/pattern",
+        r#""^[a-z][a-z0-9_.-]{0,255}$""#,
+    ),
     ("/$defs/source_id/pattern", r#""^[a-z][a-z0-9_.-]{1,255}$""#),
     (
         "/$defs/release_membership/properties/runtime_provider_id",
@@ -70,7 +73,11 @@ const EXACT_DIMENSIONS: [&str; 3] = ["provider", "implementation", "binding"];
 const LOCAL_ONLY: [&str; 2] = ["required_local_only", "do_not_expose"];
 const READ_EFFECT: &str = "return_data";
 const RELEASABLE: &str = "implementation_candidate";
-const RELEASE_IDENTITY: [&str; 3] = ["runtime_provider_id", "provider_version", "provider_channel"];
+const RELEASE_IDENTITY: [&str; 3] = [
+    "runtime_provider_id",
+    "provider_version",
+    "provider_channel",
+];
 const RELEASE_FIELDS: [&str; 5] = [
     "runtime_provider_id",
     "provider_version",
@@ -575,12 +582,25 @@ impl<'a> Graph<'a> {
 
     fn document_rules(&self, findings: &mut Vec<Finding>) {
         let document = self.document;
-        if let Some(observed_at) = text(document, "observed_at").filter(|at| !at.ends_with('Z')) {
-            findings.push(error(
-                "PF232",
-                format!("observed_at '{observed_at}' is not in UTC (Pairling requires the 'Z' suffix)"),
-                "/observed_at".to_string(),
-            ));
+        if let Some(observed_at) = text(document, "observed_at") {
+            if !observed_at.ends_with('Z') {
+                findings.push(error(
+                    "PF232",
+                    format!(
+                        "observed_at '{observed_at}' is not in UTC (Pairling requires the 'Z' suffix)"
+                    ),
+                    "/observed_at".to_string(),
+                ));
+            } else if leap_second(observed_at) {
+                findings.push(error(
+                    "PF232",
+                    format!(
+                        "observed_at '{observed_at}' has second 60: RFC 3339 allows a leap second, \
+                         Pairling's timestamp parser does not"
+                    ),
+                    "/observed_at".to_string(),
+                ));
+            }
         }
         if let Some(policy) = document.get("evidence_policy").and_then(Value::as_object) {
             explicit_texts(
@@ -608,8 +628,8 @@ impl<'a> Graph<'a> {
     fn sources(&self, findings: &mut Vec<Finding>) {
         for (index, source) in &self.collections[SOURCES].entries {
             let base = format!("/evidence_sources/{index}");
-            if let Some(id) = text(source, "source_id")
-                .filter(|id| is_graph_id(id) && !is_schema_source_id(id))
+            if let Some(id) =
+                text(source, "source_id").filter(|id| is_graph_id(id) && !is_schema_source_id(id))
             {
                 findings.push(warning(
                     "PF229",
@@ -746,10 +766,7 @@ impl<'a> Graph<'a> {
                     format!("{base}/identity_status"),
                 ));
             }
-            for (code, field) in [
-                ("PF246", "provider_version"),
-                ("PF247", "provider_channel"),
-            ] {
+            for (code, field) in [("PF246", "provider_version"), ("PF247", "provider_channel")] {
                 if let (Some(own), Some(released)) = (text(entry, field), text(membership, field)) {
                     if own != released {
                         findings.push(error(
@@ -763,9 +780,8 @@ impl<'a> Graph<'a> {
                 }
             }
             // Like Pairling's validator, only the first entry of an id has a runtime identity.
-            let first = text(entry, "implementation_id").is_some_and(|id| {
-                self.collections[IMPLEMENTATIONS].by_id[id].0 == *index
-            });
+            let first = text(entry, "implementation_id")
+                .is_some_and(|id| self.collections[IMPLEMENTATIONS].by_id[id].0 == *index);
             if let (true, Some(runtime), Some(version), Some(channel)) = (
                 first,
                 runtime,
@@ -810,15 +826,11 @@ impl<'a> Graph<'a> {
         for (index, entry) in &self.collections[CAPABILITIES].entries {
             let base = format!("/capabilities/{index}");
             self.same_provider(&IMPLEMENTATIONS_OF_CAPABILITY, entry, &base, findings);
-            explicit_texts(
-                &base,
-                entry,
-                &["behavior", "version_constraints"],
-                findings,
-            );
+            explicit_texts(&base, entry, &["behavior", "version_constraints"], findings);
             explicit_items(&base, entry, "exact_exposure", findings);
             let exposure = entry.get("exact_exposure").and_then(Value::as_array);
-            if exposure.is_some_and(|items| items.iter().all(|item| item.as_str().is_some_and(explicit)))
+            if exposure
+                .is_some_and(|items| items.iter().all(|item| item.as_str().is_some_and(explicit)))
             {
                 let mut seen = HashSet::new();
                 for (position, value) in texts(entry, "exact_exposure") {
@@ -885,8 +897,7 @@ impl<'a> Graph<'a> {
                 ));
             }
             let released = text(binding, "release_status") == Some("released");
-            let exposed =
-                released && text(binding, "implementation_status") == Some("implemented");
+            let exposed = released && text(binding, "implementation_status") == Some("implemented");
             let confirmed = has_confirmation(binding);
             for (position, capability_id) in texts(binding, "capability_ids") {
                 let pointer = format!("{base}/capability_ids/{position}");
@@ -1232,7 +1243,11 @@ fn blank(value: &str) -> bool {
     !value.is_empty() && !explicit(value)
 }
 
-fn id_chars(value: &str, rest: impl Fn(u8) -> bool, length: std::ops::RangeInclusive<usize>) -> bool {
+fn id_chars(
+    value: &str,
+    rest: impl Fn(u8) -> bool,
+    length: std::ops::RangeInclusive<usize>,
+) -> bool {
     let bytes = value.as_bytes();
     length.contains(&bytes.len())
         && bytes[0].is_ascii_lowercase()
@@ -1298,6 +1313,12 @@ fn direct_source_uri(uri: &str, kind: Option<&Value>) -> bool {
         return false;
     }
     uri.split('/').all(|part| !matches!(part, "" | "." | ".."))
+}
+
+/// `…THH:MM:60…`: the one RFC 3339 date-time Python's `datetime` cannot hold.
+fn leap_second(timestamp: &str) -> bool {
+    let bytes = timestamp.as_bytes();
+    bytes.len() >= 19 && b"Tt ".contains(&bytes[10]) && bytes[16] == b':' && &bytes[17..19] == b"60"
 }
 
 /// `N references (also a, b, … and K more)` for a root-cause finding.
@@ -1376,11 +1397,15 @@ fn requirements(binding: &Object, base: &str, findings: &mut Vec<Finding>) {
                 pointer.clone(),
             ));
         }
-        let age = requirement.get("max_age_seconds").and_then(|age| match age {
-            Value::Number(number) if number.is_f64() => number.as_f64(),
-            _ => None,
-        });
-        if let Some(age) = age.filter(|age| kind == "fresh_snapshot" && (1.0..=30.0).contains(age) && age.fract() == 0.0) {
+        let age = requirement
+            .get("max_age_seconds")
+            .and_then(|age| match age {
+                Value::Number(number) if number.is_f64() => number.as_f64(),
+                _ => None,
+            });
+        if let Some(age) = age.filter(|age| {
+            kind == "fresh_snapshot" && (1.0..=30.0).contains(age) && age.fract() == 0.0
+        }) {
             findings.push(error(
                 "PF233",
                 format!(
@@ -1390,10 +1415,10 @@ fn requirements(binding: &Object, base: &str, findings: &mut Vec<Finding>) {
                 format!("{pointer}/max_age_seconds"),
             ));
         }
-        if kind == "exact_identity" && requirement.get("dimensions").is_some_and(Value::is_array)
-        {
-            let dimensions: HashSet<&str> =
-                texts(requirement, "dimensions").map(|(_, value)| value).collect();
+        if kind == "exact_identity" && requirement.get("dimensions").is_some_and(Value::is_array) {
+            let dimensions: HashSet<&str> = texts(requirement, "dimensions")
+                .map(|(_, value)| value)
+                .collect();
             let lacking: Vec<&str> = EXACT_DIMENSIONS
                 .into_iter()
                 .filter(|item| !dimensions.contains(item))
@@ -1592,7 +1617,10 @@ impl<'a> Graph<'a> {
         if !missing.is_empty() {
             findings.push(error(
                 "PF256",
-                format!("reviewed operations without a binding: {}", missing.join(", ")),
+                format!(
+                    "reviewed operations without a binding: {}",
+                    missing.join(", ")
+                ),
                 "/operation_bindings".to_string(),
             ));
         }
@@ -1644,7 +1672,9 @@ impl<'a> Graph<'a> {
                 text(entry, "implementation_id")
                     .is_some_and(|id| implementations.by_id[id].0 == *index)
                     && text(entry, "provider_id") == Some(provider_id)
-                    && entry.get("release_membership").is_some_and(Value::is_object)
+                    && entry
+                        .get("release_membership")
+                        .is_some_and(Value::is_object)
             });
             let (Some(membership), Some((index, implementation))) = (membership, pinned) else {
                 continue;
@@ -1990,12 +2020,21 @@ mod tests {
         let checked_in = json!("checked_in_source");
         assert!(direct_source_uri("https://docs.example/a?b#c", Some(&docs)));
         assert!(direct_source_uri(" \tHTTPS://docs.example", Some(&docs)));
-        assert!(!direct_source_uri("https://user@docs.example/", Some(&docs)));
+        assert!(!direct_source_uri(
+            "https://user@docs.example/",
+            Some(&docs)
+        ));
         assert!(!direct_source_uri("https:docs.example", Some(&docs)));
         assert!(!direct_source_uri("http://docs.example", Some(&docs)));
         assert!(!direct_source_uri("https://[::1/x", Some(&docs)));
-        assert!(direct_source_uri("mac/companiond/registry.py", Some(&checked_in)));
-        assert!(!direct_source_uri("mac/companiond/registry.py", Some(&docs)));
+        assert!(direct_source_uri(
+            "mac/companiond/registry.py",
+            Some(&checked_in)
+        ));
+        assert!(!direct_source_uri(
+            "mac/companiond/registry.py",
+            Some(&docs)
+        ));
         assert!(!direct_source_uri("mac/../registry.py", Some(&checked_in)));
         assert!(!direct_source_uri("/etc/passwd", Some(&checked_in)));
         assert!(!direct_source_uri("~/x", Some(&checked_in)));
@@ -2016,7 +2055,10 @@ mod tests {
     #[test]
     fn another_schema_version_is_one_named_finding() {
         let check = check_map(&json!({"schema_version": "1.0.0", "agents": []}), None);
-        assert_eq!(codes(&check), vec![("PF253", "/schema_version".to_string())]);
+        assert_eq!(
+            codes(&check),
+            vec![("PF253", "/schema_version".to_string())]
+        );
         assert!(check.findings[0].message.contains("'1.0.0'"));
     }
 
@@ -2028,7 +2070,11 @@ mod tests {
         let errors: Vec<_> = check.findings.iter().filter(|f| f.is_error()).collect();
         assert_eq!(errors.len(), 1, "{errors:?}");
         assert_eq!(errors[0].code, "PF204");
-        assert!(errors[0].message.contains("3 references"), "{}", errors[0].message);
+        assert!(
+            errors[0].message.contains("3 references"),
+            "{}",
+            errors[0].message
+        );
     }
 
     #[test]

@@ -286,9 +286,11 @@ CODES: dict[str, CodeInfo] = {
         "segments (no scheme, not starting with / or ~).",
     ),
     "PF232": CodeInfo(
-        "observed_at not UTC",
+        "observed_at not a UTC timestamp Pairling reads",
         "error",
-        "observed_at does not end in Z: Pairling requires an RFC 3339 timestamp in UTC.",
+        "observed_at does not end in Z (Pairling requires an RFC 3339 timestamp in UTC), or has "
+        "second 60: RFC 3339 allows a leap second, Python's datetime, which Pairling parses it "
+        "with, does not.",
     ),
     "PF233": CodeInfo(
         "max_age_seconds not an integer literal",

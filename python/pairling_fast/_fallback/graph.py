@@ -247,6 +247,16 @@ def _direct_source_uri(uri: str, kind: Any) -> bool:
     return all(part not in ("", ".", "..") for part in uri.split("/"))
 
 
+def _leap_second(timestamp: str) -> bool:
+    """``…THH:MM:60…``: the one RFC 3339 date-time Python's ``datetime`` cannot hold."""
+    return (
+        len(timestamp) >= 19
+        and timestamp[10] in "Tt "
+        and timestamp[16] == ":"
+        and timestamp[17:19] == "60"
+    )
+
+
 def _references(pointers: list[str]) -> str:
     """``N references: a, b, … and K more`` for a root-cause finding."""
     others = pointers[1:]
@@ -428,6 +438,13 @@ def _document(graph: _Map) -> Iterator[RawFinding]:
         yield _error(
             "PF232",
             f"observed_at '{observed_at}' is not in UTC (Pairling requires the 'Z' suffix)",
+            "/observed_at",
+        )
+    elif observed_at is not None and _leap_second(observed_at):
+        yield _error(
+            "PF232",
+            f"observed_at '{observed_at}' has second 60: RFC 3339 allows a leap second, "
+            "Pairling's timestamp parser does not",
             "/observed_at",
         )
     policy = document.get("evidence_policy")
