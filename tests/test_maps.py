@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from map_mutations import corpus
 from map_twins import EXAMPLE, MANIFEST, TWINS, Twin, broken, example, manifest, twin_manifest
 
 import pairling_fast
@@ -334,3 +335,12 @@ def test_binding_without_canonical_form_is_located_and_unchecked() -> None:
         (f.code, f.pointer) for f in rust.findings
     ]
     assert rust.stats["digests"] == {"verified": 10, "mismatched": 0, "unchecked": 1}
+
+
+def test_backends_agree_on_the_mutation_corpus() -> None:
+    """Every 23rd case of the differential corpus (tests/map_mutations.py), finding for finding."""
+    with _backend.use("python") as engine:
+        cases = list(corpus(engine.seal_map, generate_map))[::23]
+    for case in cases:
+        rust, python = on_both(case.document, case.manifest)
+        assert rust.to_dict() == python.to_dict(), case.name

@@ -250,7 +250,8 @@ def _direct_source_uri(uri: str, kind: Any) -> bool:
 def _leap_second(timestamp: str) -> bool:
     """``…THH:MM:60…``: the one RFC 3339 date-time Python's ``datetime`` cannot hold."""
     return (
-        len(timestamp) >= 19
+        timestamp.isascii()
+        and len(timestamp) >= 19
         and timestamp[10] in "Tt "
         and timestamp[16] == ":"
         and timestamp[17:19] == "60"
