@@ -902,8 +902,8 @@ def _exclusions(graph: _Map) -> Iterator[RawFinding]:
     for i, exclusion in graph.entries["exclusions"]:
         base = f"/exclusions/{i}"
         yield from _explicit_texts(base, exclusion, ("item", "reason"))
-        item = exclusion.get("item")
-        if _explicit(item):
+        item = _text(exclusion, "item")
+        if item is not None and _explicit(item):
             prior = items.setdefault(item, i)
             if prior != i:
                 yield _error(
@@ -994,21 +994,20 @@ def _read_manifest(manifest: Any) -> tuple[_Manifest, list[RawFinding]]:
             problems.append(
                 _error("PF260", f"the operation manifest's {field} is not an array", "")
             )
-    for row in manifest.get("operations") if _is_array(manifest.get("operations")) else ():
+    for _, row in _objects(manifest, "operations"):
         operation_id = _text(row, "id")
         if operation_id is not None:
             index.operations[operation_id] = row
-    rows = manifest.get("release_memberships")
-    for row in rows if _is_array(rows) else ():
+    for _, row in _objects(manifest, "release_memberships"):
         provider_id = _text(row, "map_provider_id")
         if provider_id is None:
             continue
         index.memberships[provider_id] = row
-        operations: set[str] = set()
-        for capability in row.get("capabilities") if _is_array(row.get("capabilities")) else ():
-            if isinstance(capability, dict):
-                operations.update(value for _, value in _texts(capability, "operation_ids"))
-        index.released[provider_id] = operations
+        index.released[provider_id] = {
+            value
+            for _, capability in _objects(row, "capabilities")
+            for _, value in _texts(capability, "operation_ids")
+        }
     return index, problems
 
 
