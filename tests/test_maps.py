@@ -30,6 +30,11 @@ def located(report: Report) -> list[tuple[Any, ...]]:
     return [(f.code, f.severity, f.pointer, f.line, f.schema_pointer) for f in report.findings]
 
 
+def worded(report: Report) -> list[str]:
+    """The messages, but for PF101's (worded by each backend's schema library)."""
+    return [f.message for f in report.findings if f.code != "PF101"]
+
+
 def on_both(source: Any, reviewed: Any = None) -> tuple[Report, Report]:
     reports = []
     for name in _backend.BACKENDS:
@@ -86,7 +91,7 @@ def test_renamed_provider_is_one_error_with_its_references(backend: _backend.Eng
     assert [(f.code, f.pointer) for f in report.errors] == [
         ("PF204", "/implementations/0/provider_id")
     ]
-    assert "8 references" in report.errors[0].message
+    assert "9 references" in report.errors[0].message
 
 
 def test_a_1_0_0_map_is_named_not_skipped(backend: _backend.Engine) -> None:
@@ -151,7 +156,8 @@ def test_seal_refuses_an_invalid_map_with_its_findings(backend: _backend.Engine)
 
 
 def test_seal_keeps_warnings(backend: _backend.Engine) -> None:
-    document = broken(TWINS[-1], backend.seal_map)
+    orphan = next(twin for twin in TWINS if twin.code == "PF227")
+    document = broken(orphan, backend.seal_map)
     assert {f.code for f in check_map(seal_map(document)).findings} == {"PF227"}
 
 
@@ -338,9 +344,13 @@ def test_binding_without_canonical_form_is_located_and_unchecked() -> None:
 
 
 def test_backends_agree_on_the_mutation_corpus() -> None:
-    """Every 23rd case of the differential corpus (tests/map_mutations.py), finding for finding."""
-    with _backend.use("python") as engine:
-        cases = list(corpus(engine.seal_map, generate_map))[::23]
+    """Every 10th case of the rule families of the differential corpus (tests/map_mutations.py;
+    `pairling_compare.py --agree` checks all of it): identical findings, messages included
+    except for PF101, whose text each backend's schema library words its own way."""
+    families = ("twin", "digest", "requirements", "retry", "release", "manifest")
+    with _backend.use("rust") as engine:
+        cases = list(corpus(engine.seal_map, generate_map, families))[::10]
     for case in cases:
         rust, python = on_both(case.document, case.manifest)
-        assert rust.to_dict() == python.to_dict(), case.name
+        assert located(rust) == located(python), case.name
+        assert worded(rust) == worded(python), case.name

@@ -131,13 +131,47 @@ def table(outcomes: list[Outcome]) -> dict[str, Any]:
     }
 
 
+def disagreements() -> list[str]:
+    """Cases on which the two backends differ (codes, severities, pointers, lines, schema
+    pointers, and every message but PF101's, which each schema library words its own way)."""
+
+    def seen(case: Case) -> list[tuple[Any, ...]]:
+        report = pairling_fast.check_map(case.document, manifest=case.manifest)
+        return [
+            (
+                f.code,
+                f.severity,
+                f.pointer,
+                f.line,
+                f.schema_pointer,
+                f.code != "PF101" and f.message,
+            )
+            for f in report.findings
+        ]
+
+    with _backend.use(_backend.BACKENDS[0]) as engine:
+        cases = list(corpus(engine.seal_map, generate_map))
+    found = {}
+    for name in _backend.BACKENDS:
+        with _backend.use(name):
+            found[name] = [seen(case) for case in cases]
+    first, second = (found[name] for name in _backend.BACKENDS)
+    return [case.name for case, a, b in zip(cases, first, second) if a != b]
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("checkout", type=Path, help="a checkout of mergimg0/pairling-helper")
     parser.add_argument("--backend", choices=_backend.BACKENDS, default=_backend.BACKENDS[0])
     parser.add_argument("--json", type=Path, help="write the whole table as JSON here")
     parser.add_argument("--show", type=int, default=20, help="differences to print (default 20)")
+    parser.add_argument(
+        "--agree", action="store_true", help="also check both backends agree on every case"
+    )
     args = parser.parse_args(argv)
+    if args.agree:
+        differing = disagreements()
+        print(f"backends disagree on {len(differing)} cases: {differing[: args.show]}")
     result = table(compare(args.checkout, args.backend))
     width = max(len(f) for f in result["families"]) + 2
     print(f"{'family':<{width}}" + "".join(f"{v:>18}" for v in VERDICTS))
@@ -153,7 +187,7 @@ def main(argv: list[str] | None = None) -> int:
             json.dumps(result, indent=2, ensure_ascii=False) + "\n", encoding="utf-8"
         )
     unexplained = [d for d in result["differences"] if d["why"] == "UNEXPLAINED"]
-    return 1 if unexplained else 0
+    return 1 if unexplained or (args.agree and differing) else 0
 
 
 if __name__ == "__main__":
