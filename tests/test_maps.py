@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from cli_helpers import run_cli
 from map_mutations import corpus
 from map_twins import EXAMPLE, MANIFEST, TWINS, Twin, broken, example, manifest, twin_manifest
 
@@ -354,3 +355,50 @@ def test_backends_agree_on_the_mutation_corpus() -> None:
         rust, python = on_both(case.document, case.manifest)
         assert located(rust) == located(python), case.name
         assert worded(rust) == worded(python), case.name
+
+
+@pytest.mark.parametrize("name", _backend.BACKENDS)
+def test_check_with_manifest_on_the_command_line(name: str, tmp_path: Path) -> None:
+    reviewed = manifest()
+    reviewed["release_memberships"][0]["launch_config_digest"] = "sha256:" + "0" * 64
+    changed = tmp_path / "manifest.json"
+    changed.write_text(json.dumps(reviewed), encoding="utf-8")
+    clean = run_cli(name, "check", str(EXAMPLE), "--manifest", str(MANIFEST), cwd=tmp_path)
+    assert clean.returncode == 0, clean.stdout + clean.stderr
+    done = run_cli(
+        name, "check", str(EXAMPLE), "--manifest", str(changed), "-f", "json", cwd=tmp_path
+    )
+    assert done.returncode == 1
+    findings = json.loads(done.stdout)["files"][0]["findings"]
+    assert [(f["code"], f["pointer"]) for f in findings] == [
+        ("PF259", "/implementations/0/release_membership/launch_config_digest")
+    ]
+    broken_manifest = tmp_path / "broken.json"
+    broken_manifest.write_text("{", encoding="utf-8")
+    for bad in (broken_manifest, tmp_path / "missing.json"):
+        refused = run_cli(name, "check", str(EXAMPLE), "--manifest", str(bad), cwd=tmp_path)
+        assert refused.returncode == 2
+        assert refused.stderr.count("\n") == 1 and "--manifest" in refused.stderr
+
+
+@pytest.mark.parametrize("name", _backend.BACKENDS)
+def test_check_names_a_1_0_0_map_instead_of_skipping_it(name: str, tmp_path: Path) -> None:
+    old = tmp_path / "capability-map.json"
+    old.write_text(
+        json.dumps(
+            {
+                "schema_version": "1.0.0",
+                "observed_at": "2026-08-05T00:00:00Z",
+                "evidence_policy": {"rule": "direct sources"},
+                "agents": [{"id": "northwind_cli"}],
+                "exclusions": [],
+            },
+            indent=2,
+        ),
+        encoding="utf-8",
+    )
+    done = run_cli(name, "check", str(tmp_path), "-f", "json", cwd=tmp_path)
+    assert done.returncode == 1
+    (checked,) = json.loads(done.stdout)["files"]
+    assert checked["kind"] == "map"
+    assert [f["code"] for f in checked["findings"]] == ["PF253"]
