@@ -1064,7 +1064,9 @@ impl<'a> Graph<'a> {
                         format!(
                             "release_status is released but provider '{provider_id}' is {}, not \
                              {RELEASABLE}",
-                            status.unwrap_or("without an eligibility status")
+                            status.map_or("without an eligibility status".to_string(), |s| {
+                                format!("'{s}'")
+                            })
                         ),
                         format!("{base}/release_status"),
                     ));

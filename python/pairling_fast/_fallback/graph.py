@@ -856,10 +856,11 @@ def _bindings(graph: _Map) -> Iterator[RawFinding]:
             eligibility = provider.get("implementation_eligibility")
             status = _text(eligibility, "status")
             if status != RELEASABLE:
+                described = "without an eligibility status" if status is None else f"'{status}'"
                 yield _error(
                     "PF244",
-                    f"release_status is released but provider '{provider_id}' is "
-                    f"{status or 'without an eligibility status'}, not {RELEASABLE}",
+                    f"release_status is released but provider '{provider_id}' is {described}, "
+                    f"not {RELEASABLE}",
                     f"{base}/release_status",
                 )
 
