@@ -1,13 +1,18 @@
-//! Capability maps: schema, referential integrity and semantic digests, in one pass.
+//! Capability maps: schema, Pairling's own rules and semantic digests, in one pass.
 //!
 //! `check_map` validates a `pairling.capability-map.2.0.0` document against its bundled schema
-//! and, in the same call, applies every integrity rule of `docs/maps.md` (PF201–PF227) and
-//! verifies each binding's `pairling.semantic-digest.v1`. The rules run even when the schema
-//! found errors: an entry or field of the wrong type is skipped, never trusted, so a broken
-//! document still gets every finding the data allows. Findings come out in document order.
-//! `_fallback/graph.py` is the same module in Python, rule for rule.
+//! and, in the same call, applies every rule of `docs/maps.md` and verifies each binding's
+//! `pairling.semantic-digest.v1`. The error rules are those of Pairling's own map validator
+//! (`validate_capability_graph` in Pairling's companion); the schema is the bundled one, widened
+//! where that validator accepts more (PF229 names each such value), and the rules add what the
+//! validator rejects beyond the schema. pairling_fast's own extra rules are lints (warning or
+//! info). The rules run even when the schema found errors: an entry or field of the wrong type
+//! is skipped, never trusted, so a broken document still gets every finding the data allows.
+//! Findings come out in document order. `_fallback/graph.py` is the same module in Python, rule
+//! for rule.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeSet, HashMap, HashSet};
+use std::sync::OnceLock;
 
 use rayon::prelude::*;
 use serde_json::{json, Map, Value};
@@ -15,12 +20,79 @@ use sha2::{Digest, Sha256};
 
 use crate::canonical::{self, ByteSink, CanonicalizationError};
 use crate::parse;
-use crate::report::Finding;
+use crate::report::{Finding, Severity};
 use crate::validate;
 
 pub const MAP_SCHEMA_ID: &str = "pairling.capability-map.2.0.0";
 pub const DIGEST_FIELD: &str = "semantic_digest";
 const DIGEST_PREFIX: &str = "sha256:";
+pub const MAP_SCHEMA_VERSION: &str = "2.0.0";
+
+/// Where the bundled schema is narrower than Pairling's validator, the schema is widened to what
+/// the validator accepts (docs/maps.md, "Schema and validator"): (pointer into the schema, new
+/// value as JSON). PF229 then names each value the unwidened schema would have refused, PF228
+/// each value the schema allows but the validator refuses.
+const SCHEMA_WIDENINGS: [(&str, &str); 7] = [
+    (
+        "/$defs/provider_id/pattern",
+        r#""^[a-z][a-z0-9_.-]{0,255}$""#,
+    ),
+    ("/$defs/source_id/pattern", r#""^[a-z][a-z0-9_.-]{1,255}$""#),
+    (
+        "/$defs/release_membership/properties/runtime_provider_id",
+        r#"{"type": "string", "minLength": 1}"#,
+    ),
+    (
+        "/$defs/implementation/properties/identity_status/enum",
+        r#"["release_pinned", "source_pinned", "observed", "unversioned"]"#,
+    ),
+    (
+        "/$defs/evidence_claim/properties/classification/enum",
+        r#"["vendor_surface", "pairling_support", "behavioral_evidence", "runtime_behavior", "exclusion"]"#,
+    ),
+    (
+        "/$defs/effect/properties/target",
+        r#"{"type": "string", "minLength": 1}"#,
+    ),
+    (
+        "/$defs/capability/properties/shared_semantics",
+        r#"{"oneOf": [{"type": "string", "minLength": 1}, {"type": "null"}]}"#,
+    ),
+];
+const SCHEMA_TARGET_MAX: usize = 128;
+/// The six requirement kinds every binding must carry (Pairling's validator).
+const MANDATORY_REQUIREMENTS: [&str; 6] = [
+    "confirmation",
+    "device_scope",
+    "exact_identity",
+    "fresh_snapshot",
+    "release_membership",
+    "resource_proof",
+];
+const EXACT_DIMENSIONS: [&str; 3] = ["provider", "implementation", "binding"];
+const LOCAL_ONLY: [&str; 2] = ["required_local_only", "do_not_expose"];
+const READ_EFFECT: &str = "return_data";
+const RELEASABLE: &str = "implementation_candidate";
+const RELEASE_IDENTITY: [&str; 3] = [
+    "runtime_provider_id",
+    "provider_version",
+    "provider_channel",
+];
+const RELEASE_FIELDS: [&str; 5] = [
+    "runtime_provider_id",
+    "provider_version",
+    "provider_channel",
+    "launch_config_digest",
+    "physical_device_required",
+];
+/// (requirement kind, its field, the manifest operation's field it must equal)
+const REVIEWED_REQUIREMENTS: [(&str, &str, &str); 3] = [
+    ("device_scope", "scope", "required_device_scope"),
+    ("resource_proof", "proof_kind", "resource_proof_kind"),
+    ("confirmation", "mode", "confirmation_requirement"),
+];
+/// Other pointers a root-cause finding lists before "and N more".
+const LISTED_REFERENCES: usize = 5;
 
 type Object = Map<String, Value>;
 
@@ -67,15 +139,18 @@ struct SameProviderRule {
     target: usize,
     unknown_code: &'static str,
     foreign_code: &'static str,
+    foreign_severity: Severity,
     target_noun: &'static str,
     owner_noun: &'static str,
 }
 
+// PF206 is pairling_fast's own lint: Pairling's validator does not compare transport providers.
 const TRANSPORTS_OF_IMPLEMENTATION: SameProviderRule = SameProviderRule {
     field: "transport_ids",
     target: TRANSPORTS,
     unknown_code: "PF205",
     foreign_code: "PF206",
+    foreign_severity: Severity::Warning,
     target_noun: "transport",
     owner_noun: "implementation",
 };
@@ -84,6 +159,7 @@ const IMPLEMENTATIONS_OF_CAPABILITY: SameProviderRule = SameProviderRule {
     target: IMPLEMENTATIONS,
     unknown_code: "PF209",
     foreign_code: "PF210",
+    foreign_severity: Severity::Error,
     target_noun: "implementation",
     owner_noun: "capability",
 };
@@ -134,17 +210,23 @@ impl MapCheck {
 }
 
 /// Parse JSON text strictly, then check it; a parse error is the one finding.
-pub fn check_map_json(bytes: &[u8]) -> MapCheck {
+pub fn check_map_json(bytes: &[u8], manifest: Option<&Value>) -> MapCheck {
     match parse::parse_strict(bytes) {
-        Ok(document) => check_map(&document),
+        Ok(document) => check_map(&document, manifest),
         Err(error) => MapCheck::unreadable(Finding::from(error)),
     }
 }
 
-/// Schema validation and the integrity rules, run side by side, then merged in document order.
-pub fn check_map(document: &Value) -> MapCheck {
-    let (schema_findings, (mut findings, mut stats)) =
-        rayon::join(|| schema_findings(document), || integrity(document));
+/// Schema validation and the rules, run side by side, then merged in document order. With
+/// `manifest` (Pairling's reviewed operation manifest) the release join runs too.
+pub fn check_map(document: &Value, manifest: Option<&Value>) -> MapCheck {
+    if let Some(finding) = other_version(document) {
+        return MapCheck::unreadable(finding);
+    }
+    let (schema_findings, (mut findings, mut stats)) = rayon::join(
+        || schema_findings(document),
+        || integrity(document, manifest),
+    );
     stats.schema_violations = schema_findings.len();
     findings.extend(schema_findings);
     MapCheck {
@@ -153,15 +235,53 @@ pub fn check_map(document: &Value) -> MapCheck {
     }
 }
 
+/// A map of another schema_version is reported as such, not checked against 2.0.0 rules.
+fn other_version(document: &Value) -> Option<Finding> {
+    let version = document.get("schema_version")?.as_str()?;
+    (version != MAP_SCHEMA_VERSION).then(|| {
+        error(
+            "PF253",
+            format!(
+                "capability map schema_version '{version}': pairling_fast checks schema_version \
+                 {MAP_SCHEMA_VERSION} only (Pairling's validator rejects other versions too)"
+            ),
+            "/schema_version".to_string(),
+        )
+    })
+}
+
+/// The bundled map schema with `SCHEMA_WIDENINGS` applied, compiled once.
+fn map_validator() -> Option<&'static validate::SchemaValidator> {
+    static VALIDATOR: OnceLock<Option<validate::SchemaValidator>> = OnceLock::new();
+    VALIDATOR
+        .get_or_init(|| {
+            let mut schema = validate::bundled_schema(MAP_SCHEMA_ID)?.clone();
+            for (pointer, widened) in SCHEMA_WIDENINGS {
+                let (parent, last) = pointer.rsplit_once('/')?;
+                let widened: Value = serde_json::from_str(widened).ok()?;
+                schema
+                    .pointer_mut(parent)?
+                    .as_object_mut()?
+                    .insert(last.to_string(), widened);
+            }
+            let options = validate::CompileOptions {
+                validate_formats: Some(true),
+                resources: Vec::new(),
+            };
+            validate::SchemaValidator::compile(&schema, &options).ok()
+        })
+        .as_ref()
+}
+
 fn schema_findings(document: &Value) -> Vec<Finding> {
-    match validate::bundled_validator(MAP_SCHEMA_ID) {
+    match map_validator() {
         Some(validator) => validator
             .violations(document)
             .into_iter()
             .map(Finding::from)
             .collect(),
         None => {
-            vec![Finding::error("PF901", format!("schema {MAP_SCHEMA_ID} is not bundled")).at("")]
+            vec![Finding::error("PF901", format!("schema {MAP_SCHEMA_ID} does not compile")).at("")]
         }
     }
 }
@@ -395,18 +515,31 @@ impl<'a> Graph<'a> {
         }
     }
 
+    /// PF204 once per unknown provider id, at its first reference, with how many there are: a
+    /// renamed provider is one defect, not one per entry that names it.
     fn providers(&self, findings: &mut Vec<Finding>) {
+        let mut unknown: Vec<(&str, Vec<String>)> = Vec::new();
         for collection in PROVIDER_OWNED_COLLECTIONS {
             for (index, entry) in &self.collections[collection].entries {
                 let provider = text(entry, "provider_id");
                 if let Some(provider) = provider.filter(|_| !self.known_provider(provider)) {
-                    findings.push(error(
-                        "PF204",
-                        format!("provider_id '{provider}' names no provider"),
-                        format!("/{}/{index}/provider_id", COLLECTIONS[collection]),
-                    ));
+                    let pointer = format!("/{}/{index}/provider_id", COLLECTIONS[collection]);
+                    match unknown.iter_mut().find(|(id, _)| *id == provider) {
+                        Some((_, pointers)) => pointers.push(pointer),
+                        None => unknown.push((provider, vec![pointer])),
+                    }
                 }
             }
+        }
+        for (provider, pointers) in unknown {
+            findings.push(error(
+                "PF204",
+                format!(
+                    "provider_id '{provider}' names no provider; {}",
+                    references(&pointers)
+                ),
+                pointers[0].clone(),
+            ));
         }
     }
 
@@ -431,61 +564,318 @@ impl<'a> Graph<'a> {
             let other_provider = self.provider_of(rule.target, target_id);
             if let (Some(own), Some(other)) = (own_provider, other_provider) {
                 if own != other {
-                    findings.push(error(
-                        rule.foreign_code,
+                    findings.push(
+                        Finding::new(
+                            rule.foreign_code,
+                            rule.foreign_severity,
+                            format!(
+                                "{noun} '{target_id}' belongs to provider '{other}', not to the {}'s provider '{own}'",
+                                rule.owner_noun
+                            ),
+                        )
+                        .at(pointer),
+                    );
+                }
+            }
+        }
+    }
+
+    fn document_rules(&self, findings: &mut Vec<Finding>) {
+        let document = self.document;
+        if let Some(observed_at) = text(document, "observed_at") {
+            if !observed_at.ends_with('Z') {
+                findings.push(error(
+                    "PF232",
+                    format!(
+                        "observed_at '{observed_at}' is not in UTC (Pairling requires the 'Z' suffix)"
+                    ),
+                    "/observed_at".to_string(),
+                ));
+            } else if leap_second(observed_at) {
+                findings.push(error(
+                    "PF232",
+                    format!(
+                        "observed_at '{observed_at}' has second 60: RFC 3339 allows a leap second, \
+                         Pairling's timestamp parser does not"
+                    ),
+                    "/observed_at".to_string(),
+                ));
+            }
+        }
+        if let Some(policy) = document.get("evidence_policy").and_then(Value::as_object) {
+            explicit_texts(
+                "/evidence_policy",
+                policy,
+                &["rule", "machine_readable_qualification", "safety_rule"],
+                findings,
+            );
+        }
+        if document
+            .get("exclusions")
+            .and_then(Value::as_array)
+            .is_some_and(Vec::is_empty)
+        {
+            findings.push(error(
+                "PF228",
+                "exclusions is empty: the schema allows it, Pairling's validator requires at least \
+                 one exclusion"
+                    .to_string(),
+                "/exclusions".to_string(),
+            ));
+        }
+    }
+
+    fn sources(&self, findings: &mut Vec<Finding>) {
+        for (index, source) in &self.collections[SOURCES].entries {
+            let base = format!("/evidence_sources/{index}");
+            if let Some(id) =
+                text(source, "source_id").filter(|id| is_graph_id(id) && !is_schema_source_id(id))
+            {
+                findings.push(warning(
+                    "PF229",
+                    format!(
+                        "source_id '{id}' is accepted by Pairling's validator but not by the \
+                         bundled schema's source_id pattern ^[a-z][a-z0-9-]{{1,127}}$"
+                    ),
+                    format!("{base}/source_id"),
+                ));
+            }
+            let kind = source.get("kind");
+            if let Some(uri) =
+                text(source, "uri").filter(|uri| !uri.is_empty() && !direct_source_uri(uri, kind))
+            {
+                findings.push(error(
+                    "PF231",
+                    format!(
+                        "uri '{uri}' is neither a direct https:// URL nor, for a checked_in_source, \
+                         a relative repository path"
+                    ),
+                    format!("{base}/uri"),
+                ));
+            }
+        }
+    }
+
+    fn provider_entries(&self, findings: &mut Vec<Finding>) {
+        for (index, provider) in &self.collections[PROVIDERS].entries {
+            let base = format!("/providers/{index}");
+            if let Some(id) = text(provider, "provider_id") {
+                let (pairling, schema) = (is_graph_id(id), is_schema_provider_id(id));
+                if pairling && !schema {
+                    findings.push(warning(
+                        "PF229",
                         format!(
-                            "{noun} '{target_id}' belongs to provider '{other}', not to the {}'s provider '{own}'",
-                            rule.owner_noun
+                            "provider_id '{id}' is accepted by Pairling's validator but not by the \
+                             bundled schema's provider_id pattern ^[a-z][a-z0-9_]{{0,63}}$"
                         ),
-                        pointer,
+                        format!("{base}/provider_id"),
+                    ));
+                } else if schema && !pairling {
+                    findings.push(error(
+                        "PF228",
+                        format!(
+                            "provider_id '{id}' matches the bundled schema but Pairling's \
+                             validator requires ids of at least two characters"
+                        ),
+                        format!("{base}/provider_id"),
                     ));
                 }
+            }
+            explicit_texts(&base, provider, &["display_name"], findings);
+            if let Some(eligibility) = provider
+                .get("implementation_eligibility")
+                .and_then(Value::as_object)
+            {
+                let at = format!("{base}/implementation_eligibility");
+                explicit_texts(&at, eligibility, &["reason"], findings);
             }
         }
     }
 
     fn implementations(&self, findings: &mut Vec<Finding>) {
+        let mut runtime_identities: HashMap<(&str, &str, &str), usize> = HashMap::new();
         for (index, entry) in &self.collections[IMPLEMENTATIONS].entries {
             let base = format!("/implementations/{index}");
             let own_provider = self.own_provider(entry);
             self.same_provider(&TRANSPORTS_OF_IMPLEMENTATION, entry, &base, findings);
-            let runtime = entry
-                .get("release_membership")
-                .and_then(Value::as_object)
-                .and_then(|membership| text(membership, "runtime_provider_id"));
-            if let Some(runtime) = runtime {
-                let pointer = format!("{base}/release_membership/runtime_provider_id");
-                if !self.known_provider(Some(runtime)) {
+            let status = text(entry, "identity_status");
+            if status == Some("unversioned") {
+                findings.push(warning(
+                    "PF229",
+                    "identity_status 'unversioned' is accepted by Pairling's validator but not by \
+                     the bundled schema"
+                        .to_string(),
+                    format!("{base}/identity_status"),
+                ));
+            }
+            explicit_texts(
+                &base,
+                entry,
+                &["provider_version", "provider_channel"],
+                findings,
+            );
+            explicit_items(&base, entry, "observed_versions", findings);
+            explicit_items(&base, entry, "observed_channels", findings);
+            let Some(membership) = entry.get("release_membership").and_then(Value::as_object)
+            else {
+                if status == Some("release_pinned") {
                     findings.push(error(
-                        "PF207",
-                        format!("runtime_provider_id '{runtime}' names no provider"),
-                        pointer,
+                        "PF219",
+                        "identity_status is release_pinned but the implementation has no \
+                         release_membership"
+                            .to_string(),
+                        format!("{base}/identity_status"),
                     ));
-                } else if let Some(own) = own_provider.filter(|own| *own != runtime) {
-                    findings.push(warning(
-                        "PF208",
-                        format!("runtime_provider_id '{runtime}' differs from the implementation's provider '{own}'"),
-                        pointer,
+                }
+                continue;
+            };
+            let release = format!("{base}/release_membership");
+            explicit_texts(&release, membership, &RELEASE_IDENTITY, findings);
+            let runtime = text(membership, "runtime_provider_id");
+            if let Some(runtime) = runtime.filter(|id| explicit(id) && !is_schema_provider_id(id)) {
+                findings.push(warning(
+                    "PF229",
+                    format!(
+                        "runtime_provider_id '{runtime}' is accepted by Pairling's validator but \
+                         not by the bundled schema's provider_id pattern"
+                    ),
+                    format!("{release}/runtime_provider_id"),
+                ));
+            }
+            if let (Some(runtime), Some(own)) = (runtime, own_provider) {
+                if runtime != own {
+                    findings.push(
+                        Finding::info(
+                            "PF208",
+                            format!(
+                                "runtime_provider_id '{runtime}' (the runtime's provider key) \
+                                 differs from the map provider '{own}'"
+                            ),
+                        )
+                        .at(format!("{release}/runtime_provider_id")),
+                    );
+                }
+            }
+            if let Some(status) = status.filter(|status| *status != "release_pinned") {
+                findings.push(error(
+                    "PF245",
+                    format!(
+                        "the implementation has a release_membership but its identity_status is \
+                         '{status}', not release_pinned"
+                    ),
+                    format!("{base}/identity_status"),
+                ));
+            }
+            for (code, field) in [("PF246", "provider_version"), ("PF247", "provider_channel")] {
+                if let (Some(own), Some(released)) = (text(entry, field), text(membership, field)) {
+                    if own != released {
+                        findings.push(error(
+                            code,
+                            format!(
+                                "{field} '{own}' differs from the release membership's '{released}'"
+                            ),
+                            format!("{base}/{field}"),
+                        ));
+                    }
+                }
+            }
+            // Like Pairling's validator, only the first entry of an id has a runtime identity.
+            let first = text(entry, "implementation_id")
+                .is_some_and(|id| self.collections[IMPLEMENTATIONS].by_id[id].0 == *index);
+            if let (true, Some(runtime), Some(version), Some(channel)) = (
+                first,
+                runtime,
+                text(membership, "provider_version"),
+                text(membership, "provider_channel"),
+            ) {
+                let prior = *runtime_identities
+                    .entry((runtime, version, channel))
+                    .or_insert(*index);
+                if prior != *index {
+                    findings.push(error(
+                        "PF248",
+                        format!(
+                            "runtime identity {runtime} {version} {channel} (runtime_provider_id, \
+                             provider_version, provider_channel) is also \
+                             /implementations/{prior}'s: the runtime cannot tell them apart"
+                        ),
+                        release,
                     ));
                 }
             }
-            identity(entry, &base, findings);
+        }
+    }
+
+    fn transports(&self, findings: &mut Vec<Finding>) {
+        for (index, transport) in &self.collections[TRANSPORTS].entries {
+            let base = format!("/transports/{index}");
+            explicit_texts(&base, transport, &["description"], findings);
+            if text(transport, "kind") == Some("manager") {
+                findings.push(error(
+                    "PF228",
+                    "transport kind 'manager' is in the bundled schema but not among the kinds \
+                     Pairling's validator accepts"
+                        .to_string(),
+                    format!("{base}/kind"),
+                ));
+            }
         }
     }
 
     fn capabilities(&self, findings: &mut Vec<Finding>) {
-        let capabilities = &self.collections[CAPABILITIES];
-        for (index, entry) in &capabilities.entries {
+        for (index, entry) in &self.collections[CAPABILITIES].entries {
             let base = format!("/capabilities/{index}");
             self.same_provider(&IMPLEMENTATIONS_OF_CAPABILITY, entry, &base, findings);
-            if let Some(shared) =
-                text(entry, "shared_semantics").filter(|id| !capabilities.contains(id))
+            explicit_texts(&base, entry, &["behavior", "version_constraints"], findings);
+            explicit_items(&base, entry, "exact_exposure", findings);
+            let exposure = entry.get("exact_exposure").and_then(Value::as_array);
+            if exposure
+                .is_some_and(|items| items.iter().all(|item| item.as_str().is_some_and(explicit)))
             {
-                findings.push(error(
-                    "PF211",
-                    format!("shared_semantics '{shared}' names no capability"),
-                    format!("{base}/shared_semantics"),
-                ));
+                let mut seen = HashSet::new();
+                for (position, value) in texts(entry, "exact_exposure") {
+                    if !seen.insert(value) {
+                        findings.push(error(
+                            "PF252",
+                            format!("exact_exposure entry '{value}' is repeated"),
+                            format!("{base}/exact_exposure/{position}"),
+                        ));
+                    }
+                }
+            }
+            if let Some(shared) = text(entry, "shared_semantics") {
+                if blank(shared) {
+                    findings.push(error(
+                        "PF230",
+                        "shared_semantics is only whitespace".to_string(),
+                        format!("{base}/shared_semantics"),
+                    ));
+                } else if !shared.is_empty() && !is_graph_id(shared) {
+                    findings.push(warning(
+                        "PF229",
+                        format!(
+                            "shared_semantics '{shared}' is accepted by Pairling's validator but \
+                             is not a graph id as the bundled schema requires"
+                        ),
+                        format!("{base}/shared_semantics"),
+                    ));
+                }
+            }
+            if let Some(safety) = text(entry, "remote_safety").filter(|s| LOCAL_ONLY.contains(s)) {
+                if !entry
+                    .get("required_pairling_addition")
+                    .and_then(Value::as_str)
+                    .is_some_and(explicit)
+                {
+                    findings.push(error(
+                        "PF242",
+                        format!(
+                            "remote_safety is {safety} but required_pairling_addition does not \
+                             say why or what would make it safe"
+                        ),
+                        format!("{base}/required_pairling_addition"),
+                    ));
+                }
             }
         }
     }
@@ -496,6 +886,7 @@ impl<'a> Graph<'a> {
         let claims = &self.collections[CLAIMS];
         for (index, binding) in &self.collections[BINDINGS].entries {
             let base = format!("/operation_bindings/{index}");
+            let binding_id = text(binding, "implementation_operation_id");
             let implementation_id = text(binding, "implementation_id");
             let implementation = implementation_id.and_then(|id| implementations.get(id));
             if let (Some(id), None) = (implementation_id, implementation) {
@@ -505,8 +896,8 @@ impl<'a> Graph<'a> {
                     format!("{base}/implementation_id"),
                 ));
             }
-            let exposed = text(binding, "implementation_status") == Some("implemented")
-                && text(binding, "release_status") == Some("released");
+            let released = text(binding, "release_status") == Some("released");
+            let exposed = released && text(binding, "implementation_status") == Some("implemented");
             let confirmed = has_confirmation(binding);
             for (position, capability_id) in texts(binding, "capability_ids") {
                 let pointer = format!("{base}/capability_ids/{position}");
@@ -535,11 +926,11 @@ impl<'a> Graph<'a> {
                 }
                 let safety = text(capability, "remote_safety");
                 if safety == Some("do_not_expose") && exposed {
-                    findings.push(error(
+                    findings.push(warning(
                         "PF222",
                         format!(
-                            "implemented and released binding exposes capability '{capability_id}' whose \
-                             remote_safety is do_not_expose"
+                            "implemented and released binding exposes capability '{capability_id}' \
+                             whose remote_safety is do_not_expose"
                         ),
                         pointer.clone(),
                     ));
@@ -555,25 +946,128 @@ impl<'a> Graph<'a> {
                     ));
                 }
             }
+            let mut related: HashSet<&str> = texts(binding, "capability_ids")
+                .map(|(_, id)| id)
+                .filter(|id| !id.is_empty())
+                .collect();
+            related.extend(binding_id);
             for (position, claim_id) in texts(binding, "evidence_claim_ids") {
-                if !claims.contains(claim_id) {
+                let pointer = format!("{base}/evidence_claim_ids/{position}");
+                let Some(claim) = claims.get(claim_id) else {
                     findings.push(error(
                         "PF215",
                         format!("evidence_claim_ids entry '{claim_id}' names no evidence claim"),
-                        format!("{base}/evidence_claim_ids/{position}"),
+                        pointer,
+                    ));
+                    continue;
+                };
+                let subject = text(claim, "subject_id");
+                if !subject.is_some_and(|id| related.contains(id)) {
+                    let about = subject.map_or("no subject id".to_string(), |id| format!("'{id}'"));
+                    findings.push(error(
+                        "PF249",
+                        format!(
+                            "evidence claim '{claim_id}' is about {about}, neither this binding \
+                             nor one of its capabilities"
+                        ),
+                        pointer,
                     ));
                 }
             }
-            if let (Some(id), Some(implementation)) = (implementation_id, implementation) {
-                let released = text(binding, "release_status") == Some("released");
-                if released
-                    && !implementation
-                        .get("release_membership")
-                        .is_some_and(Value::is_object)
-                {
+            requirements(binding, &base, findings);
+            for (position, effect) in objects(binding, "effects") {
+                let pointer = format!("{base}/effects/{position}/target");
+                let Some(target) = text(effect, "target") else {
+                    continue;
+                };
+                if blank(target) {
                     findings.push(error(
-                        "PF220",
-                        format!("release_status is released but implementation '{id}' has no release_membership"),
+                        "PF230",
+                        "target is only whitespace".to_string(),
+                        pointer.clone(),
+                    ));
+                }
+                let length = target.chars().count();
+                if length > SCHEMA_TARGET_MAX && explicit(target) {
+                    findings.push(warning(
+                        "PF229",
+                        format!(
+                            "target of {length} characters is accepted by Pairling's validator but \
+                             the bundled schema allows at most {SCHEMA_TARGET_MAX}"
+                        ),
+                        pointer,
+                    ));
+                }
+            }
+            let mut forbidden = HashSet::new();
+            for (position, row) in objects(binding, "forbids") {
+                if let Some(kind) = text(row, "kind") {
+                    if !forbidden.insert(kind) {
+                        findings.push(error(
+                            "PF251",
+                            format!("forbidden action {kind} is repeated"),
+                            format!("{base}/forbids/{position}"),
+                        ));
+                    }
+                }
+            }
+            retry(binding, &base, findings);
+            if text(binding, "release_status") == Some("not_released")
+                && !binding
+                    .get("required_pairling_addition")
+                    .and_then(Value::as_str)
+                    .is_some_and(explicit)
+            {
+                findings.push(error(
+                    "PF241",
+                    "the binding is not_released but required_pairling_addition gives no reason"
+                        .to_string(),
+                    format!("{base}/required_pairling_addition"),
+                ));
+            }
+            if !released {
+                continue;
+            }
+            if let Some(status) =
+                text(binding, "implementation_status").filter(|status| *status != "implemented")
+            {
+                findings.push(error(
+                    "PF243",
+                    format!("release_status is released but implementation_status is '{status}'"),
+                    format!("{base}/implementation_status"),
+                ));
+            }
+            let (Some(id), Some(implementation)) = (implementation_id, implementation) else {
+                continue;
+            };
+            if !implementation
+                .get("release_membership")
+                .is_some_and(Value::is_object)
+            {
+                findings.push(error(
+                    "PF220",
+                    format!("release_status is released but implementation '{id}' has no release_membership"),
+                    format!("{base}/release_status"),
+                ));
+            }
+            let provider_id = self.own_provider(implementation);
+            if let Some((provider_id, provider)) = provider_id
+                .and_then(|id| self.collections[PROVIDERS].get(id).map(|entry| (id, entry)))
+            {
+                let status = provider
+                    .get("implementation_eligibility")
+                    .and_then(Value::as_object)
+                    .and_then(|eligibility| text(eligibility, "status"));
+                if status != Some(RELEASABLE) {
+                    findings.push(error(
+                        "PF244",
+                        format!(
+                            "release_status is released but provider '{provider_id}' is {}, not \
+                             {RELEASABLE}",
+                            status.map_or("without an eligibility status".to_string(), |s| {
+                                format!("'{s}'")
+                            })
+                        ),
                         format!("{base}/release_status"),
                     ));
                 }
@@ -583,26 +1077,67 @@ impl<'a> Graph<'a> {
 
     fn claims(&self, findings: &mut Vec<Finding>) {
         for (index, claim) in &self.collections[CLAIMS].entries {
-            let (Some(subject_type), Some(subject_id)) =
-                (text(claim, "subject_type"), text(claim, "subject_id"))
-            else {
-                continue;
-            };
-            let collection = match subject_type {
-                "implementation" => IMPLEMENTATIONS,
-                "capability" => CAPABILITIES,
-                "operation_binding" => BINDINGS,
-                _ => continue,
-            };
-            if !self.collections[collection].contains(subject_id) {
-                findings.push(error(
-                    "PF216",
-                    format!(
-                        "subject_id '{subject_id}' names no entry of {} (subject_type {subject_type})",
-                        COLLECTIONS[collection]
-                    ),
-                    format!("/evidence_claims/{index}/subject_id"),
-                ));
+            let base = format!("/evidence_claims/{index}");
+            let subject = (text(claim, "subject_type"), text(claim, "subject_id"));
+            if let (Some(subject_type), Some(subject_id)) = subject {
+                let collection = match subject_type {
+                    "implementation" => Some(IMPLEMENTATIONS),
+                    "capability" => Some(CAPABILITIES),
+                    "operation_binding" => Some(BINDINGS),
+                    _ => None,
+                };
+                if let Some(collection) =
+                    collection.filter(|&c| !self.collections[c].contains(subject_id))
+                {
+                    findings.push(error(
+                        "PF216",
+                        format!(
+                            "subject_id '{subject_id}' names no entry of {} (subject_type {subject_type})",
+                            COLLECTIONS[collection]
+                        ),
+                        format!("{base}/subject_id"),
+                    ));
+                }
+            }
+            match text(claim, "classification") {
+                Some("behavioral_evidence") => findings.push(error(
+                    "PF228",
+                    "classification 'behavioral_evidence' is in the bundled schema but Pairling's \
+                     validator accepts vendor_surface, pairling_support, runtime_behavior and \
+                     exclusion"
+                        .to_string(),
+                    format!("{base}/classification"),
+                )),
+                Some(classification @ ("runtime_behavior" | "exclusion")) => {
+                    findings.push(warning(
+                        "PF229",
+                        format!(
+                            "classification '{classification}' is accepted by Pairling's \
+                             validator but not by the bundled schema"
+                        ),
+                        format!("{base}/classification"),
+                    ))
+                }
+                _ => {}
+            }
+            explicit_texts(&base, claim, &["assertion"], findings);
+        }
+    }
+
+    fn exclusions(&self, findings: &mut Vec<Finding>) {
+        let mut items: HashMap<&str, usize> = HashMap::new();
+        for (index, exclusion) in &self.collections[EXCLUSIONS].entries {
+            let base = format!("/exclusions/{index}");
+            explicit_texts(&base, exclusion, &["item", "reason"], findings);
+            if let Some(item) = text(exclusion, "item").filter(|item| explicit(item)) {
+                let prior = *items.entry(item).or_insert(*index);
+                if prior != *index {
+                    findings.push(error(
+                        "PF250",
+                        format!("exclusion item '{item}' is already /exclusions/{prior}"),
+                        format!("{base}/item"),
+                    ));
+                }
             }
         }
     }
@@ -695,54 +1230,484 @@ impl<'a> Graph<'a> {
     }
 }
 
-fn identity(implementation: &Object, base: &str, findings: &mut Vec<Finding>) {
-    for (code, field, observed) in [
-        ("PF217", "provider_version", "observed_versions"),
-        ("PF218", "provider_channel", "observed_channels"),
-    ] {
-        let Some(value) = text(implementation, field) else {
-            continue;
+/// Pairling's "explicit" text: something besides whitespace. Python's `str.strip`, which
+/// Pairling's validator uses, also strips the separators U+001C–U+001F.
+fn explicit(value: &str) -> bool {
+    value.chars().any(|c| !is_python_space(c))
+}
+
+fn is_python_space(c: char) -> bool {
+    c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c)
+}
+
+/// A non-empty string of whitespace only (an empty one is the schema's minLength).
+fn blank(value: &str) -> bool {
+    !value.is_empty() && !explicit(value)
+}
+
+fn id_chars(
+    value: &str,
+    rest: impl Fn(u8) -> bool,
+    length: std::ops::RangeInclusive<usize>,
+) -> bool {
+    let bytes = value.as_bytes();
+    length.contains(&bytes.len())
+        && bytes[0].is_ascii_lowercase()
+        && bytes[1..].iter().all(|&b| rest(b))
+}
+
+fn lower_or_digit(b: u8) -> bool {
+    b.is_ascii_lowercase() || b.is_ascii_digit()
+}
+
+/// Pairling's id pattern (its validator's, and the schema's graph_id): [a-z][a-z0-9_.-]{1,255}.
+fn is_graph_id(value: &str) -> bool {
+    id_chars(value, |b| lower_or_digit(b) || b"_.-".contains(&b), 2..=256)
+}
+
+/// The bundled schema's provider_id: [a-z][a-z0-9_]{0,63}.
+fn is_schema_provider_id(value: &str) -> bool {
+    id_chars(value, |b| lower_or_digit(b) || b == b'_', 1..=64)
+}
+
+/// The bundled schema's source_id: [a-z][a-z0-9-]{1,127}.
+fn is_schema_source_id(value: &str) -> bool {
+    id_chars(value, |b| lower_or_digit(b) || b == b'-', 2..=128)
+}
+
+/// A direct `https://host/…` URL without user info, or (for a `checked_in_source`) a relative
+/// repository path with no empty, `.` or `..` segment. The scheme and host are split as Python's
+/// `urllib.parse.urlsplit` does (leading controls and spaces ignored, tabs and line breaks
+/// dropped), so the verdict is the one Pairling's validator reaches.
+fn direct_source_uri(uri: &str, kind: Option<&Value>) -> bool {
+    if !explicit(uri) {
+        return false;
+    }
+    let parsed: String = uri
+        .trim_start_matches(|c: char| c <= ' ')
+        .chars()
+        .filter(|c| !matches!(c, '\t' | '\r' | '\n'))
+        .collect();
+    let mut scheme = String::new();
+    let mut rest = parsed.as_str();
+    if let Some(colon) = parsed.find(':').filter(|&at| at > 0) {
+        let candidate = &parsed[..colon];
+        let valid = candidate.starts_with(|c: char| c.is_ascii_alphabetic())
+            && candidate
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c));
+        if valid {
+            scheme = candidate.to_ascii_lowercase();
+            rest = &parsed[colon + 1..];
+        }
+    }
+    if scheme == "https" {
+        let Some(after) = rest.strip_prefix("//") else {
+            return false;
         };
-        let listed = implementation.get(observed).is_some_and(Value::is_array);
-        if listed && !contains(implementation, observed, value) {
+        let host = after.split(['/', '?', '#']).next().unwrap_or_default();
+        return !host.is_empty() && !host.contains('@') && host.contains('[') == host.contains(']');
+    }
+    if kind.and_then(Value::as_str) != Some("checked_in_source")
+        || !scheme.is_empty()
+        || uri.starts_with(['/', '~'])
+    {
+        return false;
+    }
+    uri.split('/').all(|part| !matches!(part, "" | "." | ".."))
+}
+
+/// `…THH:MM:60…`: the one RFC 3339 date-time Python's `datetime` cannot hold.
+fn leap_second(timestamp: &str) -> bool {
+    let bytes = timestamp.as_bytes();
+    bytes.len() >= 19 && b"Tt ".contains(&bytes[10]) && bytes[16] == b':' && &bytes[17..19] == b"60"
+}
+
+/// `N references (also a, b, … and K more)` for a root-cause finding.
+fn references(pointers: &[String]) -> String {
+    let others = &pointers[1..];
+    if others.is_empty() {
+        return "1 reference".to_string();
+    }
+    let listed = others[..others.len().min(LISTED_REFERENCES)].join(", ");
+    let more = others.len().saturating_sub(LISTED_REFERENCES);
+    let tail = if more > 0 {
+        format!(" and {more} more")
+    } else {
+        String::new()
+    };
+    format!("{} references (also {listed}{tail})", pointers.len())
+}
+
+/// (index, object) of each object in the array `entry[key]`.
+fn objects<'a>(entry: &'a Object, key: &str) -> impl Iterator<Item = (usize, &'a Object)> {
+    entry
+        .get(key)
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .enumerate()
+        .filter_map(|(index, value)| value.as_object().map(|object| (index, object)))
+}
+
+fn explicit_texts(base: &str, entry: &Object, fields: &[&str], findings: &mut Vec<Finding>) {
+    for field in fields {
+        if text(entry, field).is_some_and(blank) {
             findings.push(error(
-                code,
-                format!("{field} '{value}' is not in {observed}"),
+                "PF230",
+                format!("{field} is only whitespace"),
                 format!("{base}/{field}"),
             ));
         }
     }
-    let pinned = text(implementation, "identity_status") == Some("release_pinned");
-    if pinned
-        && !implementation
-            .get("release_membership")
-            .is_some_and(Value::is_object)
-    {
+}
+
+fn explicit_items(base: &str, entry: &Object, field: &str, findings: &mut Vec<Finding>) {
+    for (position, value) in texts(entry, field) {
+        if blank(value) {
+            findings.push(error(
+                "PF230",
+                format!("{field} entry is only whitespace"),
+                format!("{base}/{field}/{position}"),
+            ));
+        }
+    }
+}
+
+/// A JSON value as messages show it: its canonical (RFC 8785) text.
+fn shown(value: &Value) -> String {
+    canonical::canonicalize(value)
+        .ok()
+        .and_then(|bytes| String::from_utf8(bytes).ok())
+        .unwrap_or_else(|| "(a value without canonical form)".to_string())
+}
+
+fn requirements(binding: &Object, base: &str, findings: &mut Vec<Finding>) {
+    if !binding.get("requires").is_some_and(Value::is_array) {
+        return;
+    }
+    let mut kinds: HashSet<&str> = HashSet::new();
+    for (position, requirement) in objects(binding, "requires") {
+        let Some(kind) = text(requirement, "kind") else {
+            continue;
+        };
+        let pointer = format!("{base}/requires/{position}");
+        if !kinds.insert(kind) {
+            findings.push(error(
+                "PF235",
+                format!("requirement kind {kind} is repeated"),
+                pointer.clone(),
+            ));
+        }
+        let age = requirement
+            .get("max_age_seconds")
+            .and_then(|age| match age {
+                Value::Number(number) if number.is_f64() => number.as_f64(),
+                _ => None,
+            });
+        if let Some(age) = age.filter(|age| {
+            kind == "fresh_snapshot" && (1.0..=30.0).contains(age) && age.fract() == 0.0
+        }) {
+            findings.push(error(
+                "PF233",
+                format!(
+                    "max_age_seconds {age:.1} is a float: Pairling's validator wants an integer \
+                     literal (and its digest of the binding differs)"
+                ),
+                format!("{pointer}/max_age_seconds"),
+            ));
+        }
+        if kind == "exact_identity" && requirement.get("dimensions").is_some_and(Value::is_array) {
+            let dimensions: HashSet<&str> = texts(requirement, "dimensions")
+                .map(|(_, value)| value)
+                .collect();
+            let lacking: Vec<&str> = EXACT_DIMENSIONS
+                .into_iter()
+                .filter(|item| !dimensions.contains(item))
+                .collect();
+            if !lacking.is_empty() {
+                findings.push(error(
+                    "PF236",
+                    format!(
+                        "exact_identity dimensions lack {} (an exact implementation identity is \
+                         provider, implementation and binding)",
+                        lacking.join(", ")
+                    ),
+                    format!("{pointer}/dimensions"),
+                ));
+            }
+            if dimensions.contains("session") != dimensions.contains("generation") {
+                findings.push(error(
+                    "PF237",
+                    "exact_identity dimensions must name session and generation together"
+                        .to_string(),
+                    format!("{pointer}/dimensions"),
+                ));
+            }
+        }
+    }
+    let missing: Vec<&str> = MANDATORY_REQUIREMENTS
+        .into_iter()
+        .filter(|kind| !kinds.contains(kind))
+        .collect();
+    if !missing.is_empty() {
         findings.push(error(
-            "PF219",
-            "identity_status is release_pinned but the implementation has no release_membership"
+            "PF234",
+            format!(
+                "requires lacks the mandatory requirement kinds {}",
+                missing.join(", ")
+            ),
+            format!("{base}/requires"),
+        ));
+    }
+}
+
+fn retry(binding: &Object, base: &str, findings: &mut Vec<Finding>) {
+    let Some(retry) = binding.get("retry").and_then(Value::as_object) else {
+        return;
+    };
+    let read_only = binding
+        .get("effects")
+        .and_then(Value::as_array)
+        .is_some_and(|effects| {
+            effects.len() == 1
+                && effects[0].get("kind").and_then(Value::as_str) == Some(READ_EFFECT)
+        });
+    let field = |name: &str| text(retry, name);
+    if field("replay") == Some("safe") && !read_only {
+        findings.push(error(
+            "PF238",
+            "retry.replay is safe but the binding has effects other than return_data".to_string(),
+            format!("{base}/retry/replay"),
+        ));
+    }
+    if field("replay") == Some("recover_only") && field("recovery") == Some("unavailable") {
+        findings.push(error(
+            "PF239",
+            "retry.replay is recover_only but recovery is unavailable".to_string(),
+            format!("{base}/retry/recovery"),
+        ));
+    }
+    if field("ambiguity") == Some("outcome_unknown") && field("correlation") == Some("none") {
+        findings.push(error(
+            "PF240",
+            "retry.ambiguity is outcome_unknown but correlation is none: an unknown outcome \
+             could never be matched to its action"
                 .to_string(),
-            format!("{base}/identity_status"),
+            format!("{base}/retry/correlation"),
         ));
     }
 }
 
 fn has_confirmation(binding: &Object) -> bool {
-    binding
-        .get("requires")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .any(|requirement| {
-            requirement.get("kind").and_then(Value::as_str) == Some("confirmation")
-                && requirement
-                    .get("mode")
-                    .and_then(Value::as_str)
-                    .is_some_and(|mode| mode != "none")
-        })
+    objects(binding, "requires").any(|(_, requirement)| {
+        text(requirement, "kind") == Some("confirmation")
+            && text(requirement, "mode").is_some_and(|mode| mode != "none")
+    })
 }
 
-fn integrity(document: &Value) -> (Vec<Finding>, MapStats) {
+/// Pairling's reviewed operation manifest, indexed as its validator indexes it.
+#[derive(Default)]
+struct Manifest<'m> {
+    operations: HashMap<&'m str, &'m Object>,
+    memberships: HashMap<&'m str, &'m Object>,
+    released: HashMap<&'m str, BTreeSet<&'m str>>,
+}
+
+fn read_manifest<'m>(manifest: &'m Value, findings: &mut Vec<Finding>) -> Manifest<'m> {
+    let mut index = Manifest::default();
+    let Some(manifest) = manifest.as_object() else {
+        findings.push(error(
+            "PF260",
+            "the operation manifest is not an object".to_string(),
+            String::new(),
+        ));
+        return index;
+    };
+    for field in ["operations", "release_memberships"] {
+        if !manifest.get(field).is_some_and(Value::is_array) {
+            findings.push(error(
+                "PF260",
+                format!("the operation manifest's {field} is not an array"),
+                String::new(),
+            ));
+        }
+    }
+    for (_, row) in objects(manifest, "operations") {
+        if let Some(id) = text(row, "id") {
+            index.operations.insert(id, row);
+        }
+    }
+    for (_, row) in objects(manifest, "release_memberships") {
+        let Some(provider_id) = text(row, "map_provider_id") else {
+            continue;
+        };
+        index.memberships.insert(provider_id, row);
+        let operations = objects(row, "capabilities")
+            .flat_map(|(_, capability)| texts(capability, "operation_ids").map(|(_, id)| id))
+            .collect();
+        index.released.insert(provider_id, operations);
+    }
+    index
+}
+
+impl<'a> Graph<'a> {
+    /// The release join against Pairling's reviewed operation manifest (PF254–PF260).
+    fn release_join(&self, manifest: &Value, findings: &mut Vec<Finding>) {
+        let reviewed = read_manifest(manifest, findings);
+        if reviewed.operations.is_empty() {
+            return;
+        }
+        let implementations = &self.collections[IMPLEMENTATIONS];
+        let providers = &self.collections[PROVIDERS];
+        let mut bound: HashSet<&str> = HashSet::new();
+        let mut released: HashMap<&str, BTreeSet<&str>> = HashMap::new();
+        for (index, binding) in &self.collections[BINDINGS].entries {
+            let base = format!("/operation_bindings/{index}");
+            let implementation =
+                text(binding, "implementation_id").and_then(|id| implementations.get(id));
+            let (Some(implementation), Some(operation_id)) =
+                (implementation, text(binding, "operation_id"))
+            else {
+                continue;
+            };
+            bound.insert(operation_id);
+            if text(binding, "release_status") == Some("released") {
+                let provider = self.own_provider(implementation).unwrap_or_default();
+                released.entry(provider).or_default().insert(operation_id);
+            }
+            let Some(definition) = reviewed.operations.get(operation_id) else {
+                findings.push(error(
+                    "PF254",
+                    format!("operation '{operation_id}' is not in the reviewed operation manifest"),
+                    format!("{base}/operation_id"),
+                ));
+                continue;
+            };
+            let mut rows: HashMap<&str, (usize, &Object)> = HashMap::new();
+            for (position, requirement) in objects(binding, "requires") {
+                if let Some(kind) = text(requirement, "kind") {
+                    rows.insert(kind, (position, requirement));
+                }
+            }
+            for (kind, field, reviewed_field) in REVIEWED_REQUIREMENTS {
+                let expected = definition.get(reviewed_field).unwrap_or(&Value::Null);
+                let row = rows.get(kind);
+                let actual = row.map(|(_, row)| row.get(field).unwrap_or(&Value::Null));
+                if actual != Some(expected) {
+                    findings.push(error(
+                        "PF255",
+                        format!(
+                            "{kind} {field} differs from the reviewed operation's {reviewed_field} {}",
+                            shown(expected)
+                        ),
+                        match row {
+                            Some((position, _)) => format!("{base}/requires/{position}"),
+                            None => format!("{base}/requires"),
+                        },
+                    ));
+                }
+            }
+        }
+        let mut missing: Vec<&str> = reviewed
+            .operations
+            .keys()
+            .copied()
+            .filter(|id| !bound.contains(id))
+            .collect();
+        missing.sort_unstable();
+        if !missing.is_empty() {
+            findings.push(error(
+                "PF256",
+                format!(
+                    "reviewed operations without a binding: {}",
+                    missing.join(", ")
+                ),
+                "/operation_bindings".to_string(),
+            ));
+        }
+        let mut strangers: Vec<&str> = reviewed
+            .memberships
+            .keys()
+            .copied()
+            .filter(|id| !providers.contains(id))
+            .collect();
+        strangers.sort_unstable();
+        if !strangers.is_empty() {
+            findings.push(error(
+                "PF257",
+                format!(
+                    "release memberships of the manifest name no map provider: {}",
+                    strangers.join(", ")
+                ),
+                "/providers".to_string(),
+            ));
+        }
+        let empty = BTreeSet::new();
+        let provider_ids: BTreeSet<&str> = reviewed
+            .released
+            .keys()
+            .chain(released.keys())
+            .copied()
+            .collect();
+        for provider_id in provider_ids {
+            let expected = reviewed.released.get(provider_id).unwrap_or(&empty);
+            let actual = released.get(provider_id).unwrap_or(&empty);
+            let at = match providers.by_id.get(provider_id) {
+                Some((index, _)) => format!("/providers/{index}/provider_id"),
+                None => "/providers".to_string(),
+            };
+            if actual != expected {
+                findings.push(error(
+                    "PF258",
+                    format!(
+                        "released bindings of provider '{provider_id}' differ from the manifest: \
+                         missing {}, not in the manifest {}",
+                        python_list(expected.difference(actual)),
+                        python_list(actual.difference(expected))
+                    ),
+                    at,
+                ));
+            }
+            let membership = reviewed.memberships.get(provider_id);
+            let pinned = implementations.entries.iter().find(|(index, entry)| {
+                text(entry, "implementation_id")
+                    .is_some_and(|id| implementations.by_id[id].0 == *index)
+                    && text(entry, "provider_id") == Some(provider_id)
+                    && entry
+                        .get("release_membership")
+                        .is_some_and(Value::is_object)
+            });
+            let (Some(membership), Some((index, implementation))) = (membership, pinned) else {
+                continue;
+            };
+            let release = &implementation["release_membership"];
+            for field in RELEASE_FIELDS {
+                let value = release.get(field).unwrap_or(&Value::Null);
+                let expected = membership.get(field).unwrap_or(&Value::Null);
+                if value != expected {
+                    findings.push(error(
+                        "PF259",
+                        format!(
+                            "release {field} {} differs from the manifest's {}",
+                            shown(value),
+                            shown(expected)
+                        ),
+                        format!("/implementations/{index}/release_membership/{field}"),
+                    ));
+                }
+            }
+        }
+    }
+}
+
+/// Python's rendering of a sorted list of strings, as the fallback's message shows it.
+fn python_list<'s>(items: impl Iterator<Item = &'s &'s str>) -> String {
+    let quoted: Vec<String> = items.map(|item| format!("'{item}'")).collect();
+    format!("[{}]", quoted.join(", "))
+}
+
+fn integrity(document: &Value, manifest: Option<&Value>) -> (Vec<Finding>, MapStats) {
     let mut stats = MapStats::default();
     let mut findings = Vec::new();
     let Some(document) = document.as_object() else {
@@ -755,15 +1720,23 @@ fn integrity(document: &Value) -> (Vec<Finding>, MapStats) {
             .map_or(0, Vec::len);
     }
     let graph = Graph::new(document);
+    graph.document_rules(&mut findings);
     graph.uniqueness(&mut findings);
     graph.source_refs(&mut findings);
+    graph.sources(&mut findings);
+    graph.provider_entries(&mut findings);
     graph.providers(&mut findings);
     graph.implementations(&mut findings);
+    graph.transports(&mut findings);
     graph.capabilities(&mut findings);
     graph.bindings(&mut findings);
     graph.claims(&mut findings);
+    graph.exclusions(&mut findings);
     graph.digests(&mut findings, &mut stats);
     graph.orphans(&mut findings);
+    if let Some(manifest) = manifest {
+        graph.release_join(manifest, &mut findings);
+    }
     (findings, stats)
 }
 
@@ -834,7 +1807,14 @@ mod tests {
             "capability_ids": capabilities,
             "implementation_status": "implemented",
             "release_status": "released",
-            "requires": [{"kind": "release_membership"}],
+            "requires": [
+                {"kind": "release_membership"},
+                {"kind": "fresh_snapshot", "max_age_seconds": 10},
+                {"kind": "exact_identity", "dimensions": ["provider", "implementation", "binding"]},
+                {"kind": "device_scope", "scope": "session:write"},
+                {"kind": "resource_proof", "proof_kind": "none"},
+                {"kind": "confirmation", "mode": "none"},
+            ],
             "effects": [{"kind": "start_inference"}],
             "invalidates": [],
             "forbids": [{"kind": "identity_fallback"}],
@@ -910,7 +1890,7 @@ mod tests {
                 {"claim_id": "claim.prompt", "subject_type": "capability", "subject_id": "cli.prompt",
                  "classification": "vendor_surface", "assertion": "documented", "source_refs": ["docs"]},
             ],
-            "exclusions": [],
+            "exclusions": [{"item": "raw terminal input", "reason": "not remote-safe"}],
         });
         seal_map(&mut document).unwrap();
         document
@@ -958,7 +1938,7 @@ mod tests {
 
     #[test]
     fn sealed_small_map_is_clean() {
-        let check = check_map(&small_map());
+        let check = check_map(&small_map(), None);
         assert!(check.findings.is_empty(), "{:?}", check.findings);
         assert_eq!(check.stats.digests_verified, 1);
         assert_eq!(check.stats.collections[BINDINGS], 1);
@@ -968,7 +1948,7 @@ mod tests {
     fn tampered_binding_is_named_with_both_digests() {
         let mut document = small_map();
         document["operation_bindings"][0]["operation_id"] = json!("session.prompt.steer");
-        let check = check_map(&document);
+        let check = check_map(&document, None);
         assert_eq!(
             codes(&check),
             vec![("PF221", "/operation_bindings/0/semantic_digest".to_string())]
@@ -990,14 +1970,14 @@ mod tests {
             .as_array_mut()
             .unwrap()
             .push(json!(42));
-        let check = check_map(&document);
+        let check = check_map(&document, None);
         let found = codes(&check);
         assert!(
             found.contains(&("PF209", "/capabilities/0/implementation_ids/2".to_string())),
             "{found:?}"
         );
         assert!(
-            found.contains(&("PF204", "/capabilities/0/provider_id".to_string())),
+            found.contains(&("PF204", "/implementations/0/provider_id".to_string())),
             "{found:?}"
         );
         assert!(found.iter().any(|(code, _)| *code == "PF101"));
@@ -1015,10 +1995,11 @@ mod tests {
             copy["implementation_operation_id"] = json!(format!("cli.v1.send{index}"));
             bindings.push(copy);
         }
-        let check = check_map(&document);
+        let check = check_map(&document, None);
         let pointers: Vec<String> = check
             .findings
             .iter()
+            .filter(|f| f.code == "PF221")
             .map(|f| f.pointer.clone().unwrap())
             .collect();
         let expected: Vec<String> = (1..12)
@@ -1029,10 +2010,73 @@ mod tests {
 
     #[test]
     fn unparsable_text_is_one_located_finding() {
-        let check = check_map_json(b"{\"a\": 1,}");
+        let check = check_map_json(b"{\"a\": 1,}", None);
         assert_eq!(check.findings.len(), 1);
         assert_eq!(check.findings[0].code, "PF001");
         assert_eq!(check.stats, MapStats::default());
+    }
+
+    #[test]
+    fn source_uris_are_split_as_python_splits_them() {
+        let docs = json!("official_docs");
+        let checked_in = json!("checked_in_source");
+        assert!(direct_source_uri("https://docs.example/a?b#c", Some(&docs)));
+        assert!(direct_source_uri(" \tHTTPS://docs.example", Some(&docs)));
+        assert!(!direct_source_uri(
+            "https://user@docs.example/",
+            Some(&docs)
+        ));
+        assert!(!direct_source_uri("https:docs.example", Some(&docs)));
+        assert!(!direct_source_uri("http://docs.example", Some(&docs)));
+        assert!(!direct_source_uri("https://[::1/x", Some(&docs)));
+        assert!(direct_source_uri(
+            "mac/companiond/registry.py",
+            Some(&checked_in)
+        ));
+        assert!(!direct_source_uri(
+            "mac/companiond/registry.py",
+            Some(&docs)
+        ));
+        assert!(!direct_source_uri("mac/../registry.py", Some(&checked_in)));
+        assert!(!direct_source_uri("/etc/passwd", Some(&checked_in)));
+        assert!(!direct_source_uri("~/x", Some(&checked_in)));
+        assert!(!direct_source_uri("file:x", Some(&checked_in)));
+        assert!(!direct_source_uri(" \u{1f} ", Some(&checked_in)));
+    }
+
+    #[test]
+    fn whitespace_is_what_python_strips() {
+        assert!(blank(" \t\u{a0}\u{3000}\u{1c}\u{1f}"));
+        assert!(!blank(""));
+        assert!(explicit("\u{200b}"));
+        assert!(is_graph_id("approval.policy") && !is_graph_id("a") && !is_graph_id("A.b"));
+        assert!(is_schema_provider_id("a") && !is_schema_provider_id("a.b"));
+        assert!(is_schema_source_id("acp-v1") && !is_schema_source_id("acp_v1"));
+    }
+
+    #[test]
+    fn another_schema_version_is_one_named_finding() {
+        let check = check_map(&json!({"schema_version": "1.0.0", "agents": []}), None);
+        assert_eq!(
+            codes(&check),
+            vec![("PF253", "/schema_version".to_string())]
+        );
+        assert!(check.findings[0].message.contains("'1.0.0'"));
+    }
+
+    #[test]
+    fn an_unknown_provider_is_reported_once_with_its_references() {
+        let mut document = small_map();
+        document["providers"][0]["provider_id"] = json!("cli_renamed");
+        let check = check_map(&document, None);
+        let errors: Vec<_> = check.findings.iter().filter(|f| f.is_error()).collect();
+        assert_eq!(errors.len(), 1, "{errors:?}");
+        assert_eq!(errors[0].code, "PF204");
+        assert!(
+            errors[0].message.contains("3 references"),
+            "{}",
+            errors[0].message
+        );
     }
 
     #[test]

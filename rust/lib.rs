@@ -713,12 +713,27 @@ mod python {
         Ok((raw_findings(check.findings), stats))
     }
 
+    /// Pairling's reviewed operation manifest, when one is given (a value outside the JSON model
+    /// raises, like any other argument).
+    fn manifest_value(
+        py: Python<'_>,
+        manifest: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Option<serde_json::Value>> {
+        manifest.map(|value| python_value(py, value)).transpose()
+    }
+
     /// A parsed map; a Python value outside the JSON model is the one finding, not an exception.
     #[pyfunction]
-    fn check_map(py: Python<'_>, document: &Bound<'_, PyAny>) -> PyResult<RawMapCheck> {
+    #[pyo3(signature = (document, manifest=None))]
+    fn check_map(
+        py: Python<'_>,
+        document: &Bound<'_, PyAny>,
+        manifest: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<RawMapCheck> {
         guarded(py, "check_map", || {
+            let manifest = manifest_value(py, manifest)?;
             let check = match to_value(document) {
-                Ok(value) => py.allow_threads(|| graph::check_map(&value)),
+                Ok(value) => py.allow_threads(|| graph::check_map(&value, manifest.as_ref())),
                 Err(error) => graph::MapCheck::unreadable(Finding::from(error)),
             };
             raw_map_check(py, check)
@@ -739,10 +754,16 @@ mod python {
     }
 
     #[pyfunction]
-    fn check_map_json(py: Python<'_>, data: &Bound<'_, PyAny>) -> PyResult<RawMapCheck> {
+    #[pyo3(signature = (data, manifest=None))]
+    fn check_map_json(
+        py: Python<'_>,
+        data: &Bound<'_, PyAny>,
+        manifest: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<RawMapCheck> {
         guarded(py, "check_map_json", || {
+            let manifest = manifest_value(py, manifest)?;
             let bytes = text_bytes(data)?;
-            let check = py.allow_threads(|| graph::check_map_json(&bytes));
+            let check = py.allow_threads(|| graph::check_map_json(&bytes, manifest.as_ref()));
             raw_map_check(py, check)
         })
     }

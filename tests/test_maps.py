@@ -1,4 +1,4 @@
-"""Capability maps: every integrity rule fires on its broken twin, only there, on both backends."""
+"""Capability maps: every rule fires on its broken twin, only there, on both backends."""
 
 from __future__ import annotations
 
@@ -11,7 +11,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from map_twins import EXAMPLE, TWINS, Twin, broken, example
+from cli_helpers import run_cli
+from map_mutations import corpus
+from map_twins import EXAMPLE, MANIFEST, TWINS, Twin, broken, example, manifest, twin_manifest
 
 import pairling_fast
 from pairling_fast import MapInvalidError, _backend, check_map, seal_map, write_sealed
@@ -29,11 +31,16 @@ def located(report: Report) -> list[tuple[Any, ...]]:
     return [(f.code, f.severity, f.pointer, f.line, f.schema_pointer) for f in report.findings]
 
 
-def on_both(source: Any) -> tuple[Report, Report]:
+def worded(report: Report) -> list[str]:
+    """The messages, but for PF101's (worded by each backend's schema library)."""
+    return [f.message for f in report.findings if f.code != "PF101"]
+
+
+def on_both(source: Any, reviewed: Any = None) -> tuple[Report, Report]:
     reports = []
     for name in _backend.BACKENDS:
         with _backend.use(name):
-            reports.append(check_map(copy.deepcopy(source)))
+            reports.append(check_map(copy.deepcopy(source), manifest=reviewed))
     return reports[0], reports[1]
 
 
@@ -48,7 +55,7 @@ def test_example_map_is_clean(backend: _backend.Engine) -> None:
 @pytest.mark.parametrize("twin", TWINS, ids=[f"{t.code}-{t.name}" for t in TWINS])
 def test_twin_fires_its_rule_and_nothing_else(backend: _backend.Engine, twin: Twin) -> None:
     document = broken(twin, backend.seal_map)
-    report = check_map(document)
+    report = check_map(document, manifest=twin_manifest(twin))
     assert [(f.code, f.pointer) for f in report.findings] == [
         (twin.code, pointer) for pointer in twin.pointers
     ]
@@ -59,8 +66,46 @@ def test_twin_fires_its_rule_and_nothing_else(backend: _backend.Engine, twin: Tw
 def test_twin_findings_identical_on_both_backends(twin: Twin) -> None:
     with _backend.use("python") as engine:
         document = broken(twin, engine.seal_map)
-    rust, python = on_both(document)
+    rust, python = on_both(document, twin_manifest(twin))
     assert rust.to_dict() == python.to_dict()
+
+
+def test_example_map_is_clean_with_its_manifest(backend: _backend.Engine) -> None:
+    assert check_map(EXAMPLE, manifest=MANIFEST).findings == []
+    assert check_map(EXAMPLE, manifest=MANIFEST.read_bytes()).findings == []
+    assert check_map(example(), manifest=manifest()).findings == []
+
+
+def test_unparsable_manifest_raises(backend: _backend.Engine, tmp_path: Path) -> None:
+    bad = tmp_path / "manifest.json"
+    bad.write_text('{"operations": [', encoding="utf-8")
+    with pytest.raises(ValueError):
+        check_map(EXAMPLE, manifest=bad)
+    with pytest.raises(OSError):
+        check_map(EXAMPLE, manifest=tmp_path / "missing.json")
+
+
+def test_renamed_provider_is_one_error_with_its_references(backend: _backend.Engine) -> None:
+    document = example()
+    document["providers"][0]["provider_id"] = "northwind"
+    report = check_map(backend.seal_map(document))
+    assert [(f.code, f.pointer) for f in report.errors] == [
+        ("PF204", "/implementations/0/provider_id")
+    ]
+    assert "9 references" in report.errors[0].message
+
+
+def test_a_1_0_0_map_is_named_not_skipped(backend: _backend.Engine) -> None:
+    document = {"schema_version": "1.0.0", "observed_at": "2026-08-05T00:00:00Z", "agents": []}
+    report = check_map(document)
+    assert [(f.code, f.pointer) for f in report.findings] == [("PF253", "/schema_version")]
+    assert "'1.0.0'" in report.findings[0].message
+
+
+def test_lints_never_are_errors() -> None:
+    lints = ("PF202", "PF206", "PF208", "PF222", "PF223", "PF224", "PF225", "PF226", "PF227")
+    assert {CODES[code].severity for code in lints} <= {"warning", "info"}
+    assert all("pairling_fast's own" in CODES[code].description for code in lints)
 
 
 def test_every_map_code_has_a_twin() -> None:
@@ -112,7 +157,8 @@ def test_seal_refuses_an_invalid_map_with_its_findings(backend: _backend.Engine)
 
 
 def test_seal_keeps_warnings(backend: _backend.Engine) -> None:
-    document = broken(TWINS[-1], backend.seal_map)
+    orphan = next(twin for twin in TWINS if twin.code == "PF227")
+    document = broken(orphan, backend.seal_map)
     assert {f.code for f in check_map(seal_map(document)).findings} == {"PF227"}
 
 
@@ -289,10 +335,80 @@ def test_generate_cli_module_writes_a_clean_map(
 
 def test_binding_without_canonical_form_is_located_and_unchecked() -> None:
     document = example()
-    document["operation_bindings"][1]["requires"][0]["max_age_seconds"] = 2**60
+    document["operation_bindings"][1]["requires"][1]["max_age_seconds"] = 2**60
     rust, python = on_both(document)
     assert located(rust) == located(python)
-    assert ("PF005", "/operation_bindings/1/requires/0/max_age_seconds") in [
+    assert ("PF005", "/operation_bindings/1/requires/1/max_age_seconds") in [
         (f.code, f.pointer) for f in rust.findings
     ]
     assert rust.stats["digests"] == {"verified": 10, "mismatched": 0, "unchecked": 1}
+
+
+def test_backends_agree_on_the_mutation_corpus() -> None:
+    """Every 10th case of the rule families of the differential corpus (tests/map_mutations.py;
+    `pairling_compare.py --agree` checks all of it): identical findings, messages included
+    except for PF101, whose text each backend's schema library words its own way."""
+    families = ("twin", "digest", "requirements", "retry", "release", "manifest")
+    with _backend.use("rust") as engine:
+        cases = list(corpus(engine.seal_map, generate_map, families))[::10]
+    for case in cases:
+        rust, python = on_both(case.document, case.manifest)
+        assert located(rust) == located(python), case.name
+        assert worded(rust) == worded(python), case.name
+
+
+@pytest.mark.parametrize("name", _backend.BACKENDS)
+def test_check_with_manifest_on_the_command_line(name: str, tmp_path: Path) -> None:
+    reviewed = manifest()
+    reviewed["release_memberships"][0]["launch_config_digest"] = "sha256:" + "0" * 64
+    changed = tmp_path / "manifest.json"
+    changed.write_text(json.dumps(reviewed), encoding="utf-8")
+    clean = run_cli(name, "check", str(EXAMPLE), "--manifest", str(MANIFEST), cwd=tmp_path)
+    assert clean.returncode == 0, clean.stdout + clean.stderr
+    done = run_cli(
+        name, "check", str(EXAMPLE), "--manifest", str(changed), "-f", "json", cwd=tmp_path
+    )
+    assert done.returncode == 1
+    findings = json.loads(done.stdout)["files"][0]["findings"]
+    assert [(f["code"], f["pointer"]) for f in findings] == [
+        ("PF259", "/implementations/0/release_membership/launch_config_digest")
+    ]
+    broken_manifest = tmp_path / "broken.json"
+    broken_manifest.write_text("{", encoding="utf-8")
+    for bad in (broken_manifest, tmp_path / "missing.json"):
+        refused = run_cli(name, "check", str(EXAMPLE), "--manifest", str(bad), cwd=tmp_path)
+        assert refused.returncode == 2
+        assert refused.stderr.count("\n") == 1 and "--manifest" in refused.stderr
+
+
+@pytest.mark.parametrize("name", _backend.BACKENDS)
+def test_check_names_a_1_0_0_map_instead_of_skipping_it(name: str, tmp_path: Path) -> None:
+    old = tmp_path / "capability-map.json"
+    old.write_text(
+        json.dumps(
+            {
+                "schema_version": "1.0.0",
+                "observed_at": "2026-08-05T00:00:00Z",
+                "evidence_policy": {"rule": "direct sources"},
+                "agents": [{"id": "northwind_cli"}],
+                "exclusions": [],
+            },
+            indent=2,
+        ),
+        encoding="utf-8",
+    )
+    done = run_cli(name, "check", str(tmp_path), "-f", "json", cwd=tmp_path)
+    assert done.returncode == 1
+    (checked,) = json.loads(done.stdout)["files"]
+    assert checked["kind"] == "map"
+    assert [f["code"] for f in checked["findings"]] == ["PF253"]
+
+
+def test_an_empty_eligibility_status_is_worded_alike() -> None:
+    """Found by `pairling_compare.py --agree`: an empty status once read as a missing one."""
+    document = example()
+    document["providers"][0]["implementation_eligibility"]["status"] = ""
+    rust, python = on_both(document)
+    assert located(rust) == located(python)
+    assert worded(rust) == worded(python)
+    assert any("is '', not" in message for message in worded(rust))

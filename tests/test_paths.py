@@ -190,12 +190,10 @@ def test_one_failing_check_does_not_stop_the_others(
     write_tree(tmp_path, {f"f{i}.tools.cancel.result.json": GOOD_RESULT for i in range(8)})
     real = paths._run_check
 
-    def flaky(
-        kind: str, path: Path, method: str | None, profile: Any, car_version: str | None
-    ) -> pairling_fast.Report:
+    def flaky(kind: str, path: Path, method: str | None, options: Any) -> pairling_fast.Report:
         if path.name == "f3.tools.cancel.result.json":
             raise RuntimeError("boom")
-        return real(kind, path, method, profile, car_version)
+        return real(kind, path, method, options)
 
     monkeypatch.setattr(paths, "_run_check", flaky)
     report = check_paths([tmp_path], jobs=4)

@@ -30,7 +30,7 @@ from .generate import journal as generate_journal
 from .generate import map as generate_map
 from .generate import transcript as generate_transcript
 from .journal import Profile, chain_journal
-from .maps import write_sealed
+from .maps import load_manifest, write_sealed
 from .output import FORMATS, RichProgress, finding_line, print_rich, render, summary_line
 from .paths import KINDS, PathArgumentError, check_paths
 
@@ -96,6 +96,7 @@ def _command_check(args: argparse.Namespace) -> int:
     progress = RichProgress(console) if to_terminal else None
     cluster = ExitStack()
     try:
+        manifest = _manifest(args.manifest)
         client = connect(args.dask, cluster) if args.dask is not None else None
         if client is not None:
             check_workers(client)
@@ -116,6 +117,7 @@ def _command_check(args: argparse.Namespace) -> int:
             profile=args.profile,
             client=client,
             car_version=args.car_version or config.car_version,
+            manifest=manifest,
         )
     except PathArgumentError as error:
         _fail(str(error))
@@ -331,6 +333,12 @@ def _add_check_parser(commands: Any) -> None:
         "`schemas`)",
     )
     _add_backend_option(check)
+    check.add_argument(
+        "--manifest",
+        metavar="FILE",
+        help="Pairling's reviewed operation manifest (JSON): adds the release-join checks "
+        "PF254-PF260 to every capability map",
+    )
     check.set_defaults(run=_command_check)
 
 
@@ -340,6 +348,18 @@ def _car_version(text: str) -> str:
     except ValueError as error:
         raise argparse.ArgumentTypeError(str(error)) from None
     return text
+
+
+def _manifest(path: str | None) -> Any:
+    """The parsed --manifest, or a one-line error: a file that cannot be read or is not JSON."""
+    if path is None:
+        return None
+    try:
+        return load_manifest(path)
+    except OSError as error:
+        _fail(f"--manifest {path}: {error.strerror or error}")
+    except ValueError as error:
+        _fail(f"--manifest {path}: not JSON: {error}")
 
 
 def _positive_int(text: str) -> int:

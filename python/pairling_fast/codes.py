@@ -111,7 +111,9 @@ CODES: dict[str, CodeInfo] = {
         "warning",
         "The same graph id names entries of two collections (implementations, transports, "
         "capabilities, operation bindings, evidence claims). References stay unambiguous because "
-        "each field names its collection, but readers and tools are easily misled.",
+        "each field names its collection, but readers and tools are easily misled. "
+        "A lint of pairling_fast's own, not a rule of Pairling's: it never fails a run by "
+        "default.",
     ),
     "PF203": CodeInfo(
         "unknown evidence source",
@@ -132,20 +134,20 @@ CODES: dict[str, CodeInfo] = {
     ),
     "PF206": CodeInfo(
         "transport of another provider",
-        "error",
+        "warning",
         "An implementations[].transport_ids entry names a transport whose provider_id is not the "
-        "implementation's provider.",
-    ),
-    "PF207": CodeInfo(
-        "unknown runtime provider",
-        "error",
-        "implementations[].release_membership.runtime_provider_id names no provider.",
+        "implementation's provider. "
+        "Pairling's validator does not compare transport providers. A lint of pairling_fast's "
+        "own, not a rule of Pairling's: it never fails a run by default.",
     ),
     "PF208": CodeInfo(
         "runtime provider differs",
-        "warning",
+        "info",
         "implementations[].release_membership.runtime_provider_id names a provider other than the "
-        "implementation's own provider_id (legitimate for a wrapper, but worth a second look).",
+        "implementation's own provider_id (legitimate for a wrapper, but worth a second look). "
+        "Pairling's real map does this by design (runtime key claude for the map provider "
+        "claude_code). A lint of pairling_fast's own, not a rule of Pairling's: it never fails a "
+        "run by default.",
     ),
     "PF209": CodeInfo(
         "unknown implementation of a capability",
@@ -157,11 +159,6 @@ CODES: dict[str, CodeInfo] = {
         "error",
         "A capabilities[].implementation_ids entry names an implementation whose provider_id is "
         "not the capability's provider.",
-    ),
-    "PF211": CodeInfo(
-        "unknown shared_semantics capability",
-        "error",
-        "capabilities[].shared_semantics is set but names no capabilities[].capability_id.",
     ),
     "PF212": CodeInfo(
         "unknown implementation of a binding",
@@ -191,16 +188,6 @@ CODES: dict[str, CodeInfo] = {
         "(implementation: implementations, capability: capabilities, operation_binding: "
         "operation_bindings by implementation_operation_id).",
     ),
-    "PF217": CodeInfo(
-        "provider_version not observed",
-        "error",
-        "implementations[].provider_version is not one of the implementation's observed_versions.",
-    ),
-    "PF218": CodeInfo(
-        "provider_channel not observed",
-        "error",
-        "implementations[].provider_channel is not one of the implementation's observed_channels.",
-    ),
     "PF219": CodeInfo(
         "release_pinned without release membership",
         "error",
@@ -223,36 +210,248 @@ CODES: dict[str, CodeInfo] = {
     ),
     "PF222": CodeInfo(
         "do_not_expose capability released",
-        "error",
+        "warning",
         "An operation binding that is implemented and released binds a capability whose "
-        "remote_safety is do_not_expose: the map would expose what must never be exposed.",
+        "remote_safety is do_not_expose: the map would expose what must never be exposed. "
+        "Pairling's validator allows it, and its real map has such bindings. A lint of "
+        "pairling_fast's own, not a rule of Pairling's: it never fails a run by default.",
     ),
     "PF223": CodeInfo(
         "confirmation capability bound without confirmation",
         "warning",
         "An operation binding binds a capability whose remote_safety is confirmation, but its "
-        "requires list has no confirmation requirement with a mode other than none.",
+        "requires list has no confirmation requirement with a mode other than none. "
+        "A lint of pairling_fast's own, not a rule of Pairling's: it never fails a run by "
+        "default.",
     ),
     "PF224": CodeInfo(
         "capability without evidence",
         "warning",
         "evidence_policy.missing_evidence_is_unsupported is true and no evidence claim has this "
-        "capability as its subject, so by the map's own policy it counts as unsupported.",
+        "capability as its subject, so by the map's own policy it counts as unsupported. "
+        "A lint of pairling_fast's own, not a rule of Pairling's: it never fails a run by "
+        "default.",
     ),
     "PF225": CodeInfo(
         "orphan transport",
         "warning",
-        "No implementation lists this transport in its transport_ids.",
+        "No implementation lists this transport in its transport_ids. "
+        "A lint of pairling_fast's own, not a rule of Pairling's: it never fails a run by "
+        "default.",
     ),
     "PF226": CodeInfo(
         "orphan evidence source",
         "warning",
-        "No source_refs entry anywhere in the map cites this evidence source.",
+        "No source_refs entry anywhere in the map cites this evidence source. "
+        "A lint of pairling_fast's own, not a rule of Pairling's: it never fails a run by "
+        "default.",
     ),
     "PF227": CodeInfo(
         "orphan capability",
         "warning",
-        "No operation binding lists this capability in its capability_ids.",
+        "No operation binding lists this capability in its capability_ids. "
+        "A lint of pairling_fast's own, not a rule of Pairling's: it never fails a run by "
+        "default.",
+    ),
+    "PF228": CodeInfo(
+        "schema allows what Pairling rejects",
+        "error",
+        "The bundled schema allows this value but Pairling's map validator rejects it: transport "
+        "kind manager, claim classification behavioral_evidence, a one-character provider id, an "
+        "empty exclusions array. Reported under its own code, not as PF101 (docs/maps.md, 'Schema "
+        "and validator').",
+    ),
+    "PF229": CodeInfo(
+        "Pairling accepts what the schema rejects",
+        "warning",
+        "Pairling's map validator accepts this value but the bundled schema does not: "
+        "identity_status unversioned, claim classification runtime_behavior or exclusion, "
+        "provider and source ids outside the schema's narrower patterns, a runtime_provider_id or "
+        "shared_semantics that is not an id, an effect target over 128 characters. A warning, not "
+        "PF101: a map Pairling loads gets no error (docs/maps.md).",
+    ),
+    "PF230": CodeInfo(
+        "whitespace-only text",
+        "error",
+        "A text Pairling requires to be explicit (display_name, reasons, descriptions, versions "
+        "and channels, behavior, version_constraints, assertion, exclusion item and reason, the "
+        "evidence policy's texts, an effect target, shared_semantics, exact_exposure and observed "
+        "values) holds only whitespace.",
+    ),
+    "PF231": CodeInfo(
+        "evidence source URI not direct",
+        "error",
+        "evidence_sources[].uri is neither a direct https:// URL with a host and no user info "
+        "nor, for kind checked_in_source, a relative repository path without empty, . or .. "
+        "segments (no scheme, not starting with / or ~).",
+    ),
+    "PF232": CodeInfo(
+        "observed_at not a UTC timestamp Pairling reads",
+        "error",
+        "observed_at does not end in Z (Pairling requires an RFC 3339 timestamp in UTC), or has "
+        "second 60: RFC 3339 allows a leap second, Python's datetime, which Pairling parses it "
+        "with, does not.",
+    ),
+    "PF233": CodeInfo(
+        "max_age_seconds not an integer literal",
+        "error",
+        "A fresh_snapshot's max_age_seconds is written as a float (30.0). JSON Schema counts it "
+        "as an integer, Pairling's validator does not, and Pairling's own digest of the binding "
+        "(Python json.dumps) differs from the canonical one.",
+    ),
+    "PF234": CodeInfo(
+        "mandatory requirement kinds missing",
+        "error",
+        "An operation binding's requires lacks some of the six kinds every binding must carry: "
+        "release_membership, fresh_snapshot, exact_identity, device_scope, resource_proof, "
+        "confirmation. The message lists the missing ones.",
+    ),
+    "PF235": CodeInfo(
+        "requirement kind repeated",
+        "error",
+        "Two entries of an operation binding's requires have the same kind.",
+    ),
+    "PF236": CodeInfo(
+        "exact identity incomplete",
+        "error",
+        "An exact_identity requirement's dimensions lack provider, implementation or binding: the "
+        "identity of an exact implementation needs all three.",
+    ),
+    "PF237": CodeInfo(
+        "session without generation",
+        "error",
+        "An exact_identity requirement names session without generation, or generation without "
+        "session; they bind together.",
+    ),
+    "PF238": CodeInfo(
+        "mutating binding replay-safe",
+        "error",
+        "retry.replay is safe but the binding's effects are not exactly one return_data: only a "
+        "read may be replayed blindly.",
+    ),
+    "PF239": CodeInfo(
+        "recovery unavailable for recover_only",
+        "error",
+        "retry.replay is recover_only but retry.recovery is unavailable.",
+    ),
+    "PF240": CodeInfo(
+        "uncorrelated ambiguity",
+        "error",
+        "retry.ambiguity is outcome_unknown but retry.correlation is none: an unknown outcome "
+        "could never be matched to its action.",
+    ),
+    "PF241": CodeInfo(
+        "not-released binding without reason",
+        "error",
+        "An operation binding with release_status not_released has no explicit "
+        "required_pairling_addition saying why.",
+    ),
+    "PF242": CodeInfo(
+        "local-only capability without reason",
+        "error",
+        "A capability whose remote_safety is required_local_only or do_not_expose has no explicit "
+        "required_pairling_addition explaining the exclusion.",
+    ),
+    "PF243": CodeInfo(
+        "released binding not implemented",
+        "error",
+        "An operation binding is released but its implementation_status is not implemented.",
+    ),
+    "PF244": CodeInfo(
+        "released binding of a non-releasable provider",
+        "error",
+        "An operation binding is released but its implementation's provider has an "
+        "implementation_eligibility.status other than implementation_candidate.",
+    ),
+    "PF245": CodeInfo(
+        "released implementation not release_pinned",
+        "error",
+        "An implementation has a release_membership but its identity_status is not release_pinned.",
+    ),
+    "PF246": CodeInfo(
+        "version differs from release membership",
+        "error",
+        "implementations[].provider_version differs from its release_membership.provider_version.",
+    ),
+    "PF247": CodeInfo(
+        "channel differs from release membership",
+        "error",
+        "implementations[].provider_channel differs from its release_membership.provider_channel.",
+    ),
+    "PF248": CodeInfo(
+        "ambiguous runtime identity",
+        "error",
+        "Two implementations have release memberships with the same runtime_provider_id, "
+        "provider_version and provider_channel, so the runtime cannot tell which one it runs.",
+    ),
+    "PF249": CodeInfo(
+        "binding cites unrelated evidence",
+        "error",
+        "An operation binding's evidence_claim_ids names a claim whose subject_id is neither the "
+        "binding itself nor one of its capability_ids.",
+    ),
+    "PF250": CodeInfo(
+        "duplicate exclusion item",
+        "error",
+        "Two exclusions have the same item.",
+    ),
+    "PF251": CodeInfo(
+        "forbidden action repeated",
+        "error",
+        "Two entries of an operation binding's forbids have the same kind.",
+    ),
+    "PF252": CodeInfo(
+        "duplicate exact_exposure entry",
+        "error",
+        "A capability's exact_exposure lists the same string twice.",
+    ),
+    "PF253": CodeInfo(
+        "unsupported map schema_version",
+        "error",
+        "The capability map declares a schema_version other than 2.0.0 (Pairling's earlier maps "
+        "are 1.0.0). It is reported by its version, not checked against the 2.0.0 rules.",
+    ),
+    "PF254": CodeInfo(
+        "operation not reviewed",
+        "error",
+        "With a manifest (--manifest): an operation binding's operation_id is not an operation of "
+        "Pairling's reviewed operation manifest.",
+    ),
+    "PF255": CodeInfo(
+        "requirement differs from the reviewed operation",
+        "error",
+        "With a manifest: a binding's device_scope scope, resource_proof proof_kind or "
+        "confirmation mode differs from the reviewed operation's required_device_scope, "
+        "resource_proof_kind or confirmation_requirement, or the requirement is missing.",
+    ),
+    "PF256": CodeInfo(
+        "reviewed operation without binding",
+        "error",
+        "With a manifest: operations of the manifest that no operation binding binds.",
+    ),
+    "PF257": CodeInfo(
+        "release membership of an unknown provider",
+        "error",
+        "With a manifest: a release membership's map_provider_id names no provider of the map.",
+    ),
+    "PF258": CodeInfo(
+        "released bindings differ from the manifest",
+        "error",
+        "With a manifest: the operations a provider's released bindings bind are not exactly "
+        "those its release membership in the manifest lists.",
+    ),
+    "PF259": CodeInfo(
+        "release identity differs from the manifest",
+        "error",
+        "With a manifest: a field of the provider's release_membership (runtime_provider_id, "
+        "provider_version, provider_channel, launch_config_digest, physical_device_required) "
+        "differs from the manifest's release membership.",
+    ),
+    "PF260": CodeInfo(
+        "malformed operation manifest",
+        "error",
+        "The operation manifest (--manifest) is not an object, or its operations or "
+        "release_memberships is not an array.",
     ),
     # PF3xx — CAR journals (a line that is not JSON keeps the parser's PF0xx code: PF001 syntax,
     # PF002 duplicate key, PF003 not UTF-8, …, located by its line)

@@ -1,10 +1,12 @@
 """Pairling capability maps: check, seal, and write sealed maps atomically.
 
 ``check_map`` runs, in one pass on the active backend, strict parsing, validation against the
-bundled ``pairling.capability-map.2.0.0`` schema, every integrity rule (PF201 to PF227,
-``docs/maps.md``) and the ``pairling.semantic-digest.v1`` check of each operation binding
-(``docs/digests.md``). ``seal_map`` recomputes the digests of a map that is otherwise free of
-errors; ``write_sealed`` is what ``python -m pairling_fast seal`` writes with.
+bundled ``pairling.capability-map.2.0.0`` schema (widened where Pairling's own validator accepts
+more), every rule of Pairling's map validator and pairling_fast's lints (``docs/maps.md``) and the
+``pairling.semantic-digest.v1`` check of each operation binding (``docs/digests.md``); with a
+``manifest`` (Pairling's reviewed operation manifest) also the release join. ``seal_map``
+recomputes the digests of a map that is otherwise free of errors; ``write_sealed`` is what
+``python -m pairling_fast seal`` writes with.
 """
 
 from __future__ import annotations
@@ -16,15 +18,18 @@ from typing import Any, Union
 
 from . import _backend
 from ._atomic import write_atomically
+from .canonical import parse_json
 from .errors import MapInvalidError
 from .report import Finding, Report
 
 __all__ = [
     "DIGEST_MISMATCH",
     "SEMANTIC_DIGEST_VERSION",
+    "ManifestSource",
     "MapSource",
     "check_map",
     "dump_map",
+    "load_manifest",
     "seal_map",
     "write_sealed",
 ]
@@ -35,12 +40,30 @@ DIGEST_MISMATCH = "PF221"
 MapSource = Union[str, "os.PathLike[str]", bytes, bytearray, "dict[str, Any]"]
 """A map to check: a file path, JSON text as bytes, or an already parsed dict."""
 
+ManifestSource = Union[str, "os.PathLike[str]", bytes, bytearray, "dict[str, Any]", Any]
+"""Pairling's reviewed operation manifest: a file path, JSON text as bytes, or parsed JSON."""
 
-def _check(source: MapSource) -> tuple[Report, bytes | None, str | None]:
+
+def load_manifest(manifest: ManifestSource) -> Any:
+    """The manifest as a JSON value: bytes or a file's text parsed strictly
+    (``CanonicalizationError``, a ``ValueError``, when it is not JSON; ``OSError`` when the file
+    cannot be read); any other value is taken as already parsed (one that is not an object is
+    the PF260 finding)."""
+    if isinstance(manifest, (bytes, bytearray)):
+        return parse_json(bytes(manifest))
+    if isinstance(manifest, (str, os.PathLike)):
+        return parse_json(Path(manifest).read_bytes())
+    return manifest
+
+
+def _check(
+    source: MapSource, manifest: ManifestSource | None = None
+) -> tuple[Report, bytes | None, str | None]:
     """The report, the JSON text (None for a dict) and the path (None unless one was given)."""
     engine = _backend.active()
+    reviewed = load_manifest(manifest) if manifest is not None else None
     if isinstance(source, dict):
-        raw, stats = engine.check_map(source)
+        raw, stats = engine.check_map(source, reviewed)
         return Report([Finding.from_raw(f) for f in raw], stats), None, None
     if isinstance(source, (bytes, bytearray)):
         text, path = bytes(source), None
@@ -52,19 +75,22 @@ def _check(source: MapSource) -> tuple[Report, bytes | None, str | None]:
             f"a map is a path, bytes or a parsed dict, not {type(source).__name__}; "
             "JSON text given as str must be encoded first (a str is taken as a path)"
         )
-    raw, stats = engine.check_map_json(text)
+    raw, stats = engine.check_map_json(text, reviewed)
     return Report([Finding.from_raw(f, path) for f in raw], stats), text, path
 
 
-def check_map(source: MapSource) -> Report:
+def check_map(source: MapSource, manifest: ManifestSource | None = None) -> Report:
     """Check a capability map; findings are in document order and carry JSON Pointers.
+
+    ``manifest`` is Pairling's reviewed operation manifest (``operations`` and
+    ``release_memberships``); with it the release-join rules PF254 to PF260 run too.
 
     A ``str`` or ``PathLike`` is a file to read (its findings get ``path``; a missing file raises
     ``OSError``), ``bytes`` are JSON text, a ``dict`` is an already parsed map. ``stats`` counts
     the entries of each collection, the schema violations and the digests verified, mismatched
     and unchecked (bindings too broken to have one).
     """
-    return _check(source)[0]
+    return _check(source, manifest)[0]
 
 
 def seal_map(source: MapSource) -> dict[str, Any]:

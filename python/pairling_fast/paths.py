@@ -76,6 +76,8 @@ _MAP_SCHEMA_MARK = re.compile(
 )
 _MAP_VERSION_MARK = re.compile(rb'"schema_version"\s*:\s*"2\.0\.0"')
 _MAP_PROVIDERS_MARK = re.compile(rb'"providers"\s*:')
+_MAP_ANY_VERSION_MARK = re.compile(rb'"schema_version"\s*:\s*"')
+_MAP_POLICY_MARK = re.compile(rb'"evidence_policy"\s*:')
 _WIRE_SCHEMA_MARK = re.compile(rb'"format"\s*:\s*"car\.wire-schema\.v1"')
 _KIND_REASONS = {
     "map": "capability map ($schema / schema_version)",
@@ -167,6 +169,10 @@ def _document_kind(value: Any) -> str | None:
         value.get("schema_version") == "2.0.0" and "providers" in value
     ):
         return "map"
+    # Pairling's maps of another schema_version (1.0.0 has agents, no providers): checked as
+    # maps so that the version is reported (PF253), not skipped.
+    if isinstance(value.get("schema_version"), str) and "evidence_policy" in value:
+        return "map"
     if value.get("format") == _WIRE_FORMAT:
         return "wire-schema"
     return None
@@ -241,6 +247,8 @@ def _marked_kind(text: bytes) -> str | None:
     if _MAP_SCHEMA_MARK.search(text) or (
         _MAP_VERSION_MARK.search(text) and _MAP_PROVIDERS_MARK.search(text)
     ):
+        return "map"
+    if _MAP_ANY_VERSION_MARK.search(text) and _MAP_POLICY_MARK.search(text):
         return "map"
     if _WIRE_SCHEMA_MARK.search(text):
         return "wire-schema"
@@ -505,15 +513,23 @@ class _Walker:
 # Checking one file
 
 
-def _run_check(
-    kind: str, path: Path, method: str | None, profile: Profile, car_version: str | None = None
-) -> Report:
+@dataclass(frozen=True)
+class _DocumentOptions:
+    """What each file's check is given besides the file: the same for every file of one run, so
+    one object carries it through the pool and to a cluster."""
+
+    profile: Profile = "strict"
+    car_version: str | None = None
+    manifest: Any = None
+
+
+def _run_check(kind: str, path: Path, method: str | None, options: _DocumentOptions) -> Report:
     if kind == "map":
-        return check_map(path)
+        return check_map(path, manifest=options.manifest)
     if kind == "journal":
-        return check_journal(path, profile=profile)
+        return check_journal(path, profile=options.profile)
     if kind == "transcript":
-        return check_transcript(path, car_version=car_version)
+        return check_transcript(path, car_version=options.car_version)
     if kind == "wire-schema":
         return check_wire_schema(path)
     assert method is not None, "an rpc-result or rpc-params is classified with its method"
@@ -522,48 +538,31 @@ def _run_check(
     except CanonicalizationError as error:
         return Report(findings=[json_error_finding(error)])
     if kind == "rpc-params":
-        return check_rpc_params(method, value, car_version=car_version)
-    return check_rpc_result(method, value, car_version=car_version)
+        return check_rpc_params(method, value, car_version=options.car_version)
+    return check_rpc_result(method, value, car_version=options.car_version)
 
 
 def _run_on_cluster(
-    kind: str,
-    path: Path,
-    method: str | None,
-    profile: Profile,
-    client: Any,
-    car_version: str | None,
+    kind: str, path: Path, method: str | None, options: _DocumentOptions, client: Any
 ) -> Report:
     """On a Dask cluster (``client``): journals split into chunks whose reports equal the local
     check's (docs/cluster.md); any other file is one task on a worker, on the driver's backend."""
     if kind == "journal":
         from .distributed import check_journal as check_journal_on_cluster
 
-        return check_journal_on_cluster(path, client, profile=profile)
+        return check_journal_on_cluster(path, client, profile=options.profile)
     task = client.submit(
-        _run_on_backend,
-        _backend.active_name(),
-        kind,
-        path,
-        method,
-        profile,
-        car_version,
-        pure=False,
+        _run_on_backend, _backend.active_name(), kind, path, method, options, pure=False
     )
     report: Report = task.result()
     return report
 
 
 def _run_on_backend(
-    backend: str,
-    kind: str,
-    path: Path,
-    method: str | None,
-    profile: Profile,
-    car_version: str | None = None,
+    backend: str, kind: str, path: Path, method: str | None, options: _DocumentOptions
 ) -> Report:
     with _backend.use(backend):
-        return _run_check(kind, path, method, profile, car_version)
+        return _run_check(kind, path, method, options)
 
 
 def _apply_severities(
@@ -606,10 +605,9 @@ def _check_one(
     kind: str | None,
     methods: frozenset[str],
     severities: Mapping[str, SeverityOverride],
-    profile: Profile,
+    params: frozenset[str],
+    options: _DocumentOptions,
     client: Any = None,
-    params: frozenset[str] = frozenset(),
-    car_version: str | None = None,
 ) -> FileResult | Skipped:
     started = time.perf_counter()
     result = FileResult(candidate.display, kind, size=candidate.size)
@@ -634,12 +632,10 @@ def _check_one(
             )
         assert result.kind is not None
         if client is None:
-            report = _run_check(
-                result.kind, candidate.path, classification.method, profile, car_version
-            )
+            report = _run_check(result.kind, candidate.path, classification.method, options)
         else:
             report = _run_on_cluster(
-                result.kind, candidate.path, classification.method, profile, client, car_version
+                result.kind, candidate.path, classification.method, options, client
             )
         result.stats = dict(report.stats)
         findings = _with_lines(result.kind, candidate.path, report.findings)
@@ -673,6 +669,7 @@ def check_paths(
     profile: Profile = "strict",
     client: Any = None,
     car_version: str | None = None,
+    manifest: Any = None,
 ) -> PathsReport:
     """Check every document under ``paths`` (files or directories), in parallel.
 
@@ -686,6 +683,8 @@ def check_paths(
     ``client`` (``distributed.Client``) the checks run on its cluster, with the same report
     (docs/cluster.md). ``car_version`` picks the bundled wire schema transcripts, RPC results
     and params are checked against (docs/wire.md); ``ValueError`` for one not bundled.
+    ``manifest`` (Pairling's reviewed operation manifest, parsed JSON) adds the release-join
+    rules to every capability map (``check_map``).
     """
     if kind is not None and kind not in KINDS:
         raise ValueError(f"unknown kind {kind!r}: choose one of {', '.join(KINDS)}")
@@ -711,6 +710,7 @@ def check_paths(
                 profile=profile,
                 client=client,
                 car_version=car_version,
+                manifest=manifest,
             )
 
     started = time.perf_counter()
@@ -720,6 +720,7 @@ def check_paths(
         walker.add_argument(os.fspath(raw))
     if car_version is not None:
         schemas.bundle_path(car_version)  # ValueError for a version not bundled, before any file
+    options = _DocumentOptions(profile, car_version, manifest)
     methods = rpc_methods()
     params = params_methods()
     report = PathsReport(
@@ -736,15 +737,7 @@ def check_paths(
     try:
         futures = {
             pool.submit(
-                _check_one,
-                candidate,
-                kind,
-                methods,
-                overrides,
-                profile,
-                client,
-                params,
-                car_version,
+                _check_one, candidate, kind, methods, overrides, params, options, client
             ): candidate
             for candidate in walker.files
         }

@@ -1,26 +1,33 @@
-"""Capability maps: schema, referential integrity and semantic digests (↔ ``rust/graph.rs``).
+"""Capability maps: schema, Pairling's own rules and semantic digests (↔ ``rust/graph.rs``).
 
 One pass over a ``pairling.capability-map.2.0.0`` document: strict parse, schema validation, then
-every integrity rule of ``docs/maps.md`` (PF201 to PF227), which run even when the schema found
-errors: an entry or field of the wrong type is skipped, never trusted. Findings come out in
-document order (see ``_document_position``), so both backends list them identically.
+every rule of ``docs/maps.md``, which run even when the schema found errors: an entry or field of
+the wrong type is skipped, never trusted. The error rules are those of Pairling's own map
+validator (``validate_capability_graph`` in Pairling's companion); the schema is the bundled one,
+widened where that validator accepts more (PF229 names each such value), and the rules add what
+the validator rejects beyond the schema. pairling_fast's own extra rules are lints (warning or
+info). Findings come out in document order (see ``_document_position``), so both backends list
+them identically.
 """
 
 from __future__ import annotations
 
+import copy
 import sys
 from collections.abc import Callable, Iterable, Iterator
+from functools import cache
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..errors import CanonicalizationError
 from ..report import RawFinding, Severity
-from .canonical import digest_hex
+from .canonical import canonicalize, digest_hex
 from .parse import check_value, parse_json
-from .validate import bundled_validator
+from .validate import CompiledSchema, bundled_schema, compile_schema
 
 __all__ = ["check_map", "check_map_json", "seal_map", "seal_map_json"]
 
 MAP_SCHEMA_ID = "pairling.capability-map.2.0.0"
+MAP_SCHEMA_VERSION = "2.0.0"
 SCHEMA_VIOLATION = "PF101"
 DIGEST_FIELD = "semantic_digest"
 DIGEST_PREFIX = "sha256:"
@@ -66,6 +73,62 @@ SUBJECT_COLLECTIONS = {
     "operation_binding": "operation_bindings",
 }
 
+# Where the bundled schema is narrower than Pairling's validator, the schema is widened to what
+# the validator accepts (docs/maps.md, "Schema and validator"); PF229 then names each value the
+# unwidened schema would have refused, and PF228 each value the schema allows but the validator
+# refuses.
+SCHEMA_WIDENINGS: tuple[tuple[str, Any], ...] = (
+    ("/$defs/provider_id/pattern", "^[a-z][a-z0-9_.-]{0,255}$"),
+    ("/$defs/source_id/pattern", "^[a-z][a-z0-9_.-]{1,255}$"),
+    (
+        "/$defs/release_membership/properties/runtime_provider_id",
+        {"type": "string", "minLength": 1},
+    ),
+    (
+        "/$defs/implementation/properties/identity_status/enum",
+        ["release_pinned", "source_pinned", "observed", "unversioned"],
+    ),
+    (
+        "/$defs/evidence_claim/properties/classification/enum",
+        [
+            "vendor_surface",
+            "pairling_support",
+            "behavioral_evidence",
+            "runtime_behavior",
+            "exclusion",
+        ],
+    ),
+    ("/$defs/effect/properties/target", {"type": "string", "minLength": 1}),
+    (
+        "/$defs/capability/properties/shared_semantics",
+        {"oneOf": [{"type": "string", "minLength": 1}, {"type": "null"}]},
+    ),
+)
+SCHEMA_TARGET_MAX = 128
+# The six requirement kinds every binding must carry (Pairling's validator).
+MANDATORY_REQUIREMENTS = (
+    "confirmation",
+    "device_scope",
+    "exact_identity",
+    "fresh_snapshot",
+    "release_membership",
+    "resource_proof",
+)
+EXACT_DIMENSIONS = ("provider", "implementation", "binding")
+LOCAL_ONLY = ("required_local_only", "do_not_expose")
+READ_EFFECT = "return_data"
+RELEASABLE = "implementation_candidate"
+RELEASE_IDENTITY = ("runtime_provider_id", "provider_version", "provider_channel")
+RELEASE_FIELDS = (*RELEASE_IDENTITY, "launch_config_digest", "physical_device_required")
+# (requirement kind, its field, the manifest operation's field it must equal)
+REVIEWED_REQUIREMENTS = (
+    ("device_scope", "scope", "required_device_scope"),
+    ("resource_proof", "proof_kind", "resource_proof_kind"),
+    ("confirmation", "mode", "confirmation_requirement"),
+)
+# Other pointers a root-cause finding lists before "and N more".
+LISTED_REFERENCES = 5
+
 if TYPE_CHECKING:
     from typing import TypeGuard
 
@@ -84,12 +147,16 @@ def _warning(code: str, message: str, pointer: str) -> RawFinding:
     return _finding(code, "warning", message, pointer)
 
 
+def _info(code: str, message: str, pointer: str) -> RawFinding:
+    return _finding(code, "info", message, pointer)
+
+
 def _is_array(value: Any) -> TypeGuard[list[Any] | tuple[Any, ...]]:
     return isinstance(value, (list, tuple))
 
 
-def _text(entry: dict[str, Any], key: str) -> str | None:
-    value = entry.get(key)
+def _text(entry: Any, key: str) -> str | None:
+    value = entry.get(key) if isinstance(entry, dict) else None
     return value if isinstance(value, str) else None
 
 
@@ -102,8 +169,102 @@ def _texts(entry: dict[str, Any], key: str) -> Iterator[tuple[int, str]]:
                 yield index, value
 
 
+def _objects(entry: dict[str, Any], key: str) -> Iterator[tuple[int, dict[str, Any]]]:
+    """(index, object) of each object in the array ``entry[key]``."""
+    values = entry.get(key)
+    if _is_array(values):
+        for index, value in enumerate(values):
+            if isinstance(value, dict):
+                yield index, value
+
+
 def _contains(entry: dict[str, Any], key: str, wanted: str) -> bool:
     return any(value == wanted for _, value in _texts(entry, key))
+
+
+def _explicit(value: Any) -> bool:
+    """Pairling's "explicit" text: a string with something besides whitespace (``str.strip``)."""
+    return isinstance(value, str) and bool(value.strip())
+
+
+def _blank(value: Any) -> bool:
+    """A non-empty string of whitespace only (an empty one is the schema's minLength)."""
+    return isinstance(value, str) and bool(value) and not value.strip()
+
+
+def _id_chars(value: str, first: str, rest: str, low: int, high: int) -> bool:
+    return (
+        low <= len(value) <= high
+        and value[0] in first
+        and all(character in rest for character in value[1:])
+    )
+
+
+LOWER = "abcdefghijklmnopqrstuvwxyz"
+DIGITS = "0123456789"
+
+
+def _graph_id(value: str) -> bool:
+    """Pairling's id pattern (its validator's; the schema's graph_id): [a-z][a-z0-9_.-]{1,255}."""
+    return _id_chars(value, LOWER, LOWER + DIGITS + "_.-", 2, 256)
+
+
+def _schema_provider_id(value: str) -> bool:
+    """The bundled schema's provider_id: [a-z][a-z0-9_]{0,63}."""
+    return _id_chars(value, LOWER, LOWER + DIGITS + "_", 1, 64)
+
+
+def _schema_source_id(value: str) -> bool:
+    """The bundled schema's source_id: [a-z][a-z0-9-]{1,127}."""
+    return _id_chars(value, LOWER, LOWER + DIGITS + "-", 2, 128)
+
+
+SCHEME_CHARS = frozenset(LOWER + LOWER.upper() + DIGITS + "+-.")
+
+
+def _direct_source_uri(uri: str, kind: Any) -> bool:
+    """A direct ``https://host/…`` URL without user info, or (for a ``checked_in_source``) a
+    relative repository path with no empty, ``.`` or ``..`` segment. The scheme and host are
+    split as ``urllib.parse.urlsplit`` does (leading controls and spaces ignored, tabs and line
+    breaks dropped), so the verdict is the one Pairling's validator reaches."""
+    if not uri.strip():
+        return False
+    parsed = "".join(c for c in uri.lstrip("".join(map(chr, range(33)))) if c not in "\t\r\n")
+    colon = parsed.find(":")
+    scheme = ""
+    rest = parsed
+    if colon > 0 and parsed[0] in LOWER + LOWER.upper() and set(parsed[:colon]) <= SCHEME_CHARS:
+        scheme, rest = parsed[:colon].lower(), parsed[colon + 1 :]
+    if scheme == "https":
+        if not rest.startswith("//"):
+            return False
+        host = rest[2:]
+        for delimiter in "/?#":
+            host = host.split(delimiter, 1)[0]
+        return bool(host) and "@" not in host and ("[" in host) == ("]" in host)
+    if kind != "checked_in_source" or scheme or uri.startswith(("/", "~")):
+        return False
+    return all(part not in ("", ".", "..") for part in uri.split("/"))
+
+
+def _leap_second(timestamp: str) -> bool:
+    """``…THH:MM:60…``: the one RFC 3339 date-time Python's ``datetime`` cannot hold."""
+    return (
+        timestamp.isascii()
+        and len(timestamp) >= 19
+        and timestamp[10] in "Tt "
+        and timestamp[16] == ":"
+        and timestamp[17:19] == "60"
+    )
+
+
+def _references(pointers: list[str]) -> str:
+    """``N references: a, b, … and K more`` for a root-cause finding."""
+    others = pointers[1:]
+    listed = ", ".join(others[:LISTED_REFERENCES])
+    more = len(others) - LISTED_REFERENCES
+    tail = f" and {more} more" if more > 0 else ""
+    return f"{len(pointers)} references (also {listed}{tail})" if others else "1 reference"
 
 
 class _Map:
@@ -191,34 +352,48 @@ def _source_refs(graph: _Map) -> Iterator[RawFinding]:
 
 
 def _providers(graph: _Map) -> Iterator[RawFinding]:
+    """PF204 once per unknown provider id, at its first reference, with how many there are: a
+    renamed provider is one defect, not one per entry that names it."""
+    unknown: dict[str, list[str]] = {}
     for collection in PROVIDER_OWNED_COLLECTIONS:
         for i, entry in graph.entries[collection]:
             provider = _text(entry, "provider_id")
             if provider is not None and not graph.known_provider(provider):
-                yield _error(
-                    "PF204",
-                    f"provider_id '{provider}' names no provider",
-                    f"/{collection}/{i}/provider_id",
-                )
+                unknown.setdefault(provider, []).append(f"/{collection}/{i}/provider_id")
+    for provider, pointers in unknown.items():
+        yield _error(
+            "PF204",
+            f"provider_id '{provider}' names no provider; {_references(pointers)}",
+            pointers[0],
+        )
 
 
 class _SameProviderRule(NamedTuple):
     """Each entry of ``field`` names an entry of ``target`` (else ``unknown_code``) that belongs to
-    the referring entry's provider (else ``foreign_code``, when both providers are known)."""
+    the referring entry's provider (else ``foreign_code`` at ``foreign_severity``, when both
+    providers are known)."""
 
     field: str
     target: str
     unknown_code: str
     foreign_code: str
+    foreign_severity: Severity
     target_noun: str
     owner_noun: str
 
 
+# PF206 is pairling_fast's own lint: Pairling's validator does not compare transport providers.
 TRANSPORTS_OF_IMPLEMENTATION = _SameProviderRule(
-    "transport_ids", "transports", "PF205", "PF206", "transport", "implementation"
+    "transport_ids", "transports", "PF205", "PF206", "warning", "transport", "implementation"
 )
 IMPLEMENTATIONS_OF_CAPABILITY = _SameProviderRule(
-    "implementation_ids", "implementations", "PF209", "PF210", "implementation", "capability"
+    "implementation_ids",
+    "implementations",
+    "PF209",
+    "PF210",
+    "error",
+    "implementation",
+    "capability",
 )
 
 
@@ -234,78 +409,324 @@ def _same_provider(
             continue
         other = graph.provider_of(rule.target, target_id)
         if own_provider is not None and other not in (None, own_provider):
-            yield _error(
+            yield _finding(
                 rule.foreign_code,
+                rule.foreign_severity,
                 f"{rule.target_noun} '{target_id}' belongs to provider '{other}', not to the "
                 f"{rule.owner_noun}'s provider '{own_provider}'",
                 pointer,
             )
 
 
+def _explicit_texts(
+    base: str, entry: dict[str, Any], fields: Iterable[str]
+) -> Iterator[RawFinding]:
+    for field in fields:
+        if _blank(entry.get(field)):
+            yield _error("PF230", f"{field} is only whitespace", f"{base}/{field}")
+
+
+def _explicit_items(base: str, entry: dict[str, Any], field: str) -> Iterator[RawFinding]:
+    for j, value in _texts(entry, field):
+        if _blank(value):
+            yield _error("PF230", f"{field} entry is only whitespace", f"{base}/{field}/{j}")
+
+
+def _document(graph: _Map) -> Iterator[RawFinding]:
+    document = graph.document
+    observed_at = _text(document, "observed_at")
+    if observed_at is not None and not observed_at.endswith("Z"):
+        yield _error(
+            "PF232",
+            f"observed_at '{observed_at}' is not in UTC (Pairling requires the 'Z' suffix)",
+            "/observed_at",
+        )
+    elif observed_at is not None and _leap_second(observed_at):
+        yield _error(
+            "PF232",
+            f"observed_at '{observed_at}' has second 60: RFC 3339 allows a leap second, "
+            "Pairling's timestamp parser does not",
+            "/observed_at",
+        )
+    policy = document.get("evidence_policy")
+    if isinstance(policy, dict):
+        yield from _explicit_texts(
+            "/evidence_policy", policy, ("rule", "machine_readable_qualification", "safety_rule")
+        )
+    exclusions = document.get("exclusions")
+    if _is_array(exclusions) and not exclusions:
+        yield _error(
+            "PF228",
+            "exclusions is empty: the schema allows it, Pairling's validator requires at least "
+            "one exclusion",
+            "/exclusions",
+        )
+
+
+def _sources(graph: _Map) -> Iterator[RawFinding]:
+    for i, source in graph.entries["evidence_sources"]:
+        base = f"/evidence_sources/{i}"
+        source_id = _text(source, "source_id")
+        if source_id is not None and _graph_id(source_id) and not _schema_source_id(source_id):
+            yield _warning(
+                "PF229",
+                f"source_id '{source_id}' is accepted by Pairling's validator but not by the "
+                "bundled schema's source_id pattern ^[a-z][a-z0-9-]{1,127}$",
+                f"{base}/source_id",
+            )
+        uri = _text(source, "uri")
+        if uri and not _direct_source_uri(uri, source.get("kind")):
+            yield _error(
+                "PF231",
+                f"uri '{uri}' is neither a direct https:// URL nor, for a checked_in_source, a "
+                "relative repository path",
+                f"{base}/uri",
+            )
+
+
+def _provider_entries(graph: _Map) -> Iterator[RawFinding]:
+    for i, provider in graph.entries["providers"]:
+        base = f"/providers/{i}"
+        provider_id = _text(provider, "provider_id")
+        if provider_id is not None and _graph_id(provider_id) != _schema_provider_id(provider_id):
+            if _graph_id(provider_id):
+                yield _warning(
+                    "PF229",
+                    f"provider_id '{provider_id}' is accepted by Pairling's validator but not by "
+                    "the bundled schema's provider_id pattern ^[a-z][a-z0-9_]{0,63}$",
+                    f"{base}/provider_id",
+                )
+            elif _schema_provider_id(provider_id):
+                yield _error(
+                    "PF228",
+                    f"provider_id '{provider_id}' matches the bundled schema but Pairling's "
+                    "validator requires ids of at least two characters",
+                    f"{base}/provider_id",
+                )
+        yield from _explicit_texts(base, provider, ("display_name",))
+        eligibility = provider.get("implementation_eligibility")
+        if isinstance(eligibility, dict):
+            yield from _explicit_texts(
+                f"{base}/implementation_eligibility", eligibility, ("reason",)
+            )
+
+
 def _implementations(graph: _Map) -> Iterator[RawFinding]:
+    runtime_identities: dict[tuple[str, str, str], int] = {}
     for i, entry in graph.entries["implementations"]:
         base = f"/implementations/{i}"
         own_provider = graph.own_provider(entry)
         yield from _same_provider(graph, TRANSPORTS_OF_IMPLEMENTATION, entry, base)
-        membership = entry.get("release_membership")
-        runtime = _text(membership, "runtime_provider_id") if isinstance(membership, dict) else None
-        pointer = f"{base}/release_membership/runtime_provider_id"
-        if runtime is not None and not graph.known_provider(runtime):
-            yield _error("PF207", f"runtime_provider_id '{runtime}' names no provider", pointer)
-        elif runtime is not None and own_provider is not None and runtime != own_provider:
+        status = _text(entry, "identity_status")
+        if status == "unversioned":
             yield _warning(
-                "PF208",
-                f"runtime_provider_id '{runtime}' differs from the implementation's provider "
-                f"'{own_provider}'",
-                pointer,
+                "PF229",
+                "identity_status 'unversioned' is accepted by Pairling's validator but not by the "
+                "bundled schema",
+                f"{base}/identity_status",
             )
-        yield from _identity(entry, base)
+        yield from _explicit_texts(base, entry, ("provider_version", "provider_channel"))
+        yield from _explicit_items(base, entry, "observed_versions")
+        yield from _explicit_items(base, entry, "observed_channels")
+        membership = entry.get("release_membership")
+        if not isinstance(membership, dict):
+            if status == "release_pinned":
+                yield _error(
+                    "PF219",
+                    "identity_status is release_pinned but the implementation has no "
+                    "release_membership",
+                    f"{base}/identity_status",
+                )
+            continue
+        release = f"{base}/release_membership"
+        yield from _explicit_texts(release, membership, RELEASE_IDENTITY)
+        runtime = _text(membership, "runtime_provider_id")
+        if _explicit(runtime) and not _schema_provider_id(runtime or ""):
+            yield _warning(
+                "PF229",
+                f"runtime_provider_id '{runtime}' is accepted by Pairling's validator but not "
+                "by the bundled schema's provider_id pattern",
+                f"{release}/runtime_provider_id",
+            )
+        if runtime is not None and own_provider is not None and runtime != own_provider:
+            yield _info(
+                "PF208",
+                f"runtime_provider_id '{runtime}' (the runtime's provider key) differs from the "
+                f"map provider '{own_provider}'",
+                f"{release}/runtime_provider_id",
+            )
+        if status is not None and status != "release_pinned":
+            yield _error(
+                "PF245",
+                f"the implementation has a release_membership but its identity_status is "
+                f"'{status}', not release_pinned",
+                f"{base}/identity_status",
+            )
+        for code, field in (("PF246", "provider_version"), ("PF247", "provider_channel")):
+            own, released = _text(entry, field), _text(membership, field)
+            if own is not None and released is not None and own != released:
+                yield _error(
+                    code,
+                    f"{field} '{own}' differs from the release membership's '{released}'",
+                    f"{base}/{field}",
+                )
+        # Like Pairling's validator, only the first entry of an id has a runtime identity.
+        first = graph.first["implementations"].get(_text(entry, "implementation_id") or "") == i
+        identity = tuple(_text(membership, field) for field in RELEASE_IDENTITY)
+        if first and all(part is not None for part in identity):
+            key = (identity[0] or "", identity[1] or "", identity[2] or "")
+            prior = runtime_identities.setdefault(key, i)
+            if prior != i:
+                yield _error(
+                    "PF248",
+                    f"runtime identity {key[0]} {key[1]} {key[2]} (runtime_provider_id, "
+                    f"provider_version, provider_channel) is also /implementations/{prior}'s: "
+                    "the runtime cannot tell them apart",
+                    release,
+                )
 
 
-def _identity(implementation: dict[str, Any], base: str) -> Iterator[RawFinding]:
-    for code, field, observed in (
-        ("PF217", "provider_version", "observed_versions"),
-        ("PF218", "provider_channel", "observed_channels"),
-    ):
-        value = _text(implementation, field)
-        if (
-            value is not None
-            and _is_array(implementation.get(observed))
-            and not _contains(implementation, observed, value)
-        ):
-            yield _error(code, f"{field} '{value}' is not in {observed}", f"{base}/{field}")
-    if _text(implementation, "identity_status") == "release_pinned" and not isinstance(
-        implementation.get("release_membership"), dict
-    ):
-        yield _error(
-            "PF219",
-            "identity_status is release_pinned but the implementation has no release_membership",
-            f"{base}/identity_status",
-        )
+def _transports(graph: _Map) -> Iterator[RawFinding]:
+    for i, transport in graph.entries["transports"]:
+        base = f"/transports/{i}"
+        yield from _explicit_texts(base, transport, ("description",))
+        if _text(transport, "kind") == "manager":
+            yield _error(
+                "PF228",
+                "transport kind 'manager' is in the bundled schema but not among the kinds "
+                "Pairling's validator accepts",
+                f"{base}/kind",
+            )
 
 
 def _capabilities(graph: _Map) -> Iterator[RawFinding]:
-    capabilities = graph.index["capabilities"]
     for i, entry in graph.entries["capabilities"]:
         base = f"/capabilities/{i}"
         yield from _same_provider(graph, IMPLEMENTATIONS_OF_CAPABILITY, entry, base)
+        yield from _explicit_texts(base, entry, ("behavior", "version_constraints"))
+        yield from _explicit_items(base, entry, "exact_exposure")
+        exposure = entry.get("exact_exposure")
+        if _is_array(exposure) and all(_explicit(value) for value in exposure):
+            seen: set[str] = set()
+            for j, value in _texts(entry, "exact_exposure"):
+                if value in seen:
+                    yield _error(
+                        "PF252",
+                        f"exact_exposure entry '{value}' is repeated",
+                        f"{base}/exact_exposure/{j}",
+                    )
+                seen.add(value)
         shared = _text(entry, "shared_semantics")
-        if shared is not None and shared not in capabilities:
-            yield _error(
-                "PF211",
-                f"shared_semantics '{shared}' names no capability",
+        if _blank(shared):
+            yield _error("PF230", "shared_semantics is only whitespace", f"{base}/shared_semantics")
+        elif shared and not _graph_id(shared):
+            yield _warning(
+                "PF229",
+                f"shared_semantics '{shared}' is accepted by Pairling's validator but is not a "
+                "graph id as the bundled schema requires",
                 f"{base}/shared_semantics",
+            )
+        safety = _text(entry, "remote_safety")
+        if safety in LOCAL_ONLY and not _explicit(entry.get("required_pairling_addition")):
+            yield _error(
+                "PF242",
+                f"remote_safety is {safety} but required_pairling_addition does not say why or "
+                "what would make it safe",
+                f"{base}/required_pairling_addition",
             )
 
 
+def _requirements(binding: dict[str, Any], base: str) -> Iterator[RawFinding]:
+    requires = binding.get("requires")
+    if not _is_array(requires):
+        return
+    kinds: set[str] = set()
+    for j, requirement in _objects(binding, "requires"):
+        kind = _text(requirement, "kind")
+        if kind is None:
+            continue
+        pointer = f"{base}/requires/{j}"
+        if kind in kinds:
+            yield _error("PF235", f"requirement kind {kind} is repeated", pointer)
+        kinds.add(kind)
+        age = requirement.get("max_age_seconds")
+        if (
+            kind == "fresh_snapshot"
+            and isinstance(age, float)
+            and age.is_integer()
+            and 1 <= age <= 30
+        ):
+            yield _error(
+                "PF233",
+                f"max_age_seconds {age!r} is a float: Pairling's validator wants an integer "
+                "literal (and its digest of the binding differs)",
+                f"{pointer}/max_age_seconds",
+            )
+        if kind == "exact_identity" and _is_array(requirement.get("dimensions")):
+            dimensions = {value for _, value in _texts(requirement, "dimensions")}
+            lacking = [item for item in EXACT_DIMENSIONS if item not in dimensions]
+            if lacking:
+                yield _error(
+                    "PF236",
+                    f"exact_identity dimensions lack {', '.join(lacking)} (an exact "
+                    "implementation identity is provider, implementation and binding)",
+                    f"{pointer}/dimensions",
+                )
+            if ("session" in dimensions) != ("generation" in dimensions):
+                yield _error(
+                    "PF237",
+                    "exact_identity dimensions must name session and generation together",
+                    f"{pointer}/dimensions",
+                )
+    missing = [kind for kind in MANDATORY_REQUIREMENTS if kind not in kinds]
+    if missing:
+        yield _error(
+            "PF234",
+            f"requires lacks the mandatory requirement kinds {', '.join(missing)}",
+            f"{base}/requires",
+        )
+
+
+def _retry(binding: dict[str, Any], base: str) -> Iterator[RawFinding]:
+    retry = binding.get("retry")
+    if not isinstance(retry, dict):
+        return
+    effects = binding.get("effects")
+    read_only = (
+        _is_array(effects)
+        and len(effects) == 1
+        and isinstance(effects[0], dict)
+        and effects[0].get("kind") == READ_EFFECT
+    )
+    replay, recovery = _text(retry, "replay"), _text(retry, "recovery")
+    ambiguity, correlation = _text(retry, "ambiguity"), _text(retry, "correlation")
+    if replay == "safe" and not read_only:
+        yield _error(
+            "PF238",
+            "retry.replay is safe but the binding has effects other than return_data",
+            f"{base}/retry/replay",
+        )
+    if replay == "recover_only" and recovery == "unavailable":
+        yield _error(
+            "PF239",
+            "retry.replay is recover_only but recovery is unavailable",
+            f"{base}/retry/recovery",
+        )
+    if ambiguity == "outcome_unknown" and correlation == "none":
+        yield _error(
+            "PF240",
+            "retry.ambiguity is outcome_unknown but correlation is none: an unknown outcome "
+            "could never be matched to its action",
+            f"{base}/retry/correlation",
+        )
+
+
 def _has_confirmation(binding: dict[str, Any]) -> bool:
-    requirements = binding.get("requires")
-    return _is_array(requirements) and any(
-        isinstance(requirement, dict)
-        and requirement.get("kind") == "confirmation"
+    return any(
+        requirement.get("kind") == "confirmation"
         and isinstance(requirement.get("mode"), str)
         and requirement.get("mode") != "none"
-        for requirement in requirements
+        for _, requirement in _objects(binding, "requires")
     )
 
 
@@ -315,6 +736,7 @@ def _bindings(graph: _Map) -> Iterator[RawFinding]:
     claims = graph.index["evidence_claims"]
     for i, binding in graph.entries["operation_bindings"]:
         base = f"/operation_bindings/{i}"
+        binding_id = _text(binding, "implementation_operation_id")
         implementation_id = _text(binding, "implementation_id")
         implementation = (
             implementations.get(implementation_id) if implementation_id is not None else None
@@ -325,10 +747,8 @@ def _bindings(graph: _Map) -> Iterator[RawFinding]:
                 f"implementation_id '{implementation_id}' names no implementation",
                 f"{base}/implementation_id",
             )
-        exposed = (
-            _text(binding, "implementation_status") == "implemented"
-            and _text(binding, "release_status") == "released"
-        )
+        released = _text(binding, "release_status") == "released"
+        exposed = released and _text(binding, "implementation_status") == "implemented"
         confirmed = _has_confirmation(binding)
         for j, capability_id in _texts(binding, "capability_ids"):
             pointer = f"{base}/capability_ids/{j}"
@@ -351,7 +771,7 @@ def _bindings(graph: _Map) -> Iterator[RawFinding]:
                 )
             safety = _text(capability, "remote_safety")
             if safety == "do_not_expose" and exposed:
-                yield _error(
+                yield _warning(
                     "PF222",
                     f"implemented and released binding exposes capability '{capability_id}' "
                     "whose remote_safety is do_not_expose",
@@ -364,28 +784,90 @@ def _bindings(graph: _Map) -> Iterator[RawFinding]:
                     "confirmation requirement with a mode other than none",
                     pointer,
                 )
+        related = {value for _, value in _texts(binding, "capability_ids") if value}
+        if binding_id is not None:
+            related.add(binding_id)
         for j, claim_id in _texts(binding, "evidence_claim_ids"):
-            if claim_id not in claims:
+            pointer = f"{base}/evidence_claim_ids/{j}"
+            claim = claims.get(claim_id)
+            if claim is None:
                 yield _error(
                     "PF215",
                     f"evidence_claim_ids entry '{claim_id}' names no evidence claim",
-                    f"{base}/evidence_claim_ids/{j}",
+                    pointer,
                 )
-        if (
-            implementation is not None
-            and _text(binding, "release_status") == "released"
-            and not isinstance(implementation.get("release_membership"), dict)
+            elif (subject := _text(claim, "subject_id")) not in related:
+                about = "no subject id" if subject is None else f"'{subject}'"
+                yield _error(
+                    "PF249",
+                    f"evidence claim '{claim_id}' is about {about}, neither this binding nor one "
+                    "of its capabilities",
+                    pointer,
+                )
+        yield from _requirements(binding, base)
+        for j, effect in _objects(binding, "effects"):
+            if _blank(effect.get("target")):
+                yield _error("PF230", "target is only whitespace", f"{base}/effects/{j}/target")
+            target = _text(effect, "target")
+            if target is not None and len(target) > SCHEMA_TARGET_MAX and _explicit(target):
+                yield _warning(
+                    "PF229",
+                    f"target of {len(target)} characters is accepted by Pairling's validator but "
+                    f"the bundled schema allows at most {SCHEMA_TARGET_MAX}",
+                    f"{base}/effects/{j}/target",
+                )
+        forbidden: set[str] = set()
+        for j, row in _objects(binding, "forbids"):
+            kind = _text(row, "kind")
+            if kind is not None and kind in forbidden:
+                yield _error("PF251", f"forbidden action {kind} is repeated", f"{base}/forbids/{j}")
+            if kind is not None:
+                forbidden.add(kind)
+        yield from _retry(binding, base)
+        if _text(binding, "release_status") == "not_released" and not _explicit(
+            binding.get("required_pairling_addition")
         ):
+            yield _error(
+                "PF241",
+                "the binding is not_released but required_pairling_addition gives no reason",
+                f"{base}/required_pairling_addition",
+            )
+        if not released:
+            continue
+        status = _text(binding, "implementation_status")
+        if status is not None and status != "implemented":
+            yield _error(
+                "PF243",
+                f"release_status is released but implementation_status is '{status}'",
+                f"{base}/implementation_status",
+            )
+        if implementation is None:
+            continue
+        if not isinstance(implementation.get("release_membership"), dict):
             yield _error(
                 "PF220",
                 f"release_status is released but implementation '{implementation_id}' has no "
                 "release_membership",
                 f"{base}/release_status",
             )
+        provider_id = graph.own_provider(implementation)
+        provider = graph.index["providers"].get(provider_id) if provider_id else None
+        if provider is not None:
+            eligibility = provider.get("implementation_eligibility")
+            status = _text(eligibility, "status")
+            if status != RELEASABLE:
+                described = "without an eligibility status" if status is None else f"'{status}'"
+                yield _error(
+                    "PF244",
+                    f"release_status is released but provider '{provider_id}' is {described}, "
+                    f"not {RELEASABLE}",
+                    f"{base}/release_status",
+                )
 
 
 def _claims(graph: _Map) -> Iterator[RawFinding]:
     for i, claim in graph.entries["evidence_claims"]:
+        base = f"/evidence_claims/{i}"
         subject_type = _text(claim, "subject_type")
         subject_id = _text(claim, "subject_id")
         collection = SUBJECT_COLLECTIONS.get(subject_type or "")
@@ -395,7 +877,40 @@ def _claims(graph: _Map) -> Iterator[RawFinding]:
                     "PF216",
                     f"subject_id '{subject_id}' names no entry of {collection} "
                     f"(subject_type {subject_type})",
-                    f"/evidence_claims/{i}/subject_id",
+                    f"{base}/subject_id",
+                )
+        classification = _text(claim, "classification")
+        if classification == "behavioral_evidence":
+            yield _error(
+                "PF228",
+                "classification 'behavioral_evidence' is in the bundled schema but Pairling's "
+                "validator accepts vendor_surface, pairling_support, runtime_behavior and "
+                "exclusion",
+                f"{base}/classification",
+            )
+        elif classification in ("runtime_behavior", "exclusion"):
+            yield _warning(
+                "PF229",
+                f"classification '{classification}' is accepted by Pairling's validator but not "
+                "by the bundled schema",
+                f"{base}/classification",
+            )
+        yield from _explicit_texts(base, claim, ("assertion",))
+
+
+def _exclusions(graph: _Map) -> Iterator[RawFinding]:
+    items: dict[str, int] = {}
+    for i, exclusion in graph.entries["exclusions"]:
+        base = f"/exclusions/{i}"
+        yield from _explicit_texts(base, exclusion, ("item", "reason"))
+        item = _text(exclusion, "item")
+        if item is not None and _explicit(item):
+            prior = items.setdefault(item, i)
+            if prior != i:
+                yield _error(
+                    "PF250",
+                    f"exclusion item '{item}' is already /exclusions/{prior}",
+                    f"{base}/item",
                 )
 
 
@@ -457,6 +972,163 @@ def _unused(
 
 def _cited(entries: Iterable[Entry], key: str) -> set[str]:
     return {value for _, entry in entries for _, value in _texts(entry, key)}
+
+
+# ---------------------------------------------------------------------------------------------
+# The release join against Pairling's reviewed operation manifest
+
+
+class _Manifest(NamedTuple):
+    operations: dict[str, dict[str, Any]]
+    memberships: dict[str, dict[str, Any]]
+    released: dict[str, set[str]]
+
+
+def _read_manifest(manifest: Any) -> tuple[_Manifest, list[RawFinding]]:
+    problems: list[RawFinding] = []
+    index = _Manifest({}, {}, {})
+    if not isinstance(manifest, dict):
+        problems.append(_error("PF260", "the operation manifest is not an object", ""))
+        return index, problems
+    for field in ("operations", "release_memberships"):
+        if not _is_array(manifest.get(field)):
+            problems.append(
+                _error("PF260", f"the operation manifest's {field} is not an array", "")
+            )
+    for _, row in _objects(manifest, "operations"):
+        operation_id = _text(row, "id")
+        if operation_id is not None:
+            index.operations[operation_id] = row
+    for _, row in _objects(manifest, "release_memberships"):
+        provider_id = _text(row, "map_provider_id")
+        if provider_id is None:
+            continue
+        index.memberships[provider_id] = row
+        index.released[provider_id] = {
+            value
+            for _, capability in _objects(row, "capabilities")
+            for _, value in _texts(capability, "operation_ids")
+        }
+    return index, problems
+
+
+def _shown(value: Any) -> str:
+    """A JSON value as messages show it: its canonical (RFC 8785) text."""
+    try:
+        return canonicalize(value).decode("utf-8")
+    except CanonicalizationError:
+        return "(a value without canonical form)"
+
+
+def _listed(items: Iterable[str]) -> str:
+    return "[" + ", ".join(f"'{item}'" for item in sorted(items)) + "]"
+
+
+def _release_join(graph: _Map, manifest: Any) -> Iterator[RawFinding]:
+    reviewed, problems = _read_manifest(manifest)
+    yield from problems
+    if not reviewed.operations:
+        return
+    implementations = graph.index["implementations"]
+    providers = graph.first["providers"]
+    bound: set[str] = set()
+    released: dict[str, set[str]] = {}
+    for i, binding in graph.entries["operation_bindings"]:
+        base = f"/operation_bindings/{i}"
+        implementation = implementations.get(_text(binding, "implementation_id") or "")
+        operation_id = _text(binding, "operation_id")
+        if implementation is None or operation_id is None:
+            continue
+        bound.add(operation_id)
+        if _text(binding, "release_status") == "released":
+            provider = graph.own_provider(implementation) or ""
+            released.setdefault(provider, set()).add(operation_id)
+        definition = reviewed.operations.get(operation_id)
+        if definition is None:
+            yield _error(
+                "PF254",
+                f"operation '{operation_id}' is not in the reviewed operation manifest",
+                f"{base}/operation_id",
+            )
+            continue
+        rows = {
+            kind: j
+            for j, requirement in _objects(binding, "requires")
+            if (kind := _text(requirement, "kind")) is not None
+        }
+        for kind, field, reviewed_field in REVIEWED_REQUIREMENTS:
+            j = rows.get(kind)
+            expected = definition.get(reviewed_field)
+            row = binding["requires"][j] if j is not None else None
+            if (
+                row is None
+                or row.get(field) != expected
+                or type(row.get(field)) is not type(expected)
+            ):
+                yield _error(
+                    "PF255",
+                    f"{kind} {field} differs from the reviewed operation's {reviewed_field} "
+                    f"{_shown(expected)}",
+                    f"{base}/requires/{j}" if j is not None else f"{base}/requires",
+                )
+    missing = sorted(set(reviewed.operations) - bound)
+    if missing:
+        yield _error(
+            "PF256",
+            f"reviewed operations without a binding: {', '.join(missing)}",
+            "/operation_bindings",
+        )
+    strangers = sorted(set(reviewed.memberships) - set(providers))
+    if strangers:
+        yield _error(
+            "PF257",
+            f"release memberships of the manifest name no map provider: {', '.join(strangers)}",
+            "/providers",
+        )
+    for provider_id in sorted(set(reviewed.released) | set(released)):
+        expected_ops = reviewed.released.get(provider_id, set())
+        actual = released.get(provider_id, set())
+        where = (
+            f"/providers/{providers[provider_id]}/provider_id"
+            if provider_id in providers
+            else "/providers"
+        )
+        if actual != expected_ops:
+            yield _error(
+                "PF258",
+                f"released bindings of provider '{provider_id}' differ from the manifest: "
+                f"missing {_listed(expected_ops - actual)}, not in the manifest "
+                f"{_listed(actual - expected_ops)}",
+                where,
+            )
+        membership = reviewed.memberships.get(provider_id)
+        pinned = next(
+            (
+                (i, entry)
+                for i, entry in graph.entries["implementations"]
+                if graph.first["implementations"].get(_text(entry, "implementation_id") or "") == i
+                and _text(entry, "provider_id") == provider_id
+                and isinstance(entry.get("release_membership"), dict)
+            ),
+            None,
+        )
+        if membership is None or pinned is None:
+            continue
+        i, implementation = pinned
+        release = implementation["release_membership"]
+        for field in RELEASE_FIELDS:
+            value, expected = release.get(field), membership.get(field)
+            if value != expected or type(value) is not type(expected):
+                yield _error(
+                    "PF259",
+                    f"release {field} {_shown(value)} differs from the manifest's "
+                    f"{_shown(expected)}",
+                    f"/implementations/{i}/release_membership/{field}",
+                )
+
+
+# ---------------------------------------------------------------------------------------------
+# Digests, order, entry points
 
 
 def semantic_digest(binding: dict[str, Any]) -> str:
@@ -533,13 +1205,40 @@ def _empty_stats() -> dict[str, Any]:
     }
 
 
-def _check_document(document: Any) -> tuple[list[RawFinding], dict[str, Any]]:
+@cache
+def map_validator() -> CompiledSchema:
+    """The bundled map schema with ``SCHEMA_WIDENINGS`` applied, compiled once."""
+    schema = copy.deepcopy(bundled_schema(MAP_SCHEMA_ID))
+    for pointer, value in SCHEMA_WIDENINGS:
+        *path, last = pointer.split("/")[1:]
+        node = schema
+        for token in path:
+            node = node[token]
+        node[last] = value
+    return compile_schema(schema, validate_formats=True)
+
+
+def _other_version(document: Any) -> RawFinding | None:
+    """A map of another schema_version is reported as such, not checked against 2.0.0 rules."""
+    version = _text(document, "schema_version")
+    if version is None or version == MAP_SCHEMA_VERSION:
+        return None
+    return _error(
+        "PF253",
+        f"capability map schema_version '{version}': pairling_fast checks schema_version "
+        f"{MAP_SCHEMA_VERSION} only (Pairling's validator rejects other versions too)",
+        "/schema_version",
+    )
+
+
+def _check_document(document: Any, manifest: Any = None) -> tuple[list[RawFinding], dict[str, Any]]:
     stats = _empty_stats()
+    other_version = _other_version(document)
+    if other_version is not None:
+        return [other_version], stats
     findings: list[RawFinding] = [
         (SCHEMA_VIOLATION, "error", message, None, pointer, schema_pointer)
-        for pointer, schema_pointer, _keyword, message in bundled_validator(MAP_SCHEMA_ID).errors(
-            document
-        )
+        for pointer, schema_pointer, _keyword, message in map_validator().errors(document)
     ]
     stats["schema_violations"] = len(findings)
     if not isinstance(document, dict):
@@ -548,26 +1247,49 @@ def _check_document(document: Any) -> tuple[list[RawFinding], dict[str, Any]]:
         items = document.get(collection)
         stats["collections"][collection] = len(items) if _is_array(items) else 0
     graph = _Map(document)
-    for rule in (_uniqueness, _source_refs, _providers, _implementations, _capabilities):
+    for rule in (
+        _document,
+        _uniqueness,
+        _source_refs,
+        _sources,
+        _provider_entries,
+        _providers,
+        _implementations,
+        _transports,
+        _capabilities,
+        _bindings,
+        _claims,
+        _exclusions,
+    ):
         findings.extend(rule(graph))
-    findings.extend(_bindings(graph))
-    findings.extend(_claims(graph))
     findings.extend(_digests(graph, stats["digests"]))
     findings.extend(_orphans(graph))
+    if manifest is not None:
+        findings.extend(_release_join(graph, manifest))
     return _in_document_order(document, findings), stats
 
 
-def check_map(document: Any) -> tuple[list[RawFinding], dict[str, Any]]:
-    """Check a parsed map (Python values); a value outside the JSON model is one finding."""
+def check_map(document: Any, manifest: Any = None) -> tuple[list[RawFinding], dict[str, Any]]:
+    """Check a parsed map (Python values); a value outside the JSON model is one finding.
+
+    ``manifest``, when given, is Pairling's reviewed operation manifest (parsed JSON; a value
+    outside the JSON model raises ``CanonicalizationError``): the release-join rules PF254 to PF260
+    then run too."""
+    if manifest is not None:
+        check_value(manifest)
     try:
         check_value(document)
     except CanonicalizationError as error:
         return [_error(error.code, error.message, error.pointer)], _empty_stats()
-    return _check_document(document)
+    return _check_document(document, manifest)
 
 
-def check_map_json(data: bytes | str) -> tuple[list[RawFinding], dict[str, Any]]:
+def check_map_json(
+    data: bytes | str, manifest: Any = None
+) -> tuple[list[RawFinding], dict[str, Any]]:
     """Parse JSON text strictly, then check it; a parse error is the one finding."""
+    if manifest is not None:
+        check_value(manifest)
     try:
         document = parse_json(data)
     except CanonicalizationError as error:
@@ -576,7 +1298,7 @@ def check_map_json(data: bytes | str) -> tuple[list[RawFinding], dict[str, Any]]
             message += f" (line {error.line}, column {error.column})"
         finding: RawFinding = (error.code, "error", message, error.line, error.pointer, None)
         return [finding], _empty_stats()
-    return _check_document(document)
+    return _check_document(document, manifest)
 
 
 def seal_map(document: Any) -> Any:

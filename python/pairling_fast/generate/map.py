@@ -1,10 +1,10 @@
 """Large valid capability maps for tests and benchmarks: ``generate map --bindings N --seed S``.
 
-``generate_map`` builds a map that checks clean (no finding at all: schema, integrity, safety
-lints and sealed digests), with about one provider per 500 bindings, a few implementations and
-transports per provider, one capability per four bindings, and one evidence claim per
-implementation, capability and binding. The same ``(bindings, seed)`` always gives the same map,
-on either backend.
+``generate_map`` builds a map that checks clean (no finding at all: schema, Pairling's rules, the
+lints and sealed digests) and that Pairling's own validator accepts, with about one provider per
+500 bindings, a few implementations and transports per provider, one capability per four
+bindings, and one evidence claim per implementation, capability and binding. The same
+``(bindings, seed)`` always gives the same map, on either backend.
 """
 
 from __future__ import annotations
@@ -37,6 +37,10 @@ LIFECYCLES = ("before_turn", "during_turn", "after_turn", "provider_wide")
 # Mostly safe, as real maps are; the rest exercise the safety lints' clean paths.
 SAFETY = ("safe",) * 6 + ("confirmation", "confirmation", "required_local_only", "do_not_expose")
 TRANSPORT_KINDS = ("sdk_subprocess", "acp_stdio", "jsonrpc_stdio", "http_loopback", "cli_process")
+LOCAL_ONLY = ("required_local_only", "do_not_expose")
+LOCAL_ONLY_REASON = "A local-only bridge; nothing of it is exposed remotely."
+NOT_RELEASED_REASON = "A release-pinned, implemented driver for this operation."
+EXACT_SESSION = ("provider", "implementation", "binding", "session", "generation")
 BINDINGS_PER_PROVIDER = 500
 BINDINGS_PER_CAPABILITY = 4
 
@@ -75,6 +79,10 @@ class _Builder:
             "evidence_policy": _evidence_policy(),
             **{name: [] for name in COLLECTIONS},
         }
+        self.add(
+            "exclusions",
+            {"item": "Raw terminal input", "reason": "Keystrokes bypass every authority check."},
+        )
 
     def add(self, collection: str, entry: dict[str, Any]) -> None:
         self.document[collection].append(entry)
@@ -166,6 +174,7 @@ class _Builder:
         self, provider: str, index: int, implementations: list[dict[str, Any]], source: str
     ) -> dict[str, Any]:
         capability_id = f"{provider}.cap_{index:05d}"
+        safety = self.rng.choice(SAFETY)
         capability = {
             "capability_id": capability_id,
             "provider_id": provider,
@@ -177,8 +186,8 @@ class _Builder:
             "machine_readable": self.rng.choice((True, False, "qualified")),
             "maturity": "public",
             "version_constraints": ">=0.0.0",
-            "remote_safety": self.rng.choice(SAFETY),
-            "required_pairling_addition": "",
+            "remote_safety": safety,
+            "required_pairling_addition": LOCAL_ONLY_REASON if safety in LOCAL_ONLY else "",
             "shared_semantics": None,
             "provider_overlay": False,
             "source_refs": [source],
@@ -199,15 +208,21 @@ class _Builder:
     ) -> None:
         binding_id = f"{implementation['implementation_id']}.op_{index:06d}"
         safety = {c["remote_safety"] for c in capabilities}
+        # The six requirement kinds Pairling requires of every binding.
         requires: list[dict[str, Any]] = [
-            {"kind": "exact_identity", "dimensions": ["provider", "implementation", "session"]}
+            {"kind": "release_membership"},
+            {"kind": "fresh_snapshot", "max_age_seconds": self.rng.randint(1, 30)},
+            {"kind": "exact_identity", "dimensions": list(EXACT_SESSION)},
+            {"kind": "device_scope", "scope": "session:read"},
+            {"kind": "resource_proof", "proof_kind": "session_truth"},
+            {
+                "kind": "confirmation",
+                "mode": "user_confirmation" if "confirmation" in safety else "none",
+            },
         ]
-        if "confirmation" in safety:
-            requires.append({"kind": "confirmation", "mode": "user_confirmation"})
-        releasable = implementation["release_membership"] is not None
-        if releasable:
-            requires.append({"kind": "release_membership"})
         implemented = "do_not_expose" not in safety and self.rng.random() < 0.8
+        # Released only when implemented and the implementation is release-pinned.
+        released = implemented and implementation["release_membership"] is not None
         self.add(
             "operation_bindings",
             {
@@ -216,7 +231,7 @@ class _Builder:
                 "operation_id": self.rng.choice(OPERATIONS),
                 "capability_ids": [c["capability_id"] for c in capabilities],
                 "implementation_status": "implemented" if implemented else "mapped",
-                "release_status": "released" if releasable else "not_released",
+                "release_status": "released" if released else "not_released",
                 "requires": requires,
                 "effects": [{"kind": "return_data", "target": f"result_{index}"}],
                 "invalidates": [{"kind": "snapshot"}],
@@ -230,7 +245,7 @@ class _Builder:
                 "runtime_proofs_required": ["operation_discovered", "exact_session"],
                 "evidence_claim_ids": [f"claim.{binding_id}"],
                 "source_refs": [source],
-                "required_pairling_addition": "",
+                "required_pairling_addition": "" if released else NOT_RELEASED_REASON,
                 "semantic_digest": "",
             },
         )
