@@ -6,9 +6,8 @@ use std::collections::HashMap;
 use std::sync::OnceLock;
 
 use jsonschema::error::ValidationErrorKind;
-use jsonschema::paths::Location;
 use jsonschema::{Draft, Keyword, Retrieve, Uri, ValidationError, Validator};
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 /// One reason an instance does not match a schema.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -52,23 +51,24 @@ pub struct SchemaValidator {
 
 impl SchemaValidator {
     pub fn compile(schema: &Value, opts: &CompileOptions) -> Result<Self, CompileError> {
+        let resources: HashMap<String, Value> = opts
+            .resources
+            .iter()
+            .map(|(uri, document)| (without_empty_fragment(uri).to_owned(), document.clone()))
+            .collect();
+        let draft = draft_of(schema, &resources);
         let asserts_formats = opts
             .validate_formats
-            .unwrap_or_else(|| draft_asserts_formats(Draft::default().detect(schema)));
-        let retriever = ResourceRetriever {
-            resources: opts
-                .resources
-                .iter()
-                .map(|(uri, document)| (without_empty_fragment(uri).to_owned(), document.clone()))
-                .collect(),
-        };
+            .unwrap_or_else(|| draft_asserts_formats(draft));
         let mut options = jsonschema::options()
-            .with_retriever(retriever)
+            .with_retriever(ResourceRetriever { resources })
             .should_validate_formats(asserts_formats);
         if asserts_formats {
-            // A custom `format` keyword replaces the crate's built-in one entirely, so exactly the
-            // formats documented in docs/formats.md are checked, as in the Python backend.
-            options = options.with_keyword("format", format_keyword);
+            // Our `format` keyword: our checks where docs/formats.md defines them, the crate's own
+            // check for every other format it knows under the schema's draft.
+            options = options.with_keyword("format", move |_parent, value, _location| {
+                format_keyword(draft, value)
+            });
         }
         options
             .build(schema)
@@ -120,6 +120,28 @@ fn reported_keyword<'e>(kind: &'e ValidationErrorKind, schema_pointer: &'e str) 
         ValidationErrorKind::FalseSchema => kind.keyword(),
         _ => schema_pointer.rsplit('/').next().unwrap_or_default(),
     }
+}
+
+/// The draft a schema is written in: the one its `$schema` names, or, for a meta-schema supplied in
+/// `resources`, the draft that meta-schema is written in (followed a few levels deep); 2020-12
+/// without `$schema`, as in jsonschema-rs.
+fn draft_of(schema: &Value, resources: &HashMap<String, Value>) -> Draft {
+    let mut current = schema;
+    for _ in 0..8 {
+        match Draft::default().detect(current) {
+            Draft::Unknown => {}
+            known => return known,
+        }
+        let Some(next) = current
+            .get("$schema")
+            .and_then(Value::as_str)
+            .and_then(|uri| resources.get(without_empty_fragment(uri)))
+        else {
+            break;
+        };
+        current = next;
+    }
+    Draft::default()
 }
 
 fn draft_asserts_formats(draft: Draft) -> bool {
@@ -227,7 +249,10 @@ fn integral_value(number: &serde_json::Number) -> Option<i128> {
 
 struct FormatKeyword {
     name: String,
-    check: Option<FormatCheck>,
+    ours: Option<FormatCheck>,
+    /// jsonschema-rs's own check, as a validator of `{"format": name}` under the schema's draft
+    /// (its format checks are not public API); `None` where ours applies.
+    builtin: Option<Validator>,
 }
 
 impl<'i> Keyword<'i> for FormatKeyword {
@@ -243,20 +268,35 @@ impl<'i> Keyword<'i> for FormatKeyword {
     }
 
     fn is_valid(&self, instance: &'i Value) -> bool {
-        self.check.map_or(true, |check| check.accepts(instance))
+        match (&self.ours, &self.builtin) {
+            (Some(check), _) => check.accepts(instance),
+            (None, Some(builtin)) => builtin.is_valid(instance),
+            (None, None) => true,
+        }
     }
 }
 
 fn format_keyword<'a>(
-    _parent: &'a Map<String, Value>,
+    draft: Draft,
     value: &'a Value,
-    _location: Location,
 ) -> Result<Box<dyn for<'i> Keyword<'i>>, ValidationError<'a>> {
     // The meta-schema has already required a string; a non-string is left to it.
     let name = value.as_str().unwrap_or_default();
+    let ours = FormatCheck::by_name(name);
+    let builtin = match ours {
+        Some(_) => None,
+        None => Some(
+            jsonschema::options()
+                .with_draft(draft)
+                .should_validate_formats(true)
+                .build(&serde_json::json!({ "format": name }))
+                .map_err(ValidationError::to_owned)?,
+        ),
+    };
     Ok(Box::new(FormatKeyword {
         name: name.to_owned(),
-        check: FormatCheck::by_name(name),
+        ours,
+        builtin,
     }))
 }
 

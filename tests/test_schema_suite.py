@@ -1,23 +1,27 @@
-"""The JSON-Schema-Test-Suite (required tests of draft 7 and draft 2020-12) on both backends.
+"""The JSON-Schema-Test-Suite, required and optional tests, on both backends and on jsonschema-rs.
 
-Deliberately skipped, on the Python backend only (the Rust core passes them):
+Every case runs on three engines: the Rust core, the Python fallback and jsonschema-rs itself (the
+``jsonschema_rs`` package, the oracle: our Rust core is built on the same crate). A case passes
+when the engine's verdict is the suite's. The cases that do not pass on some engine are listed,
+with the reason, in ``KNOWN_FAILURES`` below — the one place; they run as strict xfails, so the
+list cannot go stale. ``python tests/schema_suite_counts.py`` prints the counts per draft and
+engine.
 
-- draft2020-12 vocabulary.json, the two groups using a custom meta-schema
-  (``http://localhost:1234/draft2020-12/metaschema-*.json``): python-jsonschema picks its
-  validator from a known ``$schema`` only, so an unknown one is PF103 there.
-- draft2020-12 pattern.json / patternProperties.json, "... Unicode property escape ...":
-  Python's ``re`` has no ``\\p{...}`` classes, so the schema is PF102 (invalid regex) there.
+Formats are asserted (``validate_formats=True``) for the ``optional/format/`` files, whose tests
+assume it; everything else runs with the default (``None``: by draft, ``docs/formats.md``).
 
 Remote ``$ref``s (``http://localhost:1234/...``) are served from the suite's ``remotes/`` folder
 through ``resources``; nothing is fetched.
 
-The error triples (pointer, schema_pointer, keyword) of the two backends are compared on every
-invalid case too; the known exceptions are in ``TRIPLES_DIFFER``.
+The two backends must also agree with each other on every case, including the known failures, and
+report the same error triples (pointer, schema_pointer, keyword) on every invalid case; the known
+exceptions to the triples are in ``TRIPLES_DIFFER``.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from functools import cache
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -25,6 +29,7 @@ from typing import Any, NamedTuple
 import pytest
 
 from pairling_fast import _backend
+from pairling_fast.errors import SchemaCompileError
 
 SUITE = Path(__file__).with_name("data") / "JSON-Schema-Test-Suite"
 REMOTE_BASE = "http://localhost:1234/"
@@ -33,31 +38,16 @@ DIALECTS = {
     "draft7": "http://json-schema.org/draft-07/schema#",
     "draft2020-12": "https://json-schema.org/draft/2020-12/schema",
 }
+ENGINES = ("rust", "python", "jsonschema_rs")
+ORACLE = "jsonschema_rs"
 
-_CUSTOM_METASCHEMA = "python-jsonschema cannot validate under a custom meta-schema (PF103)"
-_UNICODE_PROPERTY = "Python's re has no \\p{...} classes (PF102)"
-SKIPPED_ON_PYTHON = {
-    (
-        "draft2020-12",
-        "vocabulary.json",
-        "schema that uses custom metaschema with with no validation vocabulary",
-    ): _CUSTOM_METASCHEMA,
-    (
-        "draft2020-12",
-        "vocabulary.json",
-        "ignore unrecognized optional vocabulary",
-    ): _CUSTOM_METASCHEMA,
-    (
-        "draft2020-12",
-        "pattern.json",
-        "pattern with Unicode property escape requires unicode mode",
-    ): _UNICODE_PROPERTY,
-    (
-        "draft2020-12",
-        "patternProperties.json",
-        "patternProperties with Unicode property escape",
-    ): _UNICODE_PROPERTY,
-}
+_BOTH = frozenset({"rust", "python"})
+_ALL = frozenset(ENGINES)
+_PYTHON = frozenset({"python"})
+
+# (draft, file, group description, test description or None for the whole group) -> the engines a
+# case fails on, and why.
+KNOWN_FAILURES: dict[tuple[str, str, str, str | None], tuple[frozenset[str], str]] = {}
 # Same validity, different errors: python-jsonschema does not report `unevaluatedProperties`
 # next to a failing `oneOf` here, jsonschema-rs does.
 TRIPLES_DIFFER = {
@@ -73,6 +63,7 @@ class Case(NamedTuple):
     schema: Any
     data: Any
     valid: bool
+    validate_formats: bool | None
 
 
 @cache
@@ -87,7 +78,10 @@ def remotes() -> dict[str, Any]:
 def suite_cases() -> list[Case]:
     cases = []
     for draft, dialect in DIALECTS.items():
-        for path in sorted((SUITE / "tests" / draft).glob("*.json")):
+        folder = SUITE / "tests" / draft
+        for path in sorted(folder.rglob("*.json")):
+            file = path.relative_to(folder).as_posix()
+            validate_formats = True if file.startswith("optional/format/") else None
             for group in json.loads(path.read_text("utf-8")):
                 schema = group["schema"]
                 if isinstance(schema, dict) and "$schema" not in schema:
@@ -96,12 +90,13 @@ def suite_cases() -> list[Case]:
                     cases.append(
                         Case(
                             draft,
-                            path.name,
+                            file,
                             group["description"],
                             test["description"],
                             schema,
                             test["data"],
                             test["valid"],
+                            validate_formats,
                         )
                     )
     return cases
@@ -111,21 +106,76 @@ def case_id(case: Case) -> str:
     return f"{case.draft}/{case.file}/{case.group}/{case.description}"
 
 
+def known_failure(case: Case) -> tuple[frozenset[str], str] | None:
+    return KNOWN_FAILURES.get(
+        (case.draft, case.file, case.group, case.description)
+    ) or KNOWN_FAILURES.get((case.draft, case.file, case.group, None))
+
+
+def verdict(engine: str, case: Case) -> bool | str:
+    """The engine's verdict on the case's instance, or the code of the compile error."""
+    if engine == ORACLE:
+        import jsonschema_rs
+
+        try:
+            oracle = jsonschema_rs.validator_for(
+                case.schema, validate_formats=case.validate_formats, retriever=remotes().__getitem__
+            )
+        except (jsonschema_rs.ValidationError, jsonschema_rs.ReferencingError, ValueError):
+            return "compile error"
+        return bool(oracle.is_valid(case.data))
+    try:
+        compiled = _backend.engine(engine).compile_schema(
+            case.schema, case.validate_formats, remotes()
+        )
+    except SchemaCompileError as error:
+        return error.code
+    valid = compiled.is_valid(case.data)
+    assert (not compiled.errors(case.data)) is valid
+    return valid
+
+
+def _engine_available(engine: str) -> bool:
+    module = {"rust": "pairling_fast._core", ORACLE: "jsonschema_rs"}.get(engine)
+    if module is None:
+        return True
+    try:
+        __import__(module)
+    except ImportError:
+        return False
+    return True
+
+
 CASES = suite_cases()
 
 
+def _params(cases: list[Case], engines: tuple[str, ...]) -> list[Any]:
+    params = []
+    for case in cases:
+        failure = known_failure(case)
+        for engine in engines:
+            marks: list[pytest.MarkDecorator] = []
+            if failure is not None and engine in failure[0]:
+                marks.append(pytest.mark.xfail(reason=failure[1], strict=True))
+            params.append(pytest.param(case, engine, marks=marks, id=f"{engine}:{case_id(case)}"))
+    return params
+
+
+@pytest.mark.parametrize(("case", "engine"), _params(CASES, ENGINES))
+def test_suite_case(case: Case, engine: str) -> None:
+    if not _engine_available(engine):
+        pytest.skip(f"{engine} is not installed or built")
+    assert verdict(engine, case) is case.valid
+
+
 @pytest.mark.parametrize("case", CASES, ids=case_id)
-def test_suite_case(backend: _backend.Engine, case: Case) -> None:
-    reason = SKIPPED_ON_PYTHON.get((case.draft, case.file, case.group))
-    if reason is not None and _backend.active_name() == "python":
-        pytest.skip(reason)
-    compiled = backend.compile_schema(case.schema, None, remotes())
-    assert compiled.is_valid(case.data) is case.valid
-    assert (not compiled.errors(case.data)) is case.valid
+def test_backends_agree(case: Case) -> None:
+    pytest.importorskip("pairling_fast._core", reason="the Rust core is not built")
+    assert verdict("rust", case) == verdict("python", case)
 
 
 def _triples(engine: _backend.Engine, case: Case) -> list[tuple[str, str, str]]:
-    errors = engine.compile_schema(case.schema, None, remotes()).errors(case.data)
+    errors = engine.compile_schema(case.schema, case.validate_formats, remotes()).errors(case.data)
     return [(pointer, schema_pointer, keyword) for pointer, schema_pointer, keyword, _ in errors]
 
 
@@ -133,7 +183,7 @@ INVALID_CASES = [
     case
     for case in CASES
     if not case.valid
-    and (case.draft, case.file, case.group) not in SKIPPED_ON_PYTHON
+    and known_failure(case) is None
     and (case.draft, case.file, case.group) not in TRIPLES_DIFFER
 ]
 
@@ -142,3 +192,19 @@ INVALID_CASES = [
 def test_backends_report_the_same_error_triples(case: Case) -> None:
     pytest.importorskip("pairling_fast._core", reason="the Rust core is not built")
     assert _triples(_backend.engine("rust"), case) == _triples(_backend.engine("python"), case)
+
+
+def counts(engines: tuple[str, ...] = ENGINES) -> dict[tuple[str, str, str], tuple[int, int]]:
+    """(draft, required|optional, engine) -> (passed, total), for the counts script."""
+    table: dict[tuple[str, str, str], tuple[int, int]] = {}
+    for case in CASES:
+        part = "optional" if case.file.startswith("optional/") else "required"
+        for engine in engines:
+            passed, total = table.get((case.draft, part, engine), (0, 0))
+            ok: Callable[[], bool] = lambda: verdict(engine, case) is case.valid  # noqa: E731
+            try:
+                success = ok()
+            except Exception:  # an engine crashing on a case counts as a failure, as in pytest
+                success = False
+            table[(case.draft, part, engine)] = (passed + success, total + 1)
+    return table

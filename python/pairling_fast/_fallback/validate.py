@@ -9,10 +9,11 @@ in ``docs/formats.md`` ("Error triples").
 
 from __future__ import annotations
 
+import base64
+import binascii
 import json
-import re
 import sys
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from functools import cache, lru_cache
 from importlib import resources as importlib_resources
@@ -24,12 +25,14 @@ import jsonschema.validators
 import referencing
 import referencing.exceptions
 import referencing.jsonschema
-import regex
 from jsonschema.protocols import Validator
 from jsonschema_specifications import REGISTRY  # type: ignore[import-untyped]
 from referencing import Registry, Resource
 
-from ..errors import SchemaCompileError
+from ..errors import CanonicalizationError, SchemaCompileError
+from .ecma_regex import EcmaSyntaxError, compile_pattern
+from .formats import BUILTIN_NAMES as _BUILTIN_NAMES
+from .formats import builtin_check
 from .parse import check_value, parse_json
 
 if TYPE_CHECKING:
@@ -167,23 +170,34 @@ def format_accepts(name: str, instance: Any) -> bool:
     return value is not None and bounds[0] <= value <= bounds[1]
 
 
-def _format_checker() -> jsonschema.FormatChecker:
+def _string_check(check: Callable[[str], bool]) -> Callable[[object], bool]:
+    return lambda instance: not isinstance(instance, str) or check(instance)
+
+
+@cache
+def _format_checker(draft: str) -> jsonschema.FormatChecker:
+    """Ours (above) where docs/formats.md defines the format, jsonschema-rs's (``formats.py``)
+    for every other name it knows under ``draft``."""
     checker = jsonschema.FormatChecker(formats=())
+    for name in _BUILTIN_NAMES:
+        check = builtin_check(draft, name)
+        if check is not None:
+            checker.checks(name)(_string_check(check))
     for name in (*_STRING_FORMATS, *_INTEGER_FORMATS):
         checker.checks(name)(lambda instance, name=name: format_accepts(name, instance))
     return checker
 
 
-_FORMAT_CHECKER = _format_checker()
-
 # ---------------------------------------------------------------------------------------------
 # Regular expressions with a time limit (docs/limits.md)
 #
-# python-jsonschema matches `pattern` and `patternProperties` with `re`, which backtracks without
-# bound: `^(a+)+$` against "aaa…a!" takes exponential time. The Rust core cannot hang there (the
-# `regex` crate is linear; fancy-regex, for lookaround and backreferences, stops after 1,000,000
-# backtracking steps and jsonschema-rs reports that as a violation). Here the `regex` module
-# matches with a time limit, and a match it cannot finish is reported as jsonschema-rs does.
+# Patterns are ECMA-262 (`ecma_regex` translates them for the `regex` module). A backtracking
+# engine can take exponential time: `^(a+)+$` against "aaa…a!". The Rust core cannot hang there
+# (the `regex` crate is linear; fancy-regex, for lookaround and backreferences, stops after
+# 1,000,000 backtracking steps and jsonschema-rs reports that as a violation). Here every match
+# (`pattern`, `patternProperties`, and the names `additionalProperties` and
+# `unevaluatedProperties` check) runs with a time limit, and a match it cannot finish is reported
+# as jsonschema-rs does.
 
 PATTERN_TIME_LIMIT = 1.0
 """Seconds one regular-expression match may take before it counts as undecided."""
@@ -196,22 +210,11 @@ class _UndecidedMatch(Exception):
     """A match that did not finish within PATTERN_TIME_LIMIT."""
 
 
-@lru_cache(maxsize=512)
-def _compiled_pattern(pattern: str) -> regex.Pattern[str] | re.Pattern[str]:
-    try:
-        return regex.compile(pattern)
-    except regex.error:
-        # `re` accepted it when the schema was checked; it is `re`'s dialect then, unguarded.
-        return re.compile(pattern)
-
-
 def _pattern_found(pattern: str, text: str) -> bool:
-    """``re.search(pattern, text)`` in bounded time; raises ``_UndecidedMatch`` past the limit."""
-    compiled = _compiled_pattern(pattern)
-    if isinstance(compiled, re.Pattern):
-        return compiled.search(text) is not None
+    """Whether the ECMA-262 ``pattern`` matches somewhere in ``text``, in bounded time; raises
+    ``_UndecidedMatch`` past the limit. The pattern compiled when the schema was checked."""
     try:
-        return compiled.search(text, timeout=PATTERN_TIME_LIMIT) is not None
+        return compile_pattern(pattern).search(text, timeout=PATTERN_TIME_LIMIT) is not None
     except TimeoutError:
         raise _UndecidedMatch from None
 
@@ -246,19 +249,97 @@ def _pattern_properties_keyword(
                 yield from validator.descend(value, subschema, path=name, schema_path=pattern)
 
 
-def _additional_property_names(instance: Mapping[str, Any], schema: Mapping[str, Any]) -> set[str]:
-    """The members neither ``properties`` nor ``patternProperties`` cover; a name whose match is
-    undecided is not covered (fail closed)."""
-    properties = schema.get("properties", {})
-    patterns = "|".join(schema.get("patternProperties", {}))
-
-    def covered(name: str) -> bool:
+def _matches_any(patterns: Iterable[str], name: str) -> bool:
+    """Whether a name matches one of ``patterns``; an undecided match does not (fail closed)."""
+    for pattern in patterns:
         try:
-            return name in properties or (bool(patterns) and _pattern_found(patterns, name))
+            if _pattern_found(pattern, name):
+                return True
         except _UndecidedMatch:
-            return False
+            continue
+    return False
 
-    return {name for name in instance if not covered(name)}
+
+def _additional_property_names(instance: Mapping[str, Any], schema: Mapping[str, Any]) -> set[str]:
+    """The members neither ``properties`` nor ``patternProperties`` cover."""
+    properties = schema.get("properties", {})
+    patterns = schema.get("patternProperties", {})
+    return {
+        name for name in instance if name not in properties and not _matches_any(patterns, name)
+    }
+
+
+def _evaluated_property_names(validator: Any, instance: Mapping[str, Any], schema: Any) -> set[str]:
+    """The members some keyword of ``schema`` evaluated: python-jsonschema's
+    ``find_evaluated_property_keys_by_schema``, matching names in bounded time."""
+    if not isinstance(schema, dict):
+        return set()
+    evaluated: set[str] = set()
+    for keyword in ("$ref", "$dynamicRef"):
+        reference = schema.get(keyword)
+        if isinstance(reference, str):
+            resolved = validator._resolver.lookup(reference)
+            target = validator.evolve(schema=resolved.contents, _resolver=resolved.resolver)
+            evaluated |= _evaluated_property_names(target, instance, resolved.contents)
+    properties = schema.get("properties")
+    if isinstance(properties, dict):
+        evaluated |= properties.keys() & instance.keys()
+    for keyword in ("additionalProperties", "unevaluatedProperties"):
+        subschema = schema.get(keyword)
+        if subschema is not None:
+            evaluated |= {
+                name
+                for name, value in instance.items()
+                if next(validator.descend(value, subschema), None) is None
+            }
+    patterns = schema.get("patternProperties", {})
+    evaluated |= {name for name in instance if _matches_any(patterns, name)}
+    for name, subschema in schema.get("dependentSchemas", {}).items():
+        if name in instance:
+            evaluated |= _evaluated_property_names(validator, instance, subschema)
+    for keyword in ("allOf", "oneOf", "anyOf"):
+        for subschema in schema.get(keyword, []):
+            if next(validator.descend(instance, subschema), None) is None:
+                evaluated |= _evaluated_property_names(validator, instance, subschema)
+    if "if" in schema:
+        if validator.evolve(schema=schema["if"]).is_valid(instance):
+            evaluated |= _evaluated_property_names(validator, instance, schema["if"])
+            evaluated |= _evaluated_property_names(validator, instance, schema.get("then"))
+        else:
+            evaluated |= _evaluated_property_names(validator, instance, schema.get("else"))
+    return evaluated
+
+
+def _unevaluated_properties_keyword(
+    validator: Any, unevaluated: Any, instance: Any, schema: Mapping[str, Any]
+) -> Iterator[jsonschema.ValidationError]:
+    """python-jsonschema's ``unevaluatedProperties``, matching names in bounded time."""
+    if not validator.is_type(instance, "object"):
+        return
+    evaluated = _evaluated_property_names(validator, instance, schema)
+    failed = [
+        name
+        for name in instance
+        if name not in evaluated
+        and next(
+            validator.descend(instance[name], unevaluated, path=name, schema_path=name), None
+        )
+        is not None
+    ]
+    if not failed:
+        return
+    verb = "was" if len(failed) == 1 else "were"
+    if unevaluated is False:
+        joined = ", ".join(repr(name) for name in sorted(failed))
+        yield jsonschema.ValidationError(
+            f"Unevaluated properties are not allowed ({joined} {verb} unexpected)"
+        )
+    else:
+        joined = ", ".join(repr(name) for name in failed)
+        yield jsonschema.ValidationError(
+            "Unevaluated properties are not valid under the given schema "
+            f"({joined} {verb} unevaluated and invalid)"
+        )
 
 
 def _additional_properties_keyword(
@@ -287,14 +368,144 @@ def _additional_properties_keyword(
             )
 
 
+# ---------------------------------------------------------------------------------------------
+# Keywords jsonschema-rs asserts where python-jsonschema does not
+
+# `contentEncoding` decoders (jsonschema-rs: the `data_encoding` crate's strict, canonical codecs);
+# `None` for text that does not decode.
+def _decoder(
+    decode: Callable[[bytes], bytes],
+    encode: Callable[[bytes], bytes],
+    normalize: Callable[[bytes], bytes] = lambda raw: raw,
+) -> Callable[[str], bytes | None]:
+    def strict(text: str) -> bytes | None:
+        try:
+            raw = normalize(text.encode("ascii"))
+            decoded = decode(raw)
+        except (ValueError, binascii.Error):
+            return None
+        # Canonical only: no stray padding bits, as `data_encoding` checks.
+        return decoded if encode(decoded) == raw else None
+
+    return strict
+
+
+_CONTENT_DECODERS: dict[str, Callable[[str], bytes | None]] = {
+    "base64": _decoder(lambda raw: base64.b64decode(raw, validate=True), base64.b64encode),
+    "base64url": _decoder(
+        lambda raw: base64.b64decode(raw, altchars=b"-_", validate=True), base64.urlsafe_b64encode
+    ),
+    "base32": _decoder(base64.b32decode, base64.b32encode),
+    "base32hex": _decoder(base64.b32hexdecode, base64.b32hexencode),
+    "base16": _decoder(base64.b16decode, base64.b16encode, bytes.upper),
+}
+
+
+def _is_json_text(text: str) -> bool:
+    try:
+        parse_json(text)
+    except CanonicalizationError:
+        return False
+    return True
+
+
+_MEDIA_TYPE_CHECKS: dict[str, Callable[[str], bool]] = {"application/json": _is_json_text}
+
+
+def _decoded_text(encoding: str, text: str) -> str | None:
+    decoded = _CONTENT_DECODERS[encoding](text)
+    if decoded is None:
+        return None
+    try:
+        return decoded.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+
+
+def _content_encoding_keyword(
+    validator: Any, encoding: Any, instance: Any, schema: Mapping[str, Any]
+) -> Iterator[jsonschema.ValidationError]:
+    """Draft 6 and 7 (jsonschema-rs asserts them there): the string must decode. With a
+    ``contentMediaType`` the decoded bytes must be UTF-8 too, and nothing is checked unless
+    jsonschema-rs knows both."""
+    if not isinstance(instance, str) or encoding not in _CONTENT_DECODERS:
+        return
+    media_type = schema.get("contentMediaType")
+    if media_type is None:
+        failed = _CONTENT_DECODERS[encoding](instance) is None
+    elif media_type in _MEDIA_TYPE_CHECKS:
+        failed = _decoded_text(encoding, instance) is None
+    else:
+        return
+    if failed:
+        yield jsonschema.ValidationError(f"{instance!r} is not compliant with {encoding!r}")
+
+
+def _content_media_type_keyword(
+    validator: Any, media_type: Any, instance: Any, schema: Mapping[str, Any]
+) -> Iterator[jsonschema.ValidationError]:
+    """Draft 6 and 7: the string (decoded first, if ``contentEncoding`` says how) must be a
+    document of that media type; a string that does not decode is ``contentEncoding``'s error."""
+    check = _MEDIA_TYPE_CHECKS.get(media_type)
+    if not isinstance(instance, str) or check is None:
+        return
+    encoding = schema.get("contentEncoding")
+    if encoding is None:
+        text: str | None = instance
+    elif encoding in _CONTENT_DECODERS:
+        text = _decoded_text(encoding, instance)
+    else:
+        return
+    if text is not None and not check(text):
+        yield jsonschema.ValidationError(f"{instance!r} is not compliant with {media_type!r}")
+
+
+_CONTENT_KEYWORDS = {
+    "contentEncoding": _content_encoding_keyword,
+    "contentMediaType": _content_media_type_keyword,
+}
+
+
+def _added_keywords(validator_class: type[Validator]) -> dict[str, Any]:
+    """Keywords jsonschema-rs has in a draft where python-jsonschema has not: content assertions
+    in drafts 6 and 7, and `dependencies` kept in 2019-09 and 2020-12."""
+    if validator_class in (jsonschema.Draft6Validator, jsonschema.Draft7Validator):
+        return dict(_CONTENT_KEYWORDS)
+    if validator_class in (jsonschema.Draft201909Validator, jsonschema.Draft202012Validator):
+        return {"dependencies": jsonschema.Draft7Validator.VALIDATORS["dependencies"]}
+    return {}
+
+
+def _compiles(pattern: object) -> bool:
+    try:
+        compile_pattern(pattern) if isinstance(pattern, str) else None
+    except EcmaSyntaxError:
+        return False
+    return True
+
+
+# Checking a schema against its meta-schema, the one format asserted is `regex` (of `pattern` and
+# the `patternProperties` names): the pattern must compile, as in the Rust core.
+_SCHEMA_FORMAT_CHECKER = jsonschema.FormatChecker(formats=())
+_SCHEMA_FORMAT_CHECKER.checks("regex")(_compiles)
+
 _TIME_LIMITED_KEYWORDS = {
     "pattern": _pattern_keyword,
     "patternProperties": _pattern_properties_keyword,
     "additionalProperties": _additional_properties_keyword,
+    "unevaluatedProperties": _unevaluated_properties_keyword,
 }
 
 # ---------------------------------------------------------------------------------------------
 # Schema documents: pointers, false subschemas
+
+_DRAFT_NAMES: dict[type[Validator], str] = {
+    jsonschema.Draft4Validator: "draft4",
+    jsonschema.Draft6Validator: "draft6",
+    jsonschema.Draft7Validator: "draft7",
+    jsonschema.Draft201909Validator: "draft2019-09",
+    jsonschema.Draft202012Validator: "draft2020-12",
+}
 
 # Drafts before 2019-09: they assert `format` by default and have no `minContains`/`maxContains`.
 _LEGACY_DRAFTS = (
@@ -554,7 +765,7 @@ class CompiledSchema:
     ) -> None:
         validator_class = _validator_class(schema)
         try:
-            validator_class.check_schema(schema)
+            validator_class.check_schema(schema, format_checker=_SCHEMA_FORMAT_CHECKER)
         except jsonschema.SchemaError as error:
             pointer = _pointer(error.absolute_path)
             raise SchemaCompileError(INVALID_SCHEMA, error.message, pointer) from None
@@ -585,13 +796,20 @@ class CompiledSchema:
         # Tuples are JSON arrays here (the value model of docs/architecture.md), as in Rust.
         tuple_aware = jsonschema.validators.extend(  # type: ignore[no-untyped-call]
             validator_class,
-            validators=_TIME_LIMITED_KEYWORDS,
+            validators={
+                **_added_keywords(validator_class),
+                **{
+                    keyword: implementation
+                    for keyword, implementation in _TIME_LIMITED_KEYWORDS.items()
+                    if keyword in validator_class.VALIDATORS
+                },
+            },
             type_checker=validator_class.TYPE_CHECKER.redefine("array", _is_array),
         )
         self._validator = tuple_aware(
             self._documents[0],
             registry=registry,
-            format_checker=_FORMAT_CHECKER if validate_formats else None,
+            format_checker=_format_checker(_DRAFT_NAMES[validator_class]) if validate_formats else None,
         )
 
     def is_valid(self, instance: Any) -> bool:
