@@ -13,6 +13,8 @@ import base64
 import binascii
 import json
 import sys
+from decimal import Decimal
+from fractions import Fraction
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from functools import cache, lru_cache
@@ -460,6 +462,30 @@ def _content_media_type_keyword(
         yield jsonschema.ValidationError(f"{instance!r} is not compliant with {media_type!r}")
 
 
+def _decimal(number: float) -> Fraction:
+    """The exact value of a JSON number as written: an int as itself, a float as its shortest
+    round-trip decimal (``repr``), as ``decimal_parts`` in rust/validate.rs reads it."""
+    if isinstance(number, int):
+        return Fraction(number)
+    return Fraction(Decimal(repr(number)))
+
+
+def is_multiple_of(value: float, multiple: float) -> bool:
+    """Whether ``value / multiple`` is an integer in exact decimal arithmetic on the numbers as
+    written (docs/formats.md, "Numbers"): ``0.07`` is a multiple of ``0.01``."""
+    divisor = _decimal(multiple)
+    return divisor != 0 and (_decimal(value) / divisor).denominator == 1
+
+
+def _multiple_of_keyword(
+    validator: Any, multiple: Any, instance: Any, _schema: Any
+) -> Iterator[jsonschema.ValidationError]:
+    if not validator.is_type(instance, "number") or not validator.is_type(multiple, "number"):
+        return
+    if not is_multiple_of(instance, multiple):
+        yield jsonschema.ValidationError(f"{instance!r} is not a multiple of {multiple!r}")
+
+
 _CONTENT_KEYWORDS = {
     "contentEncoding": _content_encoding_keyword,
     "contentMediaType": _content_media_type_keyword,
@@ -467,13 +493,15 @@ _CONTENT_KEYWORDS = {
 
 
 def _added_keywords(validator_class: type[Validator]) -> dict[str, Any]:
-    """Keywords jsonschema-rs has in a draft where python-jsonschema has not: content assertions
-    in drafts 6 and 7, and `dependencies` kept in 2019-09 and 2020-12."""
+    """Keywords that differ from python-jsonschema's: ``multipleOf`` in exact decimal arithmetic
+    (as in the Rust core), and what jsonschema-rs has in a draft where python-jsonschema has not:
+    content assertions in drafts 6 and 7, ``dependencies`` kept in 2019-09 and 2020-12."""
+    added: dict[str, Any] = {"multipleOf": _multiple_of_keyword}
     if validator_class in (jsonschema.Draft6Validator, jsonschema.Draft7Validator):
-        return dict(_CONTENT_KEYWORDS)
+        added.update(_CONTENT_KEYWORDS)
     if validator_class in (jsonschema.Draft201909Validator, jsonschema.Draft202012Validator):
-        return {"dependencies": jsonschema.Draft7Validator.VALIDATORS["dependencies"]}
-    return {}
+        added["dependencies"] = jsonschema.Draft7Validator.VALIDATORS["dependencies"]
+    return added
 
 
 def _compiles(pattern: object) -> bool:
@@ -680,17 +708,73 @@ def _is_array(_checker: object, instance: object) -> bool:
     return isinstance(instance, (list, tuple))
 
 
-def _validator_class(schema: Any) -> type[Validator]:
-    """The draft named by ``$schema`` (2020-12 without one); an unknown one is PF103, as in Rust."""
-    if not isinstance(schema, dict) or "$schema" not in schema:
-        return jsonschema.Draft202012Validator
-    validator_class: type[Validator] = jsonschema.validators.validator_for(
-        schema, default=_UNKNOWN_DIALECT
-    )
-    if validator_class is _UNKNOWN_DIALECT:
-        message = f"unknown meta-schema: {schema['$schema']!r}"
-        raise SchemaCompileError(UNRESOLVABLE_REF, message)
-    return validator_class
+def _dialect(schema: Any, resources: Mapping[str, Any]) -> tuple[type[Validator], Any]:
+    """The draft of ``schema`` (2020-12 without ``$schema``) and, when ``$schema`` names a
+    meta-schema supplied in ``resources``, that meta-schema (else ``None``); the draft of such a
+    meta-schema is its own ``$schema``'s, followed a few levels deep. Anything else unknown is
+    PF103, as in Rust."""
+    metaschema = None
+    current = schema
+    for _ in range(8):
+        if not isinstance(current, dict) or "$schema" not in current:
+            return jsonschema.Draft202012Validator, metaschema
+        known: type[Validator] = jsonschema.validators.validator_for(
+            current, default=_UNKNOWN_DIALECT
+        )
+        if known is not _UNKNOWN_DIALECT:
+            return known, metaschema
+        supplied = resources.get(_without_empty_fragment(str(current["$schema"])))
+        if supplied is None:
+            break
+        if metaschema is None:
+            metaschema = supplied
+        current = supplied
+    raise SchemaCompileError(UNRESOLVABLE_REF, f"unknown meta-schema: {schema['$schema']!r}")
+
+
+# Keywords by vocabulary (2019-09 and 2020-12), for a meta-schema whose `$vocabulary` leaves some
+# out: their keywords are then ignored, as jsonschema-rs does.
+_VOCABULARY_KEYWORDS = {
+    "applicator": (
+        "prefixItems", "items", "contains", "additionalProperties", "properties",
+        "patternProperties", "dependentSchemas", "propertyNames", "if", "then", "else", "allOf",
+        "anyOf", "oneOf", "not", "additionalItems", "unevaluatedItems", "unevaluatedProperties",
+    ),
+    "unevaluated": ("unevaluatedItems", "unevaluatedProperties"),
+    "validation": (
+        "type", "enum", "const", "multipleOf", "maximum", "exclusiveMaximum", "minimum",
+        "exclusiveMinimum", "maxLength", "minLength", "pattern", "maxItems", "minItems",
+        "uniqueItems", "maxContains", "minContains", "maxProperties", "minProperties", "required",
+        "dependentRequired",
+    ),
+}  # fmt: skip
+
+
+def _listed_vocabularies(metaschema: Any) -> set[str] | None:
+    """The vocabulary names (``…/vocab/<name>``) a meta-schema lists, or ``None`` if it does not
+    say (all of its draft's)."""
+    vocabularies = metaschema.get("$vocabulary") if isinstance(metaschema, dict) else None
+    if not isinstance(vocabularies, dict):
+        return None
+    return {uri.rsplit("/vocab/", 1)[-1] for uri in vocabularies}
+
+
+def _ignored(*_args: Any) -> Iterator[jsonschema.ValidationError]:
+    return iter(())
+
+
+def _vocabulary_keywords(listed: set[str] | None) -> dict[str, Any]:
+    """No-op implementations for the keywords of vocabularies a meta-schema leaves out."""
+    if listed is None:
+        return {}
+    kept = {keyword for name in listed for keyword in _VOCABULARY_KEYWORDS.get(name, ())}
+    return {
+        keyword: _ignored
+        for name, keywords in _VOCABULARY_KEYWORDS.items()
+        if name not in listed
+        for keyword in keywords
+        if keyword not in kept
+    }
 
 
 def _specification(validator_class: type[Validator]) -> referencing.Specification[Any]:
@@ -741,17 +825,34 @@ ENDLESS_REFERENCE = (
 
 
 @contextmanager
-def _deep_recursion() -> Iterator[None]:
-    """Room for python-jsonschema's recursion over any instance within the nesting limit; endless
-    recursion (only a schema can cause it) becomes ``SchemaCompileError`` PF102."""
+def _deep_recursion(code: str = INVALID_SCHEMA, message: str = ENDLESS_REFERENCE) -> Iterator[None]:
+    """Room for python-jsonschema's recursion over any instance or schema within the nesting
+    limit; endless recursion (only a schema can cause it) becomes ``SchemaCompileError``."""
     previous = sys.getrecursionlimit()
     sys.setrecursionlimit(max(previous, _VALIDATION_RECURSION_LIMIT))
     try:
         yield
     except RecursionError:
-        raise SchemaCompileError(INVALID_SCHEMA, ENDLESS_REFERENCE) from None
+        raise SchemaCompileError(code, message) from None
     finally:
         sys.setrecursionlimit(previous)
+
+
+def _check_against(
+    metaschema: Any, schema: Any, validator_class: type[Validator], resources: Mapping[str, Any]
+) -> None:
+    """Raise ``SchemaError`` unless ``schema`` is valid under a meta-schema from ``resources``."""
+    registry: Registry[Any] = Registry(retrieve=_refuse_retrieval)  # type: ignore[call-arg]
+    for uri, document in resources.items():
+        resource = Resource.from_contents(
+            document, default_specification=_specification(validator_class)
+        )
+        registry = registry.with_resource(_without_empty_fragment(uri), resource)
+    checker = validator_class(
+        metaschema, registry=METASCHEMAS.combine(registry), format_checker=_SCHEMA_FORMAT_CHECKER
+    )
+    for error in checker.iter_errors(schema):
+        raise jsonschema.SchemaError.create_from(error)
 
 
 class CompiledSchema:
@@ -763,15 +864,31 @@ class CompiledSchema:
         validate_formats: bool | None,
         resources: Mapping[str, Any],
     ) -> None:
-        validator_class = _validator_class(schema)
+        # The schema is a JSON value like any other: too deep or beyond 64-bit integers is
+        # `CanonicalizationError`, as in the Rust core, which converts it first.
+        check_value(schema)
+        for document in resources.values():
+            check_value(document)
+        with _deep_recursion(INVALID_SCHEMA, "the schema is nested too deeply to compile"):
+            self._compile(schema, validate_formats, resources)
+
+    def _compile(
+        self, schema: Any, validate_formats: bool | None, resources: Mapping[str, Any]
+    ) -> None:
+        validator_class, metaschema = _dialect(schema, resources)
         try:
-            validator_class.check_schema(schema, format_checker=_SCHEMA_FORMAT_CHECKER)
+            if metaschema is None:
+                validator_class.check_schema(schema, format_checker=_SCHEMA_FORMAT_CHECKER)
+            else:
+                _check_against(metaschema, schema, validator_class, resources)
         except jsonschema.SchemaError as error:
             pointer = _pointer(error.absolute_path)
             raise SchemaCompileError(INVALID_SCHEMA, error.message, pointer) from None
+        vocabularies = _listed_vocabularies(metaschema)
         self._legacy_draft = validator_class in _LEGACY_DRAFTS
         if validate_formats is None:
-            validate_formats = self._legacy_draft
+            # A meta-schema listing the format-assertion vocabulary makes formats assertions.
+            validate_formats = self._legacy_draft or "format-assertion" in (vocabularies or ())
         specification = _specification(validator_class)
         false_schemas = _FalseSchemas()
         # Kept alive with `self`, so the `id()`s in the maps below stay valid.
@@ -798,6 +915,7 @@ class CompiledSchema:
             validator_class,
             validators={
                 **_added_keywords(validator_class),
+                **_vocabulary_keywords(vocabularies),
                 **{
                     keyword: implementation
                     for keyword, implementation in _TIME_LIMITED_KEYWORDS.items()
