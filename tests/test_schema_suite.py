@@ -21,7 +21,6 @@ exceptions to the triples are in ``TRIPLES_DIFFER``.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 from functools import cache
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -192,19 +191,3 @@ INVALID_CASES = [
 def test_backends_report_the_same_error_triples(case: Case) -> None:
     pytest.importorskip("pairling_fast._core", reason="the Rust core is not built")
     assert _triples(_backend.engine("rust"), case) == _triples(_backend.engine("python"), case)
-
-
-def counts(engines: tuple[str, ...] = ENGINES) -> dict[tuple[str, str, str], tuple[int, int]]:
-    """(draft, required|optional, engine) -> (passed, total), for the counts script."""
-    table: dict[tuple[str, str, str], tuple[int, int]] = {}
-    for case in CASES:
-        part = "optional" if case.file.startswith("optional/") else "required"
-        for engine in engines:
-            passed, total = table.get((case.draft, part, engine), (0, 0))
-            ok: Callable[[], bool] = lambda: verdict(engine, case) is case.valid  # noqa: E731
-            try:
-                success = ok()
-            except Exception:  # an engine crashing on a case counts as a failure, as in pytest
-                success = False
-            table[(case.draft, part, engine)] = (passed + success, total + 1)
-    return table

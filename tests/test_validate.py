@@ -342,7 +342,11 @@ def test_unevaluated_properties_match_names_in_bounded_time(backend: _backend.En
     started = time.monotonic()
     [(pointer, schema_pointer, keyword, _)] = compiled.errors({"a" * 32 + "!": 1})
     assert time.monotonic() - started < 10
-    assert (pointer, schema_pointer, keyword) == ("", "/unevaluatedProperties", "unevaluatedProperties")
+    assert (pointer, schema_pointer, keyword) == (
+        "",
+        "/unevaluatedProperties",
+        "unevaluatedProperties",
+    )
 
 
 def test_a_metaschema_from_resources_sets_draft_and_vocabularies(backend: _backend.Engine) -> None:

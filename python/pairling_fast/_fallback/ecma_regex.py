@@ -35,9 +35,7 @@ class EcmaSyntaxError(ValueError):
 
 
 # ECMA-262 `\s`: WhiteSpace (TAB, VT, FF, SP, every Zs, BOM) and LineTerminator.
-_WHITESPACE = (
-    "\\t-\\r \\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff"
-)
+_WHITESPACE = "\\t-\\r \\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff"
 _WHITESPACE_COMPLEMENT = (
     "\\x00-\\x08\\x0e-\\x1f!-\\x9f\\xa1-\\u167f\\u1681-\\u1fff\\u200b-\\u2027\\u202a-\\u202e"
     "\\u2030-\\u205e\\u2060-\\u2fff\\u3001-\\ufefe\\uff00-\\U0010ffff"
@@ -357,7 +355,9 @@ class _Parser:
 
     def property_word(self) -> str:
         start = self.position
-        while (char := self.peek()) is not None and (char.isascii() and (char.isalnum() or char == "_")):
+        while (char := self.peek()) is not None and (
+            char.isascii() and (char.isalnum() or char == "_")
+        ):
             self.position += 1
         if self.position == start:
             raise self.fail()
@@ -423,4 +423,3 @@ def compile_pattern(pattern: str) -> regex.Pattern[str]:
         return regex.compile(translate(pattern, strict=False))
     except regex.error as error:
         raise EcmaSyntaxError(f"invalid regular expression {pattern!r}: {error}") from None
-

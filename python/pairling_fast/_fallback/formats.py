@@ -198,7 +198,9 @@ def _unicode_label_valid(label: str) -> bool:
             return False
         if char == "\u0375" and not (following is not None and "\u0370" <= following <= "\u03ff"):
             return False
-        if char in "\u05f3\u05f4" and not (previous is not None and "\u0590" <= previous <= "\u05ff"):
+        if char in "\u05f3\u05f4" and not (
+            previous is not None and "\u0590" <= previous <= "\u05ff"
+        ):
             return False
         if char == "\u30fb":
             katakana_middle_dot = True
@@ -244,7 +246,9 @@ def is_idn_hostname(hostname: str) -> bool:
     if not all(label and _unicode_label_valid(label) for label in labels):
         return False
     # RFC 5893: in a name with any right-to-left label, every label satisfies the Bidi rule.
-    if any(unicodedata.bidirectional(char) in ("R", "AL", "AN") for label in labels for char in label):
+    if any(
+        unicodedata.bidirectional(char) in ("R", "AL", "AN") for label in labels for char in label
+    ):
         try:
             for label in labels:
                 idna.check_bidi(label, check_ltr=True)
@@ -325,7 +329,9 @@ def _parse_email(address: str) -> tuple[str, str] | None:
         return None
     if domain.startswith("[") and domain.endswith("]"):
         literal = domain[1:-1]
-        if not all("\x21" <= c <= "\x5a" or "\x5e" <= c <= "\x7e" or not c.isascii() for c in literal):
+        if not all(
+            "\x21" <= c <= "\x5a" or "\x5e" <= c <= "\x7e" or not c.isascii() for c in literal
+        ):
             return None
         return local, domain
     for sub in domain.split("."):
@@ -517,12 +523,16 @@ def _authority(text: str, iri: bool) -> bool:
         if close < 0 or not _ip_literal(host_port[1:close]):
             return False
         port = host_port[close + 1 :]
-        return port == "" or (port[0] == ":" and port[1:].isascii() and (port[1:] == "" or port[1:].isdigit()))
+        return port == "" or (
+            port[0] == ":" and port[1:].isascii() and (port[1:] == "" or port[1:].isdigit())
+        )
     host_end = _scan(host_port, 0, "", iri)
     if host_end is None:
         return False
     rest = host_port[host_end:]
-    return rest == "" or (rest[0] == ":" and (rest[1:] == "" or (rest[1:].isascii() and rest[1:].isdigit())))
+    return rest == "" or (
+        rest[0] == ":" and (rest[1:] == "" or (rest[1:].isascii() and rest[1:].isdigit()))
+    )
 
 
 def _uri(text: str, absolute: bool, iri: bool) -> bool:
@@ -547,10 +557,10 @@ def _uri(text: str, absolute: bool, iri: bool) -> bool:
     at = path_end
     for marker in "?#":
         if text.startswith(marker, at):
-            end = _scan(text, at + 1, ":@/?", iri)
-            if end is None:
+            component_end = _scan(text, at + 1, ":@/?", iri)
+            if component_end is None:
                 return False
-            at = end
+            at = component_end
     return at == len(text)
 
 

@@ -13,11 +13,11 @@ import base64
 import binascii
 import json
 import sys
-from decimal import Decimal
-from fractions import Fraction
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from functools import cache, lru_cache
+from decimal import Decimal
+from fractions import Fraction
+from functools import cache
 from importlib import resources as importlib_resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -323,9 +323,7 @@ def _unevaluated_properties_keyword(
         name
         for name in instance
         if name not in evaluated
-        and next(
-            validator.descend(instance[name], unevaluated, path=name, schema_path=name), None
-        )
+        and next(validator.descend(instance[name], unevaluated, path=name, schema_path=name), None)
         is not None
     ]
     if not failed:
@@ -373,6 +371,7 @@ def _additional_properties_keyword(
 # ---------------------------------------------------------------------------------------------
 # Keywords jsonschema-rs asserts where python-jsonschema does not
 
+
 # `contentEncoding` decoders (jsonschema-rs: the `data_encoding` crate's strict, canonical codecs);
 # `None` for text that does not decode.
 def _decoder(
@@ -392,13 +391,23 @@ def _decoder(
     return strict
 
 
+# RFC 4648 §7 in terms of §6 (`base64.b32hexdecode` needs Python 3.10).
+_BASE32HEX_TO_BASE32 = bytes.maketrans(
+    b"0123456789ABCDEFGHIJKLMNOPQRSTUV", b"ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"
+)
+_BASE32_TO_BASE32HEX = bytes.maketrans(
+    b"ABCDEFGHIJKLMNOPQRSTUVWXYZ234567", b"0123456789ABCDEFGHIJKLMNOPQRSTUV"
+)
 _CONTENT_DECODERS: dict[str, Callable[[str], bytes | None]] = {
     "base64": _decoder(lambda raw: base64.b64decode(raw, validate=True), base64.b64encode),
     "base64url": _decoder(
         lambda raw: base64.b64decode(raw, altchars=b"-_", validate=True), base64.urlsafe_b64encode
     ),
     "base32": _decoder(base64.b32decode, base64.b32encode),
-    "base32hex": _decoder(base64.b32hexdecode, base64.b32hexencode),
+    "base32hex": _decoder(
+        lambda raw: base64.b32decode(raw.translate(_BASE32HEX_TO_BASE32)),
+        lambda data: base64.b32encode(data).translate(_BASE32_TO_BASE32HEX),
+    ),
     "base16": _decoder(base64.b16decode, base64.b16encode, bytes.upper),
 }
 
@@ -841,7 +850,8 @@ def _deep_recursion(code: str = INVALID_SCHEMA, message: str = ENDLESS_REFERENCE
 def _check_against(
     metaschema: Any, schema: Any, validator_class: type[Validator], resources: Mapping[str, Any]
 ) -> None:
-    """Raise ``SchemaError`` unless ``schema`` is valid under a meta-schema from ``resources``."""
+    """Raise ``SchemaError`` unless ``schema`` is valid under ``metaschema`` (python-jsonschema's
+    ``check_schema``, with our ``regex`` format and the caller's meta-schemas available)."""
     registry: Registry[Any] = Registry(retrieve=_refuse_retrieval)  # type: ignore[call-arg]
     for uri, document in resources.items():
         resource = Resource.from_contents(
@@ -876,11 +886,12 @@ class CompiledSchema:
         self, schema: Any, validate_formats: bool | None, resources: Mapping[str, Any]
     ) -> None:
         validator_class, metaschema = _dialect(schema, resources)
+        if metaschema is None:
+            metaschema_document = validator_class.META_SCHEMA
+        else:
+            metaschema_document = metaschema
         try:
-            if metaschema is None:
-                validator_class.check_schema(schema, format_checker=_SCHEMA_FORMAT_CHECKER)
-            else:
-                _check_against(metaschema, schema, validator_class, resources)
+            _check_against(metaschema_document, schema, validator_class, resources)
         except jsonschema.SchemaError as error:
             pointer = _pointer(error.absolute_path)
             raise SchemaCompileError(INVALID_SCHEMA, error.message, pointer) from None
@@ -927,7 +938,9 @@ class CompiledSchema:
         self._validator = tuple_aware(
             self._documents[0],
             registry=registry,
-            format_checker=_format_checker(_DRAFT_NAMES[validator_class]) if validate_formats else None,
+            format_checker=_format_checker(_DRAFT_NAMES[validator_class])
+            if validate_formats
+            else None,
         )
 
     def is_valid(self, instance: Any) -> bool:
