@@ -1,4 +1,5 @@
-"""The JSON-Schema-Test-Suite, required and optional tests, on both backends and on jsonschema-rs.
+"""The JSON-Schema-Test-Suite (drafts 4, 6, 7, 2019-09, 2020-12; required and optional tests) on
+both backends and on jsonschema-rs.
 
 Every case runs on three engines: the Rust core, the Python fallback and jsonschema-rs itself (the
 ``jsonschema_rs`` package, the oracle: our Rust core is built on the same crate). A case passes
@@ -13,9 +14,9 @@ assume it; everything else runs with the default (``None``: by draft, ``docs/for
 Remote ``$ref``s (``http://localhost:1234/...``) are served from the suite's ``remotes/`` folder
 through ``resources``; nothing is fetched.
 
-The two backends must also agree with each other on every case, including the known failures, and
-report the same error triples (pointer, schema_pointer, keyword) on every invalid case; the known
-exceptions to the triples are in ``TRIPLES_DIFFER``.
+The two backends must also agree with each other on every case (the known failures included: the
+same error code), and report the same error triples (pointer, schema_pointer, keyword) on every
+invalid case; the known exceptions to the triples are in ``TRIPLES_DIFFER``.
 """
 
 from __future__ import annotations
@@ -28,29 +29,51 @@ from typing import Any, NamedTuple
 import pytest
 
 from pairling_fast import _backend
-from pairling_fast.errors import SchemaCompileError
+from pairling_fast.errors import CanonicalizationError, SchemaCompileError
 
 SUITE = Path(__file__).with_name("data") / "JSON-Schema-Test-Suite"
 REMOTE_BASE = "http://localhost:1234/"
 # The suite's schemas leave `$schema` out: the folder names the draft.
 DIALECTS = {
+    "draft4": "http://json-schema.org/draft-04/schema#",
+    "draft6": "http://json-schema.org/draft-06/schema#",
     "draft7": "http://json-schema.org/draft-07/schema#",
+    "draft2019-09": "https://json-schema.org/draft/2019-09/schema",
     "draft2020-12": "https://json-schema.org/draft/2020-12/schema",
 }
 ENGINES = ("rust", "python", "jsonschema_rs")
 ORACLE = "jsonschema_rs"
 
 _BOTH = frozenset({"rust", "python"})
-_ALL = frozenset(ENGINES)
-_PYTHON = frozenset({"python"})
 
+_BIGNUM = (
+    "integers beyond 64 bits are outside pairling_fast's value model (docs/limits.md): "
+    "CanonicalizationError PF005 on both backends, where jsonschema-rs reads them as floats"
+)
 # (draft, file, group description, test description or None for the whole group) -> the engines a
 # case fails on, and why.
-KNOWN_FAILURES: dict[tuple[str, str, str, str | None], tuple[frozenset[str], str]] = {}
+KNOWN_FAILURES: dict[tuple[str, str, str, str | None], tuple[frozenset[str], str]] = {
+    **{
+        (draft, "optional/bignum.json", group, description): (_BOTH, _BIGNUM)
+        for draft in DIALECTS
+        for group, description in [
+            ("integer", "a bignum is an integer"),
+            ("integer", "a negative bignum is an integer"),
+            ("number", "a bignum is a number"),
+            ("number", "a negative bignum is a number"),
+            ("string", "a bignum is not a string"),
+            ("minimum integer comparison", "comparison works for very negative numbers"),
+        ]
+    },
+}
 # Same validity, different errors: python-jsonschema does not report `unevaluatedProperties`
-# next to a failing `oneOf` here, jsonschema-rs does.
+# next to a failing `oneOf` here, jsonschema-rs does; and in draft 4, jsonschema-rs reports only
+# `multipleOf` for 1e308 against `{"type": "integer", "multipleOf": 0.123456789}`, python-jsonschema
+# `type` too.
 TRIPLES_DIFFER = {
+    ("draft2019-09", "unevaluatedProperties.json", "dynamic evalation inside nested refs"),
     ("draft2020-12", "unevaluatedProperties.json", "dynamic evalation inside nested refs"),
+    ("draft4", "multipleOf.json", "float division = inf"),
 }
 
 
@@ -112,7 +135,7 @@ def known_failure(case: Case) -> tuple[frozenset[str], str] | None:
 
 
 def verdict(engine: str, case: Case) -> bool | str:
-    """The engine's verdict on the case's instance, or the code of the compile error."""
+    """The engine's verdict on the case's instance, or the code of the error it raises."""
     if engine == ORACLE:
         import jsonschema_rs
 
@@ -127,10 +150,10 @@ def verdict(engine: str, case: Case) -> bool | str:
         compiled = _backend.engine(engine).compile_schema(
             case.schema, case.validate_formats, remotes()
         )
-    except SchemaCompileError as error:
+        valid = compiled.is_valid(case.data)
+        assert (not compiled.errors(case.data)) is valid
+    except (SchemaCompileError, CanonicalizationError) as error:
         return error.code
-    valid = compiled.is_valid(case.data)
-    assert (not compiled.errors(case.data)) is valid
     return valid
 
 
@@ -167,8 +190,11 @@ def test_suite_case(case: Case, engine: str) -> None:
     assert verdict(engine, case) is case.valid
 
 
-@pytest.mark.parametrize("case", CASES, ids=case_id)
-def test_backends_agree(case: Case) -> None:
+@pytest.mark.parametrize(
+    "case", [case for case in CASES if known_failure(case) is not None], ids=case_id
+)
+def test_backends_agree_where_they_fail(case: Case) -> None:
+    # Elsewhere both match the suite's verdict, so they agree.
     pytest.importorskip("pairling_fast._core", reason="the Rust core is not built")
     assert verdict("rust", case) == verdict("python", case)
 

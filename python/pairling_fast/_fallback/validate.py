@@ -277,12 +277,16 @@ def _evaluated_property_names(validator: Any, instance: Mapping[str, Any], schem
     if not isinstance(schema, dict):
         return set()
     evaluated: set[str] = set()
-    for keyword in ("$ref", "$dynamicRef"):
+    for keyword in ("$ref", "$dynamicRef", "$recursiveRef"):
         reference = schema.get(keyword)
-        if isinstance(reference, str):
+        if not isinstance(reference, str):
+            continue
+        if keyword == "$recursiveRef":
+            resolved = referencing.jsonschema.lookup_recursive_ref(validator._resolver)
+        else:
             resolved = validator._resolver.lookup(reference)
-            target = validator.evolve(schema=resolved.contents, _resolver=resolved.resolver)
-            evaluated |= _evaluated_property_names(target, instance, resolved.contents)
+        target = validator.evolve(schema=resolved.contents, _resolver=resolved.resolver)
+        evaluated |= _evaluated_property_names(target, instance, resolved.contents)
     properties = schema.get("properties")
     if isinstance(properties, dict):
         evaluated |= properties.keys() & instance.keys()
@@ -695,8 +699,25 @@ class _RemoteRefRefused(Exception):
     """Raised by the registry's retriever: nothing is ever fetched."""
 
 
-def _refuse_retrieval(uri: str) -> Resource[Any]:
-    raise _RemoteRefRefused(f"remote $ref refused (no network): {uri}")
+def _resource_registry(
+    documents: Mapping[str, Any], specification: referencing.Specification[Any]
+) -> Registry[Any]:
+    """The caller's ``resources`` (URI -> document), served when a ``$ref`` names one, as the Rust
+    core's retriever does (registering them all up front would crawl documents of other drafts);
+    any other URI is refused."""
+    by_uri = {_without_empty_fragment(uri): document for uri, document in documents.items()}
+
+    def retrieve(uri: str) -> Resource[Any]:
+        document = by_uri.get(_without_empty_fragment(uri), _REFUSED)
+        if document is _REFUSED:
+            raise _RemoteRefRefused(f"remote $ref refused (no network): {uri}")
+        return Resource.from_contents(document, default_specification=specification)
+
+    # `retrieve` is the documented alias of an attrs field mypy's plugin does not see.
+    return Registry(retrieve=retrieve)  # type: ignore[call-arg]
+
+
+_REFUSED: Any = object()
 
 
 def _unresolvable_reason(error: BaseException) -> str:
@@ -852,12 +873,7 @@ def _check_against(
 ) -> None:
     """Raise ``SchemaError`` unless ``schema`` is valid under ``metaschema`` (python-jsonschema's
     ``check_schema``, with our ``regex`` format and the caller's meta-schemas available)."""
-    registry: Registry[Any] = Registry(retrieve=_refuse_retrieval)  # type: ignore[call-arg]
-    for uri, document in resources.items():
-        resource = Resource.from_contents(
-            document, default_specification=_specification(validator_class)
-        )
-        registry = registry.with_resource(_without_empty_fragment(uri), resource)
+    registry = _resource_registry(resources, _specification(validator_class))
     checker = validator_class(
         metaschema, registry=METASCHEMAS.combine(registry), format_checker=_SCHEMA_FORMAT_CHECKER
     )
@@ -904,13 +920,11 @@ class CompiledSchema:
         false_schemas = _FalseSchemas()
         # Kept alive with `self`, so the `id()`s in the maps below stay valid.
         self._documents = [false_schemas.replace(_fresh_copy(schema))]
-        # `retrieve` is the documented alias of an attrs field mypy's plugin does not see.
-        registry: Registry[Any] = Registry(retrieve=_refuse_retrieval)  # type: ignore[call-arg]
+        prepared = {}
         for uri, document in resources.items():
-            document = false_schemas.replace(_fresh_copy(document))
-            self._documents.append(document)
-            resource = Resource.from_contents(document, default_specification=specification)
-            registry = registry.with_resource(_without_empty_fragment(uri), resource)
+            prepared[uri] = false_schemas.replace(_fresh_copy(document))
+            self._documents.append(prepared[uri])
+        registry = _resource_registry(prepared, specification)
         root = Resource.from_contents(self._documents[0], default_specification=specification)
         resolver = METASCHEMAS.combine(registry).resolver_with_root(root)
         _resolve_every_ref(root, resolver, specification, set())
@@ -978,12 +992,20 @@ class CompiledSchema:
 
     def _keyword(self, error: jsonschema.ValidationError) -> str:
         """python-jsonschema reports an array with no match at all under ``contains`` even when
-        ``minContains``/``maxContains`` is present; jsonschema-rs reports it at that keyword."""
+        ``minContains``/``maxContains`` is present, and draft 4's exclusive bounds at
+        ``maximum``/``minimum``; jsonschema-rs reports them at ``minContains``/``maxContains`` and
+        ``exclusiveMaximum``/``exclusiveMinimum``."""
         keyword = str(error.validator)
-        if keyword == "contains" and not self._legacy_draft and isinstance(error.schema, dict):
+        if not isinstance(error.schema, dict):
+            return keyword
+        if keyword == "contains" and not self._legacy_draft:
             for bound in ("minContains", "maxContains"):
                 if bound in error.schema:
                     return bound
+        if keyword in ("maximum", "minimum"):
+            exclusive = f"exclusive{keyword[0].upper()}{keyword[1:]}"
+            if error.schema.get(exclusive) is True:
+                return exclusive
         return keyword
 
 
