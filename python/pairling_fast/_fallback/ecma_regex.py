@@ -12,13 +12,14 @@ module with the same meanings (docs/formats.md, "Patterns"):
 - ``$`` is the end of the input only, never before a trailing newline;
 - ``\\cX`` is a control character; ``\\uXXXX`` (a surrogate pair joined), ``\\u{X…}``, ``\\xXX``;
 - ``(?<name>…)`` and ``\\k<name>`` are named groups; look-behind may have any length;
-- ``[]`` matches nothing, ``[^]`` any character.
+- ``[]`` matches nothing, ``[^]`` any character (in the ``regex`` format; in ``pattern``, as in
+  the Rust core, a ``]`` first in a class is a literal, so ``[]a]`` is a class of two).
 
 ``translate(pattern, strict=True)`` accepts exactly the grammar ``is_valid_ecma_regex`` accepts
 (the ``regex`` format). ``strict=False`` is for ``pattern`` keywords, which jsonschema-rs compiles
 with a laxer engine (fancy-regex, for what it cannot translate): a count after a quantifier is
 plain text (``a{2}{3}`` matches ``"aa{3}"``), Rust's inline flag groups (``(?i)``) and ``\\A``,
-``\\z`` are accepted.
+``\\z`` are accepted, and ``\\k<name>`` is not.
 """
 
 from __future__ import annotations
@@ -80,7 +81,7 @@ class _Parser:
         self.frames: list[tuple[str, int, list[str], list[str]]] = [("root", 0, [], [])]
         # Where the last atom (or group) begins in `out`, for a quantifier to apply to.
         self.atom_start = 0
-        self.previous = "nothing"  # nothing | atom | assertion | quantifier
+        self.previous = "nothing"  # nothing | atom | assertion | lookaround | quantifier
         self.capturing_groups = 0
         self.largest_backreference = 0
         self.declared: list[str] = []
@@ -109,6 +110,11 @@ class _Parser:
     def expect(self, expected: str) -> None:
         if not self.eat(expected):
             raise self.fail()
+
+    def assertion(self, text: str) -> None:
+        self.atom_start = len(self.out)
+        self.out.append(text)
+        self.previous = "assertion"
 
     def atom(self, text: str) -> None:
         self.atom_start = len(self.out)
@@ -140,13 +146,11 @@ class _Parser:
                 else:
                     self.quantified(text)
             elif char in "}]":
-                raise self.fail()
-            elif char == "^":
-                self.out.append("^")
-                self.previous = "assertion"
-            elif char == "$":
-                self.out.append("\\Z")
-                self.previous = "assertion"
+                if self.strict:
+                    raise self.fail()
+                self.atom(_literal(ord(char)))  # a literal to the Rust core's engine
+            elif char in "^$":
+                self.assertion("^" if char == "^" else "\\Z")
             elif char == "\\":
                 self.atom_escape()
             elif char == "[":
@@ -165,7 +169,11 @@ class _Parser:
         return "".join(self.out)
 
     def quantified(self, quantifier: str) -> None:
-        if self.previous != "atom":
+        if self.previous == "assertion" and not self.strict:
+            # The Rust core's engine repeats an assertion (`^+`); the `regex` module wants a group.
+            self.out.insert(self.atom_start, "(?:")
+            self.out.append(")")
+        elif self.previous != "atom":
             raise self.fail()
         lazy = "?" if self.eat("?") else ""
         self.out.append(quantifier + lazy)
@@ -242,7 +250,7 @@ class _Parser:
         self.frames[-1][2].extend(current + finished)
         self.out.append(")")
         self.atom_start = start
-        self.previous = "assertion" if kind == "lookaround" else "atom"
+        self.previous = "lookaround" if kind == "lookaround" else "atom"
 
     def declare(self, name: str) -> None:
         if any(name in frame[2] for frame in self.frames):
@@ -272,13 +280,14 @@ class _Parser:
         char = self.bump()
         if char in "bB" or (char in "Az" and not self.strict):
             # `\A` and `\z` are the Rust engine's assertions for the start and end of the text.
-            self.out.append("\\Z" if char == "z" else f"\\{char}")
-            self.previous = "assertion"
+            self.assertion("\\Z" if char == "z" else f"\\{char}")
         elif char in _CLASS_ESCAPES:
             self.atom(f"[{_CLASS_ESCAPES[char]}]")
         elif char in "pP":
             self.atom(f"\\{char}{self.unicode_property()}")
         elif char == "k":
+            if not self.strict:  # the Rust core's engines have no `\k<name>`
+                raise self.fail()
             self.expect("<")
             name = self.group_name()
             self.referenced.append(name)
@@ -300,8 +309,9 @@ class _Parser:
                 raise self.fail()
             return ord(letter) % 32
         if char == "0":
-            if (following := self.peek()) is not None and following in "0123456789":
-                raise self.fail()
+            following = self.peek()
+            if not self.strict or (following is not None and following in "0123456789"):
+                raise self.fail()  # the Rust core's engines refuse `\0` (an octal escape)
             return 0
         if char == "x":
             return self.hex_digit() * 16 + self.hex_digit()
@@ -367,6 +377,9 @@ class _Parser:
         """A class, the ``[`` consumed; returns its translation."""
         negated = self.eat("^")
         items: list[str] = []
+        if not self.strict and self.eat("]"):
+            # The Rust core's engine reads a `]` first in a class as itself: `[]a]`, and no `[]`.
+            items.append(_literal(ord("]")))
         while not self.eat("]"):
             start, start_text = self.class_atom()
             if self.peek() == "-" and self.peek(1) != "]":
@@ -388,6 +401,8 @@ class _Parser:
             return ord(char), _literal(ord(char))
         char = self.bump()
         if char == "b":
+            if not self.strict:
+                raise self.fail()  # the Rust core's engines refuse `[\b]`
             return 0x08, _literal(0x08)
         if char == "-":
             return ord("-"), _literal(ord("-"))
