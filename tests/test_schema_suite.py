@@ -134,6 +134,26 @@ def known_failure(case: Case) -> tuple[frozenset[str], str] | None:
     ) or KNOWN_FAILURES.get((case.draft, case.file, case.group, None))
 
 
+_COMPILED: dict[tuple[str, int, bool | None], _backend.CompiledSchema | SchemaCompileError] = {}
+
+
+def _compiled(engine: str, case: Case) -> _backend.CompiledSchema:
+    """The case's schema compiled on a backend, once per group (the cases of a group share their
+    schema object, which keeps the ``id`` valid), to keep the suite's run time down."""
+    key = (engine, id(case.schema), case.validate_formats)
+    if key not in _COMPILED:
+        try:
+            _COMPILED[key] = _backend.engine(engine).compile_schema(
+                case.schema, case.validate_formats, remotes()
+            )
+        except SchemaCompileError as error:
+            _COMPILED[key] = error
+    compiled = _COMPILED[key]
+    if isinstance(compiled, SchemaCompileError):
+        raise compiled
+    return compiled
+
+
 def verdict(engine: str, case: Case) -> bool | str:
     """The engine's verdict on the case's instance, or the code of the error it raises."""
     if engine == ORACLE:
@@ -147,9 +167,7 @@ def verdict(engine: str, case: Case) -> bool | str:
             return "compile error"
         return bool(oracle.is_valid(case.data))
     try:
-        compiled = _backend.engine(engine).compile_schema(
-            case.schema, case.validate_formats, remotes()
-        )
+        compiled = _compiled(engine, case)
         valid = compiled.is_valid(case.data)
         assert (not compiled.errors(case.data)) is valid
     except (SchemaCompileError, CanonicalizationError) as error:
@@ -199,8 +217,8 @@ def test_backends_agree_where_they_fail(case: Case) -> None:
     assert verdict("rust", case) == verdict("python", case)
 
 
-def _triples(engine: _backend.Engine, case: Case) -> list[tuple[str, str, str]]:
-    errors = engine.compile_schema(case.schema, case.validate_formats, remotes()).errors(case.data)
+def _triples(engine: str, case: Case) -> list[tuple[str, str, str]]:
+    errors = _compiled(engine, case).errors(case.data)
     return [(pointer, schema_pointer, keyword) for pointer, schema_pointer, keyword, _ in errors]
 
 
@@ -216,4 +234,4 @@ INVALID_CASES = [
 @pytest.mark.parametrize("case", INVALID_CASES, ids=case_id)
 def test_backends_report_the_same_error_triples(case: Case) -> None:
     pytest.importorskip("pairling_fast._core", reason="the Rust core is not built")
-    assert _triples(_backend.engine("rust"), case) == _triples(_backend.engine("python"), case)
+    assert _triples("rust", case) == _triples("python", case)
