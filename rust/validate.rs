@@ -57,15 +57,27 @@ impl SchemaValidator {
             .map(|(uri, document)| (without_empty_fragment(uri).to_owned(), document.clone()))
             .collect();
         let draft = draft_of(schema, &resources);
+        let vocabularies = listed_vocabularies(schema, &resources);
+        let listed = |name: &str| {
+            vocabularies
+                .as_ref()
+                .map(|names| names.iter().any(|listed| listed == name))
+        };
+        // A meta-schema that lists the format-assertion vocabulary (required or optional) makes
+        // `format` an assertion by default (2020-12 validation §7.2.2), as in jsonschema-rs.
         let asserts_formats = opts.validate_formats.unwrap_or_else(|| {
-            draft_asserts_formats(draft) || vocabulary_asserts_formats(schema, &resources)
+            draft_asserts_formats(draft) || listed("format-assertion") == Some(true)
         });
+        // Our `multipleOf` replaces the crate's, unless the meta-schema turns validation off.
+        let validates = listed("validation") != Some(false);
         let mut options = jsonschema::options()
-            .with_retriever(ResourceRetriever { resources })
             .should_validate_formats(asserts_formats)
-            .with_keyword("multipleOf", |_parent, value, _location| {
+            .with_retriever(ResourceRetriever { resources });
+        if validates {
+            options = options.with_keyword("multipleOf", |_parent, value, _location| {
                 multiple_of_keyword(value)
             });
+        }
         if asserts_formats {
             // Our `format` keyword: our checks where docs/formats.md defines them, the crate's own
             // check for every other format it knows under the schema's draft.
@@ -152,17 +164,18 @@ fn draft_of(schema: &Value, resources: &HashMap<String, Value>) -> Draft {
     Draft::default()
 }
 
-/// A meta-schema that lists the format-assertion vocabulary (required or optional) makes `format`
-/// an assertion by default (JSON Schema 2020-12 validation §7.2.2), as in jsonschema-rs.
-fn vocabulary_asserts_formats(schema: &Value, resources: &HashMap<String, Value>) -> bool {
-    custom_metaschema(schema, resources)
-        .and_then(|metaschema| metaschema.get("$vocabulary"))
-        .and_then(Value::as_object)
-        .is_some_and(|vocabularies| {
-            vocabularies
-                .keys()
-                .any(|uri| uri.ends_with("/vocab/format-assertion"))
-        })
+/// The vocabulary names (`…/vocab/<name>`) listed by `$schema`'s meta-schema from `resources`;
+/// `None` when it does not list any (all of its draft's apply).
+fn listed_vocabularies(schema: &Value, resources: &HashMap<String, Value>) -> Option<Vec<String>> {
+    let vocabularies = custom_metaschema(schema, resources)?
+        .get("$vocabulary")?
+        .as_object()?;
+    Some(
+        vocabularies
+            .keys()
+            .map(|uri| uri.rsplit("/vocab/").next().unwrap_or_default().to_owned())
+            .collect(),
+    )
 }
 
 fn draft_asserts_formats(draft: Draft) -> bool {
@@ -785,8 +798,11 @@ mod tests {
         let resources = HashMap::from([("https://example.com/meta".to_owned(), metaschema)]);
         let schema = json!({"$schema": "https://example.com/meta#", "format": "ipv4"});
         assert_eq!(draft_of(&schema, &resources), Draft::Draft202012);
-        assert!(vocabulary_asserts_formats(&schema, &resources));
-        assert!(!vocabulary_asserts_formats(&schema, &HashMap::new()));
+        assert_eq!(
+            listed_vocabularies(&schema, &resources),
+            Some(vec!["core".to_owned(), "format-assertion".to_owned()])
+        );
+        assert_eq!(listed_vocabularies(&schema, &HashMap::new()), None);
         let draft4 = json!({"$schema": "http://json-schema.org/draft-04/schema#"});
         assert_eq!(draft_of(&draft4, &resources), Draft::Draft4);
     }
