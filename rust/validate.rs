@@ -6,9 +6,8 @@ use std::collections::HashMap;
 use std::sync::OnceLock;
 
 use jsonschema::error::ValidationErrorKind;
-use jsonschema::paths::Location;
 use jsonschema::{Draft, Keyword, Retrieve, Uri, ValidationError, Validator};
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 /// One reason an instance does not match a schema.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -52,23 +51,39 @@ pub struct SchemaValidator {
 
 impl SchemaValidator {
     pub fn compile(schema: &Value, opts: &CompileOptions) -> Result<Self, CompileError> {
-        let asserts_formats = opts
-            .validate_formats
-            .unwrap_or_else(|| draft_asserts_formats(Draft::default().detect(schema)));
-        let retriever = ResourceRetriever {
-            resources: opts
-                .resources
-                .iter()
-                .map(|(uri, document)| (without_empty_fragment(uri).to_owned(), document.clone()))
-                .collect(),
+        let resources: HashMap<String, Value> = opts
+            .resources
+            .iter()
+            .map(|(uri, document)| (without_empty_fragment(uri).to_owned(), document.clone()))
+            .collect();
+        let draft = draft_of(schema, &resources);
+        let vocabularies = listed_vocabularies(schema, &resources);
+        let listed = |name: &str| {
+            vocabularies
+                .as_ref()
+                .map(|names| names.iter().any(|listed| listed == name))
         };
+        // A meta-schema that lists the format-assertion vocabulary (required or optional) makes
+        // `format` an assertion by default (2020-12 validation §7.2.2), as in jsonschema-rs.
+        let asserts_formats = opts.validate_formats.unwrap_or_else(|| {
+            draft_asserts_formats(draft) || listed("format-assertion") == Some(true)
+        });
+        // Our `multipleOf` replaces the crate's, unless the meta-schema turns validation off.
+        let validates = listed("validation") != Some(false);
         let mut options = jsonschema::options()
-            .with_retriever(retriever)
-            .should_validate_formats(asserts_formats);
+            .should_validate_formats(asserts_formats)
+            .with_retriever(ResourceRetriever { resources });
+        if validates {
+            options = options.with_keyword("multipleOf", |_parent, value, _location| {
+                multiple_of_keyword(value)
+            });
+        }
         if asserts_formats {
-            // A custom `format` keyword replaces the crate's built-in one entirely, so exactly the
-            // formats documented in docs/formats.md are checked, as in the Python backend.
-            options = options.with_keyword("format", format_keyword);
+            // Our `format` keyword: our checks where docs/formats.md defines them, the crate's own
+            // check for every other format it knows under the schema's draft.
+            options = options.with_keyword("format", move |_parent, value, _location| {
+                format_keyword(draft, value)
+            });
         }
         options
             .build(schema)
@@ -120,6 +135,47 @@ fn reported_keyword<'e>(kind: &'e ValidationErrorKind, schema_pointer: &'e str) 
         ValidationErrorKind::FalseSchema => kind.keyword(),
         _ => schema_pointer.rsplit('/').next().unwrap_or_default(),
     }
+}
+
+/// `$schema`'s meta-schema, when the caller supplied it in `resources`.
+fn custom_metaschema<'r>(
+    schema: &Value,
+    resources: &'r HashMap<String, Value>,
+) -> Option<&'r Value> {
+    let uri = schema.get("$schema")?.as_str()?;
+    resources.get(without_empty_fragment(uri))
+}
+
+/// The draft a schema is written in: the one its `$schema` names, or, for a meta-schema supplied in
+/// `resources`, the draft that meta-schema is written in (followed a few levels deep); 2020-12
+/// without `$schema`, as in jsonschema-rs.
+fn draft_of(schema: &Value, resources: &HashMap<String, Value>) -> Draft {
+    let mut current = schema;
+    for _ in 0..8 {
+        match Draft::default().detect(current) {
+            Draft::Unknown => {}
+            known => return known,
+        }
+        match custom_metaschema(current, resources) {
+            Some(metaschema) => current = metaschema,
+            None => break,
+        }
+    }
+    Draft::default()
+}
+
+/// The vocabulary names (`…/vocab/<name>`) listed by `$schema`'s meta-schema from `resources`;
+/// `None` when it does not list any (all of its draft's apply).
+fn listed_vocabularies(schema: &Value, resources: &HashMap<String, Value>) -> Option<Vec<String>> {
+    let vocabularies = custom_metaschema(schema, resources)?
+        .get("$vocabulary")?
+        .as_object()?;
+    Some(
+        vocabularies
+            .keys()
+            .map(|uri| uri.rsplit("/vocab/").next().unwrap_or_default().to_owned())
+            .collect(),
+    )
 }
 
 fn draft_asserts_formats(draft: Draft) -> bool {
@@ -227,7 +283,10 @@ fn integral_value(number: &serde_json::Number) -> Option<i128> {
 
 struct FormatKeyword {
     name: String,
-    check: Option<FormatCheck>,
+    ours: Option<FormatCheck>,
+    /// jsonschema-rs's own check, as a validator of `{"format": name}` under the schema's draft
+    /// (its format checks are not public API); `None` where ours applies.
+    builtin: Option<Validator>,
 }
 
 impl<'i> Keyword<'i> for FormatKeyword {
@@ -243,20 +302,35 @@ impl<'i> Keyword<'i> for FormatKeyword {
     }
 
     fn is_valid(&self, instance: &'i Value) -> bool {
-        self.check.map_or(true, |check| check.accepts(instance))
+        match (&self.ours, &self.builtin) {
+            (Some(check), _) => check.accepts(instance),
+            (None, Some(builtin)) => builtin.is_valid(instance),
+            (None, None) => true,
+        }
     }
 }
 
 fn format_keyword<'a>(
-    _parent: &'a Map<String, Value>,
+    draft: Draft,
     value: &'a Value,
-    _location: Location,
 ) -> Result<Box<dyn for<'i> Keyword<'i>>, ValidationError<'a>> {
     // The meta-schema has already required a string; a non-string is left to it.
     let name = value.as_str().unwrap_or_default();
+    let ours = FormatCheck::by_name(name);
+    let builtin = match ours {
+        Some(_) => None,
+        None => Some(
+            jsonschema::options()
+                .with_draft(draft)
+                .should_validate_formats(true)
+                .build(&serde_json::json!({ "format": name }))
+                .map_err(ValidationError::to_owned)?,
+        ),
+    };
     Ok(Box::new(FormatKeyword {
         name: name.to_owned(),
-        check: FormatCheck::by_name(name),
+        ours,
+        builtin,
     }))
 }
 
@@ -356,6 +430,104 @@ fn is_date_time(text: &str) -> bool {
         && text.is_char_boundary(10)
         && is_date(&text[..10])
         && is_time(&text[11..])
+}
+
+// ---------------------------------------------------------------------------------------------
+// multipleOf (docs/formats.md, "Numbers")
+
+/// A JSON number as `mantissa * 10^exponent`, read from its shortest round-trip decimal form
+/// (the digits JSON text would show); the sign is dropped, divisibility does not depend on it.
+fn decimal_parts(number: &serde_json::Number) -> Option<(u64, i32)> {
+    if let Some(value) = number.as_u64() {
+        return Some((value, 0));
+    }
+    if let Some(value) = number.as_i64() {
+        return Some((value.unsigned_abs(), 0));
+    }
+    let text = format!("{:e}", number.as_f64()?.abs());
+    let (digits, exponent) = text.split_once('e')?;
+    let (whole, fraction) = digits.split_once('.').unwrap_or((digits, ""));
+    let mantissa = format!("{whole}{fraction}").parse().ok()?;
+    let exponent: i32 = exponent.parse().ok()?;
+    Some((mantissa, exponent - i32::try_from(fraction.len()).ok()?))
+}
+
+/// `10^exponent mod modulus`, by square-and-multiply (exact at any exponent).
+fn pow10_mod(mut exponent: u32, modulus: u128) -> u128 {
+    let (mut result, mut base) = (1 % modulus, 10 % modulus);
+    while exponent > 0 {
+        if exponent & 1 == 1 {
+            result = result * base % modulus;
+        }
+        base = base * base % modulus;
+        exponent >>= 1;
+    }
+    result
+}
+
+/// Whether `value / multiple` is an integer, in exact decimal arithmetic on the two numbers as
+/// written: `0.07` is a multiple of `0.01`, `1e308` of `1e-308`. jsonschema-rs answers most cases
+/// the same way but falls back to approximate binary fractions for extreme exponents; this rule is
+/// exact everywhere and the Python backend implements the same one.
+fn is_multiple_of(value: &serde_json::Number, multiple: &serde_json::Number) -> bool {
+    let (Some((a, p)), Some((b, q))) = (decimal_parts(value), decimal_parts(multiple)) else {
+        return false;
+    };
+    if a == 0 {
+        return true;
+    }
+    if b == 0 {
+        return false;
+    }
+    let (a, b) = (u128::from(a), u128::from(b));
+    let shift = i64::from(p) - i64::from(q);
+    if shift >= 0 {
+        // b divides a * 10^shift.
+        let shift = u32::try_from(shift).unwrap_or(u32::MAX);
+        (a % b) * pow10_mod(shift, b) % b == 0
+    } else {
+        // b * 10^-shift divides a, which has at most 20 digits.
+        u32::try_from(-shift)
+            .ok()
+            .and_then(|places| 10_u128.checked_pow(places))
+            .and_then(|scale| scale.checked_mul(b))
+            .is_some_and(|divisor| a % divisor == 0)
+    }
+}
+
+struct MultipleOfKeyword {
+    multiple: serde_json::Number,
+}
+
+impl<'i> Keyword<'i> for MultipleOfKeyword {
+    fn validate(&self, instance: &'i Value) -> Result<(), ValidationError<'i>> {
+        if Keyword::is_valid(self, instance) {
+            Ok(())
+        } else {
+            Err(ValidationError::custom(format!(
+                "{instance} is not a multiple of {}",
+                self.multiple
+            )))
+        }
+    }
+
+    fn is_valid(&self, instance: &'i Value) -> bool {
+        match instance {
+            Value::Number(value) => is_multiple_of(value, &self.multiple),
+            _ => true,
+        }
+    }
+}
+
+fn multiple_of_keyword<'a>(
+    value: &'a Value,
+) -> Result<Box<dyn for<'i> Keyword<'i>>, ValidationError<'a>> {
+    // The meta-schema has already required a number greater than 0.
+    let multiple = value
+        .as_number()
+        .cloned()
+        .unwrap_or_else(|| serde_json::Number::from(1));
+    Ok(Box::new(MultipleOfKeyword { multiple }))
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -745,6 +917,65 @@ mod tests {
             triples(&action_result.violations(&result)),
             [("/status", "/definitions/ActionStatus/enum", "enum")]
         );
+    }
+
+    #[test]
+    fn multiple_of_is_exact_decimal_arithmetic() {
+        let multiple = |value: Value, of: Value| {
+            is_multiple_of(value.as_number().unwrap(), of.as_number().unwrap())
+        };
+        assert!(multiple(json!(0.07), json!(0.01)));
+        assert!(multiple(json!(1e308), json!(1e-308)));
+        assert!(!multiple(json!(1e-308), json!(1e308)));
+        assert!(multiple(json!(12391239123_u64), json!(1e-8)));
+        assert!(!multiple(json!(1e308), json!(0.123456789)));
+        assert!(multiple(json!(0.0075), json!(0.0001)));
+        assert!(!multiple(json!(0.00751), json!(0.0001)));
+        assert!(multiple(json!(-12), json!(4)));
+        assert!(!multiple(json!(u64::MAX), json!(2)));
+        assert!(multiple(json!(0), json!(0.3)));
+        assert!(multiple(json!(4.5), json!(1.5)));
+        assert!(!multiple(json!(35), json!(1.5)));
+    }
+
+    #[test]
+    fn custom_metaschemas_follow_their_draft_and_vocabulary() {
+        let metaschema = json!({
+            "$schema": "https://json-schema.org/draft/2020-12/schema",
+            "$id": "https://example.com/meta",
+            "$vocabulary": {
+                "https://json-schema.org/draft/2020-12/vocab/core": true,
+                "https://json-schema.org/draft/2020-12/vocab/format-assertion": false,
+            },
+        });
+        let resources = HashMap::from([("https://example.com/meta".to_owned(), metaschema)]);
+        let schema = json!({"$schema": "https://example.com/meta#", "format": "ipv4"});
+        assert_eq!(draft_of(&schema, &resources), Draft::Draft202012);
+        assert_eq!(
+            listed_vocabularies(&schema, &resources),
+            Some(vec!["core".to_owned(), "format-assertion".to_owned()])
+        );
+        assert_eq!(listed_vocabularies(&schema, &HashMap::new()), None);
+        let draft4 = json!({"$schema": "http://json-schema.org/draft-04/schema#"});
+        assert_eq!(draft_of(&draft4, &resources), Draft::Draft4);
+    }
+
+    #[test]
+    fn crate_formats_under_the_schema_draft() {
+        let draft7 = json!({"$schema": "http://json-schema.org/draft-07/schema#"});
+        let check = |schema: &Value, format: &str, instance: Value| {
+            let mut schema = schema.clone();
+            schema["format"] = json!(format);
+            compile(schema, Some(true)).unwrap().is_valid(&instance)
+        };
+        assert!(!check(&draft7, "ipv4", json!("1.2.3")));
+        assert!(!check(&draft7, "email", json!("no-at-sign")));
+        assert!(check(&draft7, "ipv4", json!(5)));
+        // `uuid` and `duration` are 2019-09 formats: unknown to draft 7, so not asserted there.
+        assert!(check(&draft7, "uuid", json!("nope")));
+        assert!(!check(&json!({}), "uuid", json!("nope")));
+        // Ours on top: integer formats on numbers.
+        assert!(!check(&draft7, "uint8", json!(256)));
     }
 
     #[test]

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import json
+import random
+import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from pairling_fast import _backend
-from pairling_fast.errors import SchemaCompileError
+from pairling_fast.errors import CanonicalizationError, SchemaCompileError
 
 DRAFT7 = "http://json-schema.org/draft-07/schema#"
 DRAFT2020 = "https://json-schema.org/draft/2020-12/schema"
@@ -203,3 +205,201 @@ def test_violations_locate_the_keyword_behind_refs(backend: _backend.Engine) -> 
     assert [(p, s, k) for p, s, k, _ in errors] == [
         ("/status", "/definitions/ActionStatus/enum", "enum")
     ]
+
+
+# ---------------------------------------------------------------------------------------------
+# Issue #17: the two backends agree with jsonschema-rs beyond the test suite's cases.
+
+
+@pytest.mark.parametrize(
+    ("pattern", "text", "valid"),
+    [
+        ("^\\d$", "7", True),
+        ("^\\d$", "\u07c0", False),  # NKO digit zero: not an ECMA-262 \d
+        ("^\\w+$", "\u00e9t\u00e9", False),
+        ("^\\s$", "\u2003", True),  # an em space is ECMA-262 white space
+        ("^\\s$", "\u0085", False),  # NEL is not
+        ("^[a-z]+$", "ab\n", False),  # $ never matches before a trailing newline
+        ("^[a-z]+$", "ab", True),
+        ("^.$", "\r", False),  # . excludes every line terminator
+        ("^\\cC$", "\u0003", True),
+        ("(?<=a+)b", "aab", True),  # look-behind of any length
+        ("(?<=a+)b", "cb", False),
+        ("^a{2}{3}$", "aa{3}", True),  # a count after a quantifier is text, as in the Rust core
+        ("^a{2}{3}$", "aaaaaa", False),
+        ("a{1000}{1000}{1000}", "a", False),
+        ("^[]a]+$", "]a", True),  # a `]` first in a class is itself, as in the Rust core
+        ("^\\p{Lu}$", "\u00c9", True),
+        ("^(?<year>\\d{4})-(\\d\\d)-\\2$", "2024-12-12", True),
+        ("^(?<year>\\d{4})-(\\d\\d)-\\2$", "2024-12-13", False),
+    ],
+)
+def test_patterns_have_their_ecma_262_meaning(
+    backend: _backend.Engine, pattern: str, text: str, valid: bool
+) -> None:
+    assert backend.compile_schema({"pattern": pattern}, None, None).is_valid(text) is valid
+
+
+@pytest.mark.parametrize(
+    "pattern", ["\\a", "(", "a{2,1}", "[b-a]", "\\c1", "[]", "[^]", "(?<n>a)\\k<n>"]
+)
+def test_patterns_the_rust_core_refuses_are_pf102(backend: _backend.Engine, pattern: str) -> None:
+    with pytest.raises(SchemaCompileError) as raised:
+        backend.compile_schema({"pattern": pattern}, None, None)
+    assert raised.value.code == "PF102"
+
+
+@pytest.mark.parametrize(
+    ("name", "instance", "valid"),
+    [
+        ("email", "joe.bloggs@example.com", True),
+        ("email", "2962", False),
+        ("hostname", "-a-host-name-that-starts-with--", False),
+        ("hostname", "xn--4gbwdl.xn--wgbh1c", True),
+        ("idn-hostname", "\u5b9e\u4f8b.\u6d4b\u8bd5", True),
+        ("idn-hostname", "\u302e\u5b9e\u4f8b.\u6d4b\u8bd5", False),
+        ("ipv4", "192.168.0.1", True),
+        ("ipv4", "087.10.0.1", False),
+        ("ipv6", "::ffff:192.168.0.1", True),
+        ("ipv6", "fe80::a%eth1", False),
+        ("uri", "http://foo.bar/?baz=qux#quux", True),
+        ("uri", "//foo.bar/?baz=qux#quux", False),
+        ("uri-reference", "#frag", True),
+        ("iri", "http://\u0192\u00f8\u00f8.\u00df\u00e5r/?\u2202\u00e9\u0153=\u03c0\u00eex", True),
+        ("uri-template", "http://example.com/dictionary/{term:1}/{term}", True),
+        ("uri-template", "http://example.com/dictionary/{term:1}/{term", False),
+        ("json-pointer", "/foo/bar~0/baz~1/%a", True),
+        ("json-pointer", "/foo/bar~", False),
+        ("relative-json-pointer", "0#", True),
+        ("relative-json-pointer", "01", False),
+        ("regex", "([abc])+\\s+$", True),
+        ("regex", "^(abc]", False),
+        ("uuid", "2EB8AA08-AA98-11EA-B4AA-73B441D16380", True),
+        ("uuid", "2eb8aa08-aa98-11ea-b4aa-73b441d1638", False),
+        ("duration", "P4DT12H30M5S", True),
+        ("duration", "PT1D", False),
+        ("date-time", "1963-06-19T08:30:06.283185Z", True),  # ours, on top of the crate's
+        ("uint8", 256, False),
+    ],
+)
+def test_crate_formats_on_both_backends(
+    backend: _backend.Engine, name: str, instance: Any, valid: bool
+) -> None:
+    compiled = backend.compile_schema(format_schema(name, DRAFT2020), True, None)
+    assert compiled.is_valid(instance) is valid
+
+
+def test_formats_a_draft_does_not_know_assert_nothing(backend: _backend.Engine) -> None:
+    # `uuid` and `duration` came with 2019-09: under draft 7 they are unknown names.
+    assert accepts(backend, "uuid", "not a uuid")
+    assert accepts(backend, "duration", "not a duration")
+    assert not accepts(backend, "ipv4", "not an address")
+
+
+@pytest.mark.parametrize(
+    ("instance", "multiple", "valid"),
+    [
+        (0.07, 0.01, True),
+        (1e308, 1e-308, True),
+        (1e-308, 1e308, False),
+        (12391239123, 1e-8, True),
+        (1e308, 0.123456789, False),
+        (0.0075, 0.0001, True),
+        (0.00751, 0.0001, False),
+        (18446744073709551615, 2, False),
+        (4.5, 1.5, True),
+        (-12, 4, True),
+    ],
+)
+def test_multiple_of_is_exact_decimal_arithmetic(
+    backend: _backend.Engine, instance: float, multiple: float, valid: bool
+) -> None:
+    compiled = backend.compile_schema({"multipleOf": multiple}, None, None)
+    assert compiled.is_valid(instance) is valid
+
+
+def nested_schema(depth: int) -> dict[str, Any]:
+    """A schema ``depth`` objects deep: ``{"not": {"not": ... {}}}``."""
+    schema: dict[str, Any] = {}
+    for _ in range(depth - 1):
+        schema = {"not": schema}
+    return schema
+
+
+def test_deep_schemas_compile_up_to_the_nesting_limit(backend: _backend.Engine) -> None:
+    compiled = backend.compile_schema(nested_schema(512), None, None)
+    assert compiled.is_valid(1) is False  # 511 `not`s around the empty schema
+    with pytest.raises(CanonicalizationError) as raised:
+        backend.compile_schema(nested_schema(513), None, None)
+    assert raised.value.code == "PF008"
+
+
+def test_integers_beyond_64_bits_are_outside_the_value_model(backend: _backend.Engine) -> None:
+    with pytest.raises(CanonicalizationError) as raised:
+        backend.compile_schema({"minimum": -18446744073709551615}, None, None)
+    assert (raised.value.code, raised.value.pointer) == ("PF005", "/minimum")
+
+
+def test_unevaluated_properties_match_names_in_bounded_time(backend: _backend.Engine) -> None:
+    schema = {"patternProperties": {"^(a+)+$": {}}, "unevaluatedProperties": False}
+    compiled = backend.compile_schema(schema, None, None)
+    started = time.monotonic()
+    [(pointer, schema_pointer, keyword, _)] = compiled.errors({"a" * 32 + "!": 1})
+    assert time.monotonic() - started < 10
+    assert (pointer, schema_pointer, keyword) == (
+        "",
+        "/unevaluatedProperties",
+        "unevaluatedProperties",
+    )
+
+
+def test_a_metaschema_from_resources_sets_draft_and_vocabularies(backend: _backend.Engine) -> None:
+    metaschema = {
+        "$schema": DRAFT2020,
+        "$id": "https://example.com/meta",
+        "$vocabulary": {
+            "https://json-schema.org/draft/2020-12/vocab/core": True,
+            "https://json-schema.org/draft/2020-12/vocab/applicator": True,
+            "https://json-schema.org/draft/2020-12/vocab/format-assertion": True,
+        },
+        "$dynamicAnchor": "meta",
+        "allOf": [{"$ref": "https://json-schema.org/draft/2020-12/meta/core"}],
+    }
+    schema = {
+        "$schema": "https://example.com/meta",
+        "format": "ipv4",
+        "properties": {"n": {"minimum": 5, "multipleOf": 7}},
+    }
+    compiled = backend.compile_schema(schema, None, {"https://example.com/meta": metaschema})
+    assert not compiled.is_valid("not-an-ipv4")  # format-assertion listed: formats assert
+    assert compiled.is_valid({"n": 1})  # no validation vocabulary: `minimum`, `multipleOf` ignored
+
+
+_PATTERN_ATOMS = [
+    *("a", "b", ".", "é", "{", "}", "]", "^", "$", "\\b", "\\B", "\\.", "\\-", "\\/", "\\\\"),
+    *("\\d", "\\w", "\\s", "\\D", "\\W", "\\S", "\\p{L}", "\\P{L}", "\\p{Lu}"),
+    *("[a-c]", "[^a]", "[\\d_]", "[-a]", "[a-]", "[\\]]", "[\\b]", "(a|b)", "(?:ab)"),
+    *("\\u0041", "\\x41", "\\n", "\\t", "\\cJ", "\\0"),
+]
+_QUANTIFIERS = ["", "", "", "*", "+", "?", "{2}", "{1,3}", "*?", "{2,}"]
+_PATTERN_TEXTS = ["", "a", "ab", "aab\n", "1", "\u07c0", "é", "A", "_", " ", "\u2003", "\n", "\r"]
+
+
+def test_random_patterns_mean_the_same_on_both_backends() -> None:
+    """Differential check of the ECMA-262 translation (without look-around and backreferences,
+    docs/formats.md): compile outcome and every verdict must match the Rust core's."""
+    pytest.importorskip("pairling_fast._core", reason="the Rust core is not built")
+    rng = random.Random(17)
+    for _ in range(400):
+        pattern = "".join(
+            rng.choice(_PATTERN_ATOMS) + rng.choice(_QUANTIFIERS) for _ in range(rng.randint(1, 4))
+        )
+        outcomes = []
+        for name in _backend.BACKENDS:
+            try:
+                compiled = _backend.engine(name).compile_schema({"pattern": pattern}, None, None)
+            except SchemaCompileError as error:
+                outcomes.append(error.code)
+                continue
+            outcomes.append(str([compiled.is_valid(text) for text in _PATTERN_TEXTS]))
+        assert outcomes[0] == outcomes[1], pattern

@@ -36,9 +36,11 @@ def json_error_finding(error: CanonicalizationError) -> Finding:
 
 
 class Validator:
-    """A JSON Schema (draft-07 or 2020-12, from ``$schema``) compiled once on the active backend.
+    """A JSON Schema (draft 4, 6, 7, 2019-09 or 2020-12, from ``$schema``; 2020-12 without one)
+    compiled once on the active backend (docs/formats.md).
 
-    ``validate_formats=None`` follows the draft: draft-07 asserts formats, 2020-12 treats them as
+    ``validate_formats=None`` follows the draft: drafts 4 to 7 assert formats, 2019-09 and 2020-12
+    (unless the meta-schema lists the format-assertion vocabulary) treat them as
     annotations. ``resources`` maps URIs to schemas that ``$ref`` may name; any other remote
     ``$ref`` is refused at construction (``SchemaCompileError`` PF103) — nothing is fetched.
     """

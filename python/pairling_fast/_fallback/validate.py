@@ -9,13 +9,16 @@ in ``docs/formats.md`` ("Error triples").
 
 from __future__ import annotations
 
+import base64
+import binascii
 import hashlib
 import json
-import re
 import sys
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from functools import cache, lru_cache
+from decimal import Decimal
+from fractions import Fraction
+from functools import cache
 from importlib import resources as importlib_resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -25,12 +28,14 @@ import jsonschema.validators
 import referencing
 import referencing.exceptions
 import referencing.jsonschema
-import regex
 from jsonschema.protocols import Validator
 from jsonschema_specifications import REGISTRY  # type: ignore[import-untyped]
 from referencing import Registry, Resource
 
-from ..errors import SchemaCompileError
+from ..errors import CanonicalizationError, SchemaCompileError
+from .ecma_regex import EcmaSyntaxError, compile_pattern
+from .formats import BUILTIN_NAMES as _BUILTIN_NAMES
+from .formats import builtin_check
 from .parse import check_value, parse_json
 
 if TYPE_CHECKING:
@@ -174,23 +179,34 @@ def format_accepts(name: str, instance: Any) -> bool:
     return value is not None and bounds[0] <= value <= bounds[1]
 
 
-def _format_checker() -> jsonschema.FormatChecker:
+def _string_check(check: Callable[[str], bool]) -> Callable[[object], bool]:
+    return lambda instance: not isinstance(instance, str) or check(instance)
+
+
+@cache
+def _format_checker(draft: str) -> jsonschema.FormatChecker:
+    """Ours (above) where docs/formats.md defines the format, jsonschema-rs's (``formats.py``)
+    for every other name it knows under ``draft``."""
     checker = jsonschema.FormatChecker(formats=())
+    for name in _BUILTIN_NAMES:
+        check = builtin_check(draft, name)
+        if check is not None:
+            checker.checks(name)(_string_check(check))
     for name in (*_STRING_FORMATS, *_INTEGER_FORMATS):
         checker.checks(name)(lambda instance, name=name: format_accepts(name, instance))
     return checker
 
 
-_FORMAT_CHECKER = _format_checker()
-
 # ---------------------------------------------------------------------------------------------
 # Regular expressions with a time limit (docs/limits.md)
 #
-# python-jsonschema matches `pattern` and `patternProperties` with `re`, which backtracks without
-# bound: `^(a+)+$` against "aaa…a!" takes exponential time. The Rust core cannot hang there (the
-# `regex` crate is linear; fancy-regex, for lookaround and backreferences, stops after 1,000,000
-# backtracking steps and jsonschema-rs reports that as a violation). Here the `regex` module
-# matches with a time limit, and a match it cannot finish is reported as jsonschema-rs does.
+# Patterns are ECMA-262 (`ecma_regex` translates them for the `regex` module). A backtracking
+# engine can take exponential time: `^(a+)+$` against "aaa…a!". The Rust core cannot hang there
+# (the `regex` crate is linear; fancy-regex, for lookaround and backreferences, stops after
+# 1,000,000 backtracking steps and jsonschema-rs reports that as a violation). Here every match
+# (`pattern`, `patternProperties`, and the names `additionalProperties` and
+# `unevaluatedProperties` check) runs with a time limit, and a match it cannot finish is reported
+# as jsonschema-rs does.
 
 PATTERN_TIME_LIMIT = 1.0
 """Seconds one regular-expression match may take before it counts as undecided."""
@@ -203,22 +219,11 @@ class _UndecidedMatch(Exception):
     """A match that did not finish within PATTERN_TIME_LIMIT."""
 
 
-@lru_cache(maxsize=512)
-def _compiled_pattern(pattern: str) -> regex.Pattern[str] | re.Pattern[str]:
-    try:
-        return regex.compile(pattern)
-    except regex.error:
-        # `re` accepted it when the schema was checked; it is `re`'s dialect then, unguarded.
-        return re.compile(pattern)
-
-
 def _pattern_found(pattern: str, text: str) -> bool:
-    """``re.search(pattern, text)`` in bounded time; raises ``_UndecidedMatch`` past the limit."""
-    compiled = _compiled_pattern(pattern)
-    if isinstance(compiled, re.Pattern):
-        return compiled.search(text) is not None
+    """Whether the ECMA-262 ``pattern`` matches somewhere in ``text``, in bounded time; raises
+    ``_UndecidedMatch`` past the limit. The pattern compiled when the schema was checked."""
     try:
-        return compiled.search(text, timeout=PATTERN_TIME_LIMIT) is not None
+        return compile_pattern(pattern).search(text, timeout=PATTERN_TIME_LIMIT) is not None
     except TimeoutError:
         raise _UndecidedMatch from None
 
@@ -253,19 +258,99 @@ def _pattern_properties_keyword(
                 yield from validator.descend(value, subschema, path=name, schema_path=pattern)
 
 
-def _additional_property_names(instance: Mapping[str, Any], schema: Mapping[str, Any]) -> set[str]:
-    """The members neither ``properties`` nor ``patternProperties`` cover; a name whose match is
-    undecided is not covered (fail closed)."""
-    properties = schema.get("properties", {})
-    patterns = "|".join(schema.get("patternProperties", {}))
-
-    def covered(name: str) -> bool:
+def _matches_any(patterns: Iterable[str], name: str) -> bool:
+    """Whether a name matches one of ``patterns``; an undecided match does not (fail closed)."""
+    for pattern in patterns:
         try:
-            return name in properties or (bool(patterns) and _pattern_found(patterns, name))
+            if _pattern_found(pattern, name):
+                return True
         except _UndecidedMatch:
-            return False
+            continue
+    return False
 
-    return {name for name in instance if not covered(name)}
+
+def _additional_property_names(instance: Mapping[str, Any], schema: Mapping[str, Any]) -> set[str]:
+    """The members neither ``properties`` nor ``patternProperties`` cover."""
+    properties = schema.get("properties", {})
+    patterns = schema.get("patternProperties", {})
+    return {
+        name for name in instance if name not in properties and not _matches_any(patterns, name)
+    }
+
+
+def _evaluated_property_names(validator: Any, instance: Mapping[str, Any], schema: Any) -> set[str]:
+    """The members some keyword of ``schema`` evaluated: python-jsonschema's
+    ``find_evaluated_property_keys_by_schema``, matching names in bounded time."""
+    if not isinstance(schema, dict):
+        return set()
+    evaluated: set[str] = set()
+    for keyword in ("$ref", "$dynamicRef", "$recursiveRef"):
+        reference = schema.get(keyword)
+        if not isinstance(reference, str):
+            continue
+        if keyword == "$recursiveRef":
+            resolved = referencing.jsonschema.lookup_recursive_ref(validator._resolver)
+        else:
+            resolved = validator._resolver.lookup(reference)
+        target = validator.evolve(schema=resolved.contents, _resolver=resolved.resolver)
+        evaluated |= _evaluated_property_names(target, instance, resolved.contents)
+    properties = schema.get("properties")
+    if isinstance(properties, dict):
+        evaluated |= properties.keys() & instance.keys()
+    for keyword in ("additionalProperties", "unevaluatedProperties"):
+        subschema = schema.get(keyword)
+        if subschema is not None:
+            evaluated |= {
+                name
+                for name, value in instance.items()
+                if next(validator.descend(value, subschema), None) is None
+            }
+    patterns = schema.get("patternProperties", {})
+    evaluated |= {name for name in instance if _matches_any(patterns, name)}
+    for name, subschema in schema.get("dependentSchemas", {}).items():
+        if name in instance:
+            evaluated |= _evaluated_property_names(validator, instance, subschema)
+    for keyword in ("allOf", "oneOf", "anyOf"):
+        for subschema in schema.get(keyword, []):
+            if next(validator.descend(instance, subschema), None) is None:
+                evaluated |= _evaluated_property_names(validator, instance, subschema)
+    if "if" in schema:
+        if validator.evolve(schema=schema["if"]).is_valid(instance):
+            evaluated |= _evaluated_property_names(validator, instance, schema["if"])
+            evaluated |= _evaluated_property_names(validator, instance, schema.get("then"))
+        else:
+            evaluated |= _evaluated_property_names(validator, instance, schema.get("else"))
+    return evaluated
+
+
+def _unevaluated_properties_keyword(
+    validator: Any, unevaluated: Any, instance: Any, schema: Mapping[str, Any]
+) -> Iterator[jsonschema.ValidationError]:
+    """python-jsonschema's ``unevaluatedProperties``, matching names in bounded time."""
+    if not validator.is_type(instance, "object"):
+        return
+    evaluated = _evaluated_property_names(validator, instance, schema)
+    failed = [
+        name
+        for name in instance
+        if name not in evaluated
+        and next(validator.descend(instance[name], unevaluated, path=name, schema_path=name), None)
+        is not None
+    ]
+    if not failed:
+        return
+    verb = "was" if len(failed) == 1 else "were"
+    if unevaluated is False:
+        joined = ", ".join(repr(name) for name in sorted(failed))
+        yield jsonschema.ValidationError(
+            f"Unevaluated properties are not allowed ({joined} {verb} unexpected)"
+        )
+    else:
+        joined = ", ".join(repr(name) for name in failed)
+        yield jsonschema.ValidationError(
+            "Unevaluated properties are not valid under the given schema "
+            f"({joined} {verb} unevaluated and invalid)"
+        )
 
 
 def _additional_properties_keyword(
@@ -294,14 +379,181 @@ def _additional_properties_keyword(
             )
 
 
+# ---------------------------------------------------------------------------------------------
+# Keywords jsonschema-rs asserts where python-jsonschema does not
+
+
+# `contentEncoding` decoders (jsonschema-rs: the `data_encoding` crate's strict, canonical codecs);
+# `None` for text that does not decode.
+def _decoder(
+    decode: Callable[[bytes], bytes],
+    encode: Callable[[bytes], bytes],
+    normalize: Callable[[bytes], bytes] = lambda raw: raw,
+) -> Callable[[str], bytes | None]:
+    def strict(text: str) -> bytes | None:
+        try:
+            raw = normalize(text.encode("ascii"))
+            decoded = decode(raw)
+        except (ValueError, binascii.Error):
+            return None
+        # Canonical only: no stray padding bits, as `data_encoding` checks.
+        return decoded if encode(decoded) == raw else None
+
+    return strict
+
+
+# RFC 4648 §7 in terms of §6 (`base64.b32hexdecode` needs Python 3.10).
+_BASE32HEX_TO_BASE32 = bytes.maketrans(
+    b"0123456789ABCDEFGHIJKLMNOPQRSTUV", b"ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"
+)
+_BASE32_TO_BASE32HEX = bytes.maketrans(
+    b"ABCDEFGHIJKLMNOPQRSTUVWXYZ234567", b"0123456789ABCDEFGHIJKLMNOPQRSTUV"
+)
+_CONTENT_DECODERS: dict[str, Callable[[str], bytes | None]] = {
+    "base64": _decoder(lambda raw: base64.b64decode(raw, validate=True), base64.b64encode),
+    "base64url": _decoder(
+        lambda raw: base64.b64decode(raw, altchars=b"-_", validate=True), base64.urlsafe_b64encode
+    ),
+    "base32": _decoder(base64.b32decode, base64.b32encode),
+    "base32hex": _decoder(
+        lambda raw: base64.b32decode(raw.translate(_BASE32HEX_TO_BASE32)),
+        lambda data: base64.b32encode(data).translate(_BASE32_TO_BASE32HEX),
+    ),
+    "base16": _decoder(base64.b16decode, base64.b16encode, bytes.upper),
+}
+
+
+def _is_json_text(text: str) -> bool:
+    try:
+        parse_json(text)
+    except CanonicalizationError:
+        return False
+    return True
+
+
+_MEDIA_TYPE_CHECKS: dict[str, Callable[[str], bool]] = {"application/json": _is_json_text}
+
+
+def _decoded_text(encoding: str, text: str) -> str | None:
+    decoded = _CONTENT_DECODERS[encoding](text)
+    if decoded is None:
+        return None
+    try:
+        return decoded.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+
+
+def _content_encoding_keyword(
+    validator: Any, encoding: Any, instance: Any, schema: Mapping[str, Any]
+) -> Iterator[jsonschema.ValidationError]:
+    """Draft 6 and 7 (jsonschema-rs asserts them there): the string must decode. With a
+    ``contentMediaType`` the decoded bytes must be UTF-8 too, and nothing is checked unless
+    jsonschema-rs knows both."""
+    if not isinstance(instance, str) or encoding not in _CONTENT_DECODERS:
+        return
+    media_type = schema.get("contentMediaType")
+    if media_type is None:
+        failed = _CONTENT_DECODERS[encoding](instance) is None
+    elif media_type in _MEDIA_TYPE_CHECKS:
+        failed = _decoded_text(encoding, instance) is None
+    else:
+        return
+    if failed:
+        yield jsonschema.ValidationError(f"{instance!r} is not compliant with {encoding!r}")
+
+
+def _content_media_type_keyword(
+    validator: Any, media_type: Any, instance: Any, schema: Mapping[str, Any]
+) -> Iterator[jsonschema.ValidationError]:
+    """Draft 6 and 7: the string (decoded first, if ``contentEncoding`` says how) must be a
+    document of that media type; a string that does not decode is ``contentEncoding``'s error."""
+    check = _MEDIA_TYPE_CHECKS.get(media_type)
+    if not isinstance(instance, str) or check is None:
+        return
+    encoding = schema.get("contentEncoding")
+    if encoding is None:
+        text: str | None = instance
+    elif encoding in _CONTENT_DECODERS:
+        text = _decoded_text(encoding, instance)
+    else:
+        return
+    if text is not None and not check(text):
+        yield jsonschema.ValidationError(f"{instance!r} is not compliant with {media_type!r}")
+
+
+def _decimal(number: float) -> Fraction:
+    """The exact value of a JSON number as written: an int as itself, a float as its shortest
+    round-trip decimal (``repr``), as ``decimal_parts`` in rust/validate.rs reads it."""
+    if isinstance(number, int):
+        return Fraction(number)
+    return Fraction(Decimal(repr(number)))
+
+
+def is_multiple_of(value: float, multiple: float) -> bool:
+    """Whether ``value / multiple`` is an integer in exact decimal arithmetic on the numbers as
+    written (docs/formats.md, "Numbers"): ``0.07`` is a multiple of ``0.01``."""
+    divisor = _decimal(multiple)
+    return divisor != 0 and (_decimal(value) / divisor).denominator == 1
+
+
+def _multiple_of_keyword(
+    validator: Any, multiple: Any, instance: Any, _schema: Any
+) -> Iterator[jsonschema.ValidationError]:
+    if not validator.is_type(instance, "number") or not validator.is_type(multiple, "number"):
+        return
+    if not is_multiple_of(instance, multiple):
+        yield jsonschema.ValidationError(f"{instance!r} is not a multiple of {multiple!r}")
+
+
+_CONTENT_KEYWORDS = {
+    "contentEncoding": _content_encoding_keyword,
+    "contentMediaType": _content_media_type_keyword,
+}
+
+
+def _added_keywords(validator_class: type[Validator]) -> dict[str, Any]:
+    """Keywords that differ from python-jsonschema's: ``multipleOf`` in exact decimal arithmetic
+    (as in the Rust core), and what jsonschema-rs has in a draft where python-jsonschema has not:
+    content assertions in drafts 6 and 7, ``dependencies`` kept in 2019-09 and 2020-12."""
+    added: dict[str, Any] = {"multipleOf": _multiple_of_keyword}
+    if validator_class in (jsonschema.Draft6Validator, jsonschema.Draft7Validator):
+        added.update(_CONTENT_KEYWORDS)
+    if validator_class in (jsonschema.Draft201909Validator, jsonschema.Draft202012Validator):
+        added["dependencies"] = jsonschema.Draft7Validator.VALIDATORS["dependencies"]
+    return added
+
+
+def _compiles(pattern: object) -> bool:
+    try:
+        compile_pattern(pattern) if isinstance(pattern, str) else None
+    except EcmaSyntaxError:
+        return False
+    return True
+
+
+# Checking a schema against its meta-schema, the one format asserted is `regex` (of `pattern` and
+# the `patternProperties` names): the pattern must compile, as in the Rust core.
+_SCHEMA_FORMAT_CHECKER = jsonschema.FormatChecker(formats=())
+_SCHEMA_FORMAT_CHECKER.checks("regex")(_compiles)
+
 _TIME_LIMITED_KEYWORDS = {
     "pattern": _pattern_keyword,
     "patternProperties": _pattern_properties_keyword,
     "additionalProperties": _additional_properties_keyword,
+    "unevaluatedProperties": _unevaluated_properties_keyword,
 }
 
 # ---------------------------------------------------------------------------------------------
 # Schema documents: pointers, false subschemas
+
+_DRAFT_NAMES: dict[type[Validator], str] = {
+    jsonschema.Draft4Validator: "draft4",
+    jsonschema.Draft6Validator: "draft6",
+    jsonschema.Draft7Validator: "draft7",
+    jsonschema.Draft201909Validator: "draft2019-09",
+    jsonschema.Draft202012Validator: "draft2020-12",
+}
 
 # Drafts before 2019-09: they assert `format` by default and have no `minContains`/`maxContains`.
 _LEGACY_DRAFTS = (
@@ -454,8 +706,25 @@ class _RemoteRefRefused(Exception):
     """Raised by the registry's retriever: nothing is ever fetched."""
 
 
-def _refuse_retrieval(uri: str) -> Resource[Any]:
-    raise _RemoteRefRefused(f"remote $ref refused (no network): {uri}")
+def _resource_registry(
+    documents: Mapping[str, Any], specification: referencing.Specification[Any]
+) -> Registry[Any]:
+    """The caller's ``resources`` (URI -> document), served when a ``$ref`` names one, as the Rust
+    core's retriever does (registering them all up front would crawl documents of other drafts);
+    any other URI is refused."""
+    by_uri = {_without_empty_fragment(uri): document for uri, document in documents.items()}
+
+    def retrieve(uri: str) -> Resource[Any]:
+        document = by_uri.get(_without_empty_fragment(uri), _REFUSED)
+        if document is _REFUSED:
+            raise _RemoteRefRefused(f"remote $ref refused (no network): {uri}")
+        return Resource.from_contents(document, default_specification=specification)
+
+    # `retrieve` is the documented alias of an attrs field mypy's plugin does not see.
+    return Registry(retrieve=retrieve)  # type: ignore[call-arg]
+
+
+_REFUSED: Any = object()
 
 
 def _unresolvable_reason(error: BaseException) -> str:
@@ -476,17 +745,73 @@ def _is_array(_checker: object, instance: object) -> bool:
     return isinstance(instance, (list, tuple))
 
 
-def _validator_class(schema: Any) -> type[Validator]:
-    """The draft named by ``$schema`` (2020-12 without one); an unknown one is PF103, as in Rust."""
-    if not isinstance(schema, dict) or "$schema" not in schema:
-        return jsonschema.Draft202012Validator
-    validator_class: type[Validator] = jsonschema.validators.validator_for(
-        schema, default=_UNKNOWN_DIALECT
-    )
-    if validator_class is _UNKNOWN_DIALECT:
-        message = f"unknown meta-schema: {schema['$schema']!r}"
-        raise SchemaCompileError(UNRESOLVABLE_REF, message)
-    return validator_class
+def _dialect(schema: Any, resources: Mapping[str, Any]) -> tuple[type[Validator], Any]:
+    """The draft of ``schema`` (2020-12 without ``$schema``) and, when ``$schema`` names a
+    meta-schema supplied in ``resources``, that meta-schema (else ``None``); the draft of such a
+    meta-schema is its own ``$schema``'s, followed a few levels deep. Anything else unknown is
+    PF103, as in Rust."""
+    metaschema = None
+    current = schema
+    for _ in range(8):
+        if not isinstance(current, dict) or "$schema" not in current:
+            return jsonschema.Draft202012Validator, metaschema
+        known: type[Validator] = jsonschema.validators.validator_for(
+            current, default=_UNKNOWN_DIALECT
+        )
+        if known is not _UNKNOWN_DIALECT:
+            return known, metaschema
+        supplied = resources.get(_without_empty_fragment(str(current["$schema"])))
+        if supplied is None:
+            break
+        if metaschema is None:
+            metaschema = supplied
+        current = supplied
+    raise SchemaCompileError(UNRESOLVABLE_REF, f"unknown meta-schema: {schema['$schema']!r}")
+
+
+# Keywords by vocabulary (2019-09 and 2020-12), for a meta-schema whose `$vocabulary` leaves some
+# out: their keywords are then ignored, as jsonschema-rs does.
+_VOCABULARY_KEYWORDS = {
+    "applicator": (
+        "prefixItems", "items", "contains", "additionalProperties", "properties",
+        "patternProperties", "dependentSchemas", "propertyNames", "if", "then", "else", "allOf",
+        "anyOf", "oneOf", "not", "additionalItems", "unevaluatedItems", "unevaluatedProperties",
+    ),
+    "unevaluated": ("unevaluatedItems", "unevaluatedProperties"),
+    "validation": (
+        "type", "enum", "const", "multipleOf", "maximum", "exclusiveMaximum", "minimum",
+        "exclusiveMinimum", "maxLength", "minLength", "pattern", "maxItems", "minItems",
+        "uniqueItems", "maxContains", "minContains", "maxProperties", "minProperties", "required",
+        "dependentRequired",
+    ),
+}  # fmt: skip
+
+
+def _listed_vocabularies(metaschema: Any) -> set[str] | None:
+    """The vocabulary names (``…/vocab/<name>``) a meta-schema lists, or ``None`` if it does not
+    say (all of its draft's)."""
+    vocabularies = metaschema.get("$vocabulary") if isinstance(metaschema, dict) else None
+    if not isinstance(vocabularies, dict):
+        return None
+    return {uri.rsplit("/vocab/", 1)[-1] for uri in vocabularies}
+
+
+def _ignored(*_args: Any) -> Iterator[jsonschema.ValidationError]:
+    return iter(())
+
+
+def _vocabulary_keywords(listed: set[str] | None) -> dict[str, Any]:
+    """No-op implementations for the keywords of vocabularies a meta-schema leaves out."""
+    if listed is None:
+        return {}
+    kept = {keyword for name in listed for keyword in _VOCABULARY_KEYWORDS.get(name, ())}
+    return {
+        keyword: _ignored
+        for name, keywords in _VOCABULARY_KEYWORDS.items()
+        if name not in listed
+        for keyword in keywords
+        if keyword not in kept
+    }
 
 
 def _specification(validator_class: type[Validator]) -> referencing.Specification[Any]:
@@ -537,17 +862,30 @@ ENDLESS_REFERENCE = (
 
 
 @contextmanager
-def _deep_recursion() -> Iterator[None]:
-    """Room for python-jsonschema's recursion over any instance within the nesting limit; endless
-    recursion (only a schema can cause it) becomes ``SchemaCompileError`` PF102."""
+def _deep_recursion(code: str = INVALID_SCHEMA, message: str = ENDLESS_REFERENCE) -> Iterator[None]:
+    """Room for python-jsonschema's recursion over any instance or schema within the nesting
+    limit; endless recursion (only a schema can cause it) becomes ``SchemaCompileError``."""
     previous = sys.getrecursionlimit()
     sys.setrecursionlimit(max(previous, _VALIDATION_RECURSION_LIMIT))
     try:
         yield
     except RecursionError:
-        raise SchemaCompileError(INVALID_SCHEMA, ENDLESS_REFERENCE) from None
+        raise SchemaCompileError(code, message) from None
     finally:
         sys.setrecursionlimit(previous)
+
+
+def _check_against(
+    metaschema: Any, schema: Any, validator_class: type[Validator], resources: Mapping[str, Any]
+) -> None:
+    """Raise ``SchemaError`` unless ``schema`` is valid under ``metaschema`` (python-jsonschema's
+    ``check_schema``, with our ``regex`` format and the caller's meta-schemas available)."""
+    registry = _resource_registry(resources, _specification(validator_class))
+    checker = validator_class(
+        metaschema, registry=METASCHEMAS.combine(registry), format_checker=_SCHEMA_FORMAT_CHECKER
+    )
+    for error in checker.iter_errors(schema):
+        raise jsonschema.SchemaError.create_from(error)
 
 
 class CompiledSchema:
@@ -559,26 +897,41 @@ class CompiledSchema:
         validate_formats: bool | None,
         resources: Mapping[str, Any],
     ) -> None:
-        validator_class = _validator_class(schema)
+        # The schema is a JSON value like any other: too deep or beyond 64-bit integers is
+        # `CanonicalizationError`, as in the Rust core, which converts it first.
+        check_value(schema)
+        for document in resources.values():
+            check_value(document)
+        with _deep_recursion(INVALID_SCHEMA, "the schema is nested too deeply to compile"):
+            self._compile(schema, validate_formats, resources)
+
+    def _compile(
+        self, schema: Any, validate_formats: bool | None, resources: Mapping[str, Any]
+    ) -> None:
+        validator_class, metaschema = _dialect(schema, resources)
+        if metaschema is None:
+            metaschema_document = validator_class.META_SCHEMA
+        else:
+            metaschema_document = metaschema
         try:
-            validator_class.check_schema(schema)
+            _check_against(metaschema_document, schema, validator_class, resources)
         except jsonschema.SchemaError as error:
             pointer = _pointer(error.absolute_path)
             raise SchemaCompileError(INVALID_SCHEMA, error.message, pointer) from None
+        vocabularies = _listed_vocabularies(metaschema)
         self._legacy_draft = validator_class in _LEGACY_DRAFTS
         if validate_formats is None:
-            validate_formats = self._legacy_draft
+            # A meta-schema listing the format-assertion vocabulary makes formats assertions.
+            validate_formats = self._legacy_draft or "format-assertion" in (vocabularies or ())
         specification = _specification(validator_class)
         false_schemas = _FalseSchemas()
         # Kept alive with `self`, so the `id()`s in the maps below stay valid.
         self._documents = [false_schemas.replace(_fresh_copy(schema))]
-        # `retrieve` is the documented alias of an attrs field mypy's plugin does not see.
-        registry: Registry[Any] = Registry(retrieve=_refuse_retrieval)  # type: ignore[call-arg]
+        prepared = {}
         for uri, document in resources.items():
-            document = false_schemas.replace(_fresh_copy(document))
-            self._documents.append(document)
-            resource = Resource.from_contents(document, default_specification=specification)
-            registry = registry.with_resource(_without_empty_fragment(uri), resource)
+            prepared[uri] = false_schemas.replace(_fresh_copy(document))
+            self._documents.append(prepared[uri])
+        registry = _resource_registry(prepared, specification)
         root = Resource.from_contents(self._documents[0], default_specification=specification)
         resolver = METASCHEMAS.combine(registry).resolver_with_root(root)
         _resolve_every_ref(root, resolver, specification, set())
@@ -592,13 +945,23 @@ class CompiledSchema:
         # Tuples are JSON arrays here (the value model of docs/architecture.md), as in Rust.
         tuple_aware = jsonschema.validators.extend(  # type: ignore[no-untyped-call]
             validator_class,
-            validators=_TIME_LIMITED_KEYWORDS,
+            validators={
+                **_added_keywords(validator_class),
+                **_vocabulary_keywords(vocabularies),
+                **{
+                    keyword: implementation
+                    for keyword, implementation in _TIME_LIMITED_KEYWORDS.items()
+                    if keyword in validator_class.VALIDATORS
+                },
+            },
             type_checker=validator_class.TYPE_CHECKER.redefine("array", _is_array),
         )
         self._validator = tuple_aware(
             self._documents[0],
             registry=registry,
-            format_checker=_FORMAT_CHECKER if validate_formats else None,
+            format_checker=_format_checker(_DRAFT_NAMES[validator_class])
+            if validate_formats
+            else None,
         )
 
     def is_valid(self, instance: Any) -> bool:
@@ -636,12 +999,20 @@ class CompiledSchema:
 
     def _keyword(self, error: jsonschema.ValidationError) -> str:
         """python-jsonschema reports an array with no match at all under ``contains`` even when
-        ``minContains``/``maxContains`` is present; jsonschema-rs reports it at that keyword."""
+        ``minContains``/``maxContains`` is present, and draft 4's exclusive bounds at
+        ``maximum``/``minimum``; jsonschema-rs reports them at ``minContains``/``maxContains`` and
+        ``exclusiveMaximum``/``exclusiveMinimum``."""
         keyword = str(error.validator)
-        if keyword == "contains" and not self._legacy_draft and isinstance(error.schema, dict):
+        if not isinstance(error.schema, dict):
+            return keyword
+        if keyword == "contains" and not self._legacy_draft:
             for bound in ("minContains", "maxContains"):
                 if bound in error.schema:
                     return bound
+        if keyword in ("maximum", "minimum"):
+            exclusive = f"exclusive{keyword[0].upper()}{keyword[1:]}"
+            if error.schema.get(exclusive) is True:
+                return exclusive
         return keyword
 
 
