@@ -106,6 +106,29 @@ mod python {
         }
     }
 
+    static STOP_REQUESTED: GILOnceCell<Py<PyAny>> = GILOnceCell::new();
+
+    /// Whether long work must stop: Ctrl-C (seen only on the main thread), or the run this thread
+    /// works for was interrupted (`pairling_fast._interrupt`: Python delivers signals to the main
+    /// thread only, so `check_paths`'s workers learn of Ctrl-C there). An exception raised on this
+    /// thread while asking (the KeyboardInterrupt `_interrupt.stop` sends) also means stop. Called
+    /// between batches by the loops that release the GIL (STYLE.md item 5).
+    fn stop_requested(py: Python<'_>) -> bool {
+        if py.check_signals().is_err() {
+            return true;
+        }
+        STOP_REQUESTED
+            .get_or_try_init(py, || {
+                Ok::<_, PyErr>(
+                    py.import("pairling_fast._interrupt")?
+                        .getattr("stop_requested")?
+                        .unbind(),
+                )
+            })
+            .and_then(|ask| ask.bind(py).call0()?.is_truthy())
+            .unwrap_or(true)
+    }
+
     /// JSON text from Python: `bytes` are taken as they are, `str` as its UTF-8 encoding.
     fn text_bytes<'a>(data: &'a Bound<'_, PyAny>) -> PyResult<std::borrow::Cow<'a, [u8]>> {
         if let Ok(bytes) = data.downcast::<PyBytes>() {
@@ -372,7 +395,9 @@ mod python {
             let mut reader = crate::wire::open_transcript(&path)?;
             let mut checker = crate::wire::TranscriptChecker::new(wire_schema_digest);
             while !py.allow_threads(|| checker.feed_from(&mut reader, LINES_PER_SLICE))? {
-                py.check_signals()?;
+                if stop_requested(py) {
+                    return Err(PyKeyboardInterrupt::new_err("transcript check interrupted"));
+                }
             }
             wire_outcome(py, checker.finish())
         })
@@ -524,10 +549,8 @@ mod python {
             // JournalInterrupted with it). The batch being read when it came is not checked.
             let flag = Arc::new(AtomicBool::new(false));
             let stop_flag = Arc::clone(&flag);
-            let interrupted = move || {
-                stop_flag.load(Ordering::SeqCst)
-                    || Python::with_gil(|py| py.check_signals().is_err())
-            };
+            let interrupted =
+                move || stop_flag.load(Ordering::SeqCst) || Python::with_gil(stop_requested);
             let report = if let Ok(path) = source.downcast::<PyString>() {
                 let path = path.to_cow()?.into_owned();
                 py.allow_threads(|| {

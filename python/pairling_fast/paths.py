@@ -10,19 +10,25 @@ from __future__ import annotations
 import fnmatch
 import json
 import os
+import errno
 import re
 import stat
+import sys
 import time
-from collections.abc import Iterable, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor, as_completed
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor, as_completed, wait
+from contextlib import ExitStack
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Literal, NamedTuple, Protocol
+from typing import IO, Any, Literal, NamedTuple, Protocol
 
-from . import _backend, schemas
+from . import _backend, _interrupt, schemas
+from ._atomic import is_temporary_name
+from ._files import DocumentTooLarge, read_document, special_file_kind
+from ._files import max_document_bytes as _max_document_bytes
 from .canonical import parse_json
 from .errors import CanonicalizationError, PairlingError
-from .journal import Profile, check_journal
+from .journal import DEFAULT_MAX_LINE_LENGTH, JournalInterrupted, Profile, check_journal
 from .locate import pointer_lines
 from .maps import check_map
 from .report import REPORT_VERSION, SEVERITIES, Finding, Report, Severity
@@ -31,6 +37,7 @@ from .wire import check_rpc_result, check_transcript, check_wire_schema
 
 __all__ = [
     "DEFAULT_EXCLUDES",
+    "CheckInterrupted",
     "KINDS",
     "CheckProgress",
     "Classification",
@@ -65,6 +72,7 @@ DEFAULT_EXCLUDES = (
 """Directories of tools and VCS that never hold documents; listed as skipped when met."""
 
 UNREADABLE = "PF501"
+TOO_LARGE = "PF502"
 INTERNAL_ERROR = "PF901"
 
 # Enough to see the top-level markers of a document and the first line of a JSONL file.
@@ -86,6 +94,17 @@ _RPC_ID_PREFIX = "car.rpc."
 _RPC_ID_SUFFIX = ".result"
 _JSON_WHITESPACE = b" \t\r\n"
 _BOM = b"\xef\xbb\xbf"
+
+
+class CheckInterrupted(KeyboardInterrupt):
+    """Ctrl-C stopped ``check_paths``; ``report`` holds the files checked until then (journals
+    checked part way with ``stats["interrupted"]``), the others skipped as interrupted.
+
+    A ``KeyboardInterrupt``, so an unprepared caller stops as Ctrl-C always does."""
+
+    def __init__(self, report: PathsReport) -> None:
+        super().__init__(f"interrupted after {len(report.files)} files")
+        self.report = report
 
 
 class PathArgumentError(PairlingError, OSError):
@@ -133,14 +152,76 @@ class _FirstLine(NamedTuple):
     complete: bool  # the line is one whole JSON value (a JSON Lines record, or a one-line file)
 
 
+# How many lines of the head are looked at for a journal or transcript record: a junk, broken or
+# over-long first line must not hide the records after it (and so their findings).
+SNIFF_LINES = 64
+_JSON_LINES_SUFFIXES = (".jsonl", ".ndjson")
+_EVENT_MARKS = (re.compile(rb'"kind"\s*:'), re.compile(rb'"timestamp"\s*:'))
+
+
+def _head_lines(head: bytes, complete_head: bool) -> list[_FirstLine]:
+    """The first non-blank lines of ``head``, each parsed if it is whole. The last line is whole
+    only if the head is the whole file or the line ends with a newline."""
+    lines: list[_FirstLine] = []
+    pieces = head.split(b"\n")
+    for index, line in enumerate(pieces):
+        if len(lines) == SNIFF_LINES:
+            break
+        if not line.strip(_JSON_WHITESPACE):
+            continue
+        if index == len(pieces) - 1 and not complete_head:
+            lines.append(_FirstLine(line, False))  # cut by the head's end: the raw bytes
+            break
+        try:
+            lines.append(_FirstLine(json.loads(line), True))
+        except (ValueError, RecursionError):  # too deep for json: not a record
+            lines.append(_FirstLine(line, False))
+    return lines
+
+
 def _first_line(head: bytes) -> _FirstLine:
     for line in head.splitlines():
         if line.strip(_JSON_WHITESPACE):
             try:
                 return _FirstLine(json.loads(line), True)
-            except ValueError:
+            except (ValueError, RecursionError):
                 return _FirstLine(None, False)
     return _FirstLine(None, False)
+
+
+def _one_document(text: bytes) -> bool:
+    try:
+        json.loads(text)
+    except (ValueError, RecursionError):
+        return False
+    return True
+
+
+def _json_lines_kind(name: str, text: bytes, complete_head: bool) -> Classification | None:
+    """A journal or transcript whose first line does not say so: a later line of the head is a
+    record, the first line is cut off but marked as an event, or the name says JSON Lines."""
+    lines = _head_lines(text, complete_head)
+    if complete_head and _one_document(text):
+        return None  # one (pretty-printed) document, not JSON Lines
+    for number, line in enumerate(lines[1:], start=2):
+        if line.complete and _is_event(line.value):
+            return Classification("journal", f"line {number} of the first lines is a CAR event")
+        if line.complete and _is_rpc_message(line.value):
+            return Classification(
+                "transcript", f"line {number} of the first lines is a JSON-RPC 2.0 message"
+            )
+    first = lines[0] if lines else None
+    if (
+        first is not None
+        and not first.complete
+        and isinstance(first.value, bytes)
+        and first.value.lstrip(_JSON_WHITESPACE).startswith(b"{")
+        and all(mark.search(first.value) for mark in _EVENT_MARKS)
+    ):
+        return Classification("journal", "first line is cut off but marked as a CAR event")
+    if name.endswith(_JSON_LINES_SUFFIXES):
+        return Classification("journal", "named *.jsonl / *.ndjson: checked as a CAR journal")
+    return None
 
 
 def _document_kind(value: Any) -> str | None:
@@ -159,7 +240,11 @@ def _document_kind(value: Any) -> str | None:
 
 def _is_rpc_message(value: Any) -> bool:
     if isinstance(value, list):
-        return bool(value) and all(_is_rpc_message(item) for item in value)
+        # A batch is one level of messages (JSON-RPC 2.0 §6); nested arrays are not (and may be
+        # nested hundreds deep).
+        return bool(value) and all(
+            isinstance(item, dict) and _is_rpc_message(item) for item in value
+        )
     if not isinstance(value, dict):
         return False
     if value.get("jsonrpc") == "2.0":
@@ -172,15 +257,23 @@ def _is_event(value: Any) -> bool:
     return isinstance(value, dict) and "kind" in value and "timestamp" in value
 
 
-def classify(name: str, head: bytes, methods: Iterable[str]) -> Classification:
+def classify(
+    name: str, head: bytes, methods: Iterable[str], *, complete: bool | None = None
+) -> Classification:
     """Tell a file's kind from its first bytes (``head``) and, for RPC results, its name.
 
     JSON Lines whose first record is a CAR journal event or a JSON-RPC 2.0 message are a journal
     or a transcript; a document is a capability map (``$schema`` naming the map schema, or
     ``schema_version`` 2.0.0 with ``providers``) or a CAR wire-schema bundle (``format``
-    ``car.wire-schema.v1``) by its top-level members; else the name ``*.<method>.result.json``
-    makes an RPC result.
+    ``car.wire-schema.v1``) by its top-level members. A broken or junk first line does not hide
+    a journal or transcript: any of the first ``SNIFF_LINES`` lines being a record, a first line
+    cut off by the head but marked as an event, or a ``*.jsonl``/``*.ndjson`` name makes one (its
+    broken lines are then findings). Else the name ``*.<method>.result.json`` makes an RPC result.
+    ``complete`` says whether ``head`` is the whole file (default: it is shorter than
+    ``SNIFF_BYTES``).
     """
+    if complete is None:
+        complete = len(head) < SNIFF_BYTES
     text = head[len(_BOM) :] if head.startswith(_BOM) else head
     stripped = text.lstrip(_JSON_WHITESPACE)
     first = _first_line(stripped)
@@ -197,6 +290,9 @@ def classify(name: str, head: bytes, methods: Iterable[str]) -> Classification:
         kind = None
     if kind is not None:
         return Classification(kind, _KIND_REASONS[kind])
+    json_lines = _json_lines_kind(name, stripped, complete)
+    if json_lines is not None:
+        return json_lines
     if name.endswith(_RESULT_SUFFIX):
         method = result_method(name, methods)
         if method is not None:
@@ -290,6 +386,7 @@ class PathsReport:
     fail_on: Severity = "error"
     timings: bool = False
     seconds: float = 0.0
+    interrupted: bool = False  # Ctrl-C: a partial report (see CheckInterrupted)
 
     @property
     def ok(self) -> bool:
@@ -328,6 +425,8 @@ class PathsReport:
             "skipped": [s.to_dict() for s in self.skipped],
             "summary": self.summary,
         }
+        if self.interrupted:
+            report["interrupted"] = True
         if self.timings:
             total = sum(f.size for f in self.files)
             report["summary"]["timing"] = {
@@ -357,18 +456,11 @@ class _Candidate:
     path: Path
     display: str
     size: int
+    stream: bool = False  # "-" (stdin), or a FIFO / character device named on the command line
 
 
-def _special_file_kind(mode: int) -> str:
-    if stat.S_ISFIFO(mode):
-        return "a FIFO"
-    if stat.S_ISCHR(mode):
-        return "a character device"
-    if stat.S_ISBLK(mode):
-        return "a block device"
-    if stat.S_ISSOCK(mode):
-        return "a socket"
-    return "not a regular file"
+STDIN = "-"
+_TEMPORARY_REASON = "temporary file of a pairling-fast write (in progress, or left by a kill)"
 
 
 def _os_reason(error: OSError) -> str:
@@ -395,6 +487,9 @@ class _Walker:
         return None
 
     def add_argument(self, raw: str) -> None:
+        if raw == STDIN:
+            self.files.append(_Candidate(Path(raw), raw, 0, stream=True))
+            return
         path = Path(raw)
         display = os.path.normpath(raw)
         # A path the user names is followed even when it is a symlink: they asked for it.
@@ -411,6 +506,10 @@ class _Walker:
             self.skipped.append(Skipped(display, f"excluded by {pattern!r}"))
         elif stat.S_ISDIR(info.st_mode):
             self._walk(path, display, (), info)
+        elif stat.S_ISFIFO(info.st_mode) or stat.S_ISCHR(info.st_mode):
+            # Named by the user (`check <(cat j.jsonl)`, /dev/stdin): read as a stream. Met in a
+            # walk, such a file is skipped: reading it could block or never end.
+            self.files.append(_Candidate(path, display, 0, stream=True))
         else:
             self._add_file(path, display, info)
 
@@ -463,7 +562,10 @@ class _Walker:
 
     def _add_file(self, path: Path, display: str, info: os.stat_result) -> None:
         if not stat.S_ISREG(info.st_mode):
-            self.skipped.append(Skipped(display, f"{_special_file_kind(info.st_mode)}, not read"))
+            self.skipped.append(Skipped(display, f"{special_file_kind(info.st_mode)}, not read"))
+            return
+        if is_temporary_name(path.name):
+            self.skipped.append(Skipped(display, _TEMPORARY_REASON))
             return
         key = (info.st_dev, info.st_ino)
         if key in self._files_seen:
@@ -485,17 +587,25 @@ def _run_check(kind: str, path: Path, method: str | None, profile: Profile) -> R
     if kind == "map":
         return check_map(path)
     if kind == "journal":
-        return check_journal(path, profile=profile)
+        return _journal_report(path, profile)
     if kind == "transcript":
         return check_transcript(path)
     if kind == "wire-schema":
         return check_wire_schema(path)
     assert method is not None, "an rpc-result is classified with its method"
     try:
-        result = parse_json(path.read_bytes())
+        result = parse_json(read_document(path))
     except CanonicalizationError as error:
         return Report(findings=[json_error_finding(error)])
     return check_rpc_result(method, result)
+
+
+def _journal_report(source: Any, profile: Profile) -> Report:
+    """A journal's report; after Ctrl-C the partial one (``stats["interrupted"]``)."""
+    try:
+        return check_journal(source, profile=profile)
+    except JournalInterrupted as stopped:
+        return stopped.report
 
 
 def _run_on_cluster(
@@ -552,8 +662,78 @@ def _with_lines(kind: str, path: Path, findings: list[Finding]) -> list[Finding]
 
 
 def _read_head(path: Path) -> bytes:
+    """The first ``SNIFF_BYTES``; if the first line is longer, its start, a newline and the
+    ``SNIFF_BYTES`` after its end (a first line of junk must not hide the records after it)."""
     with path.open("rb") as handle:
-        return handle.read(SNIFF_BYTES)
+        head = handle.read(SNIFF_BYTES)
+        if b"\n" in head or len(head) < SNIFF_BYTES:
+            return head
+        while handle.tell() < DEFAULT_MAX_LINE_LENGTH:
+            block = handle.read(SNIFF_BYTES)
+            newline = block.find(b"\n")
+            if newline >= 0:
+                handle.seek(handle.tell() - len(block) + newline + 1)
+                return head + b"\n" + handle.read(SNIFF_BYTES)
+            if not block:
+                break
+        return head
+
+
+class _Replay:
+    """A stream whose first bytes were read to tell its kind: those bytes, then the rest."""
+
+    def __init__(self, head: bytes, stream: IO[bytes], name: str) -> None:
+        self.name = name
+        self._head = head
+        self._stream = stream
+
+    def read(self, size: int = -1) -> bytes:
+        if not self._head:
+            return self._stream.read(size)
+        if size < 0:
+            data, self._head = self._head + self._stream.read(), b""
+            return data
+        data, self._head = self._head[:size], self._head[size:]
+        return data
+
+    def lines(self) -> Iterator[bytes]:
+        *whole, partial = self._head.split(b"\n")
+        self._head = b""
+        for line in whole:
+            yield line + b"\n"
+        rest = partial + self._stream.readline()
+        if rest:
+            yield rest
+        yield from self._stream
+
+
+def _open_stream(candidate: _Candidate) -> IO[bytes]:
+    if candidate.display == STDIN:
+        # Not closed after the check: it is the process's stdin.
+        return os.fdopen(os.dup(sys.stdin.fileno()), "rb")
+    return candidate.path.open("rb")
+
+
+def _run_stream_check(
+    kind: str, replay: _Replay, method: str | None, profile: Profile, limit: int
+) -> Report:
+    """A journal or transcript is checked streaming; a document is read up to ``limit``."""
+    if kind == "journal":
+        return _journal_report(replay, profile)
+    if kind == "transcript":
+        return check_transcript(replay.lines())
+    if kind == "wire-schema":
+        raise OSError(errno.EINVAL, "a wire-schema bundle is read from a regular file only")
+    data = replay.read(limit + 1)
+    if len(data) > limit:
+        raise DocumentTooLarge(replay.name, len(data), limit)
+    if kind == "map":
+        return check_map(data)
+    assert method is not None, "an rpc-result is classified with its method"
+    try:
+        return check_rpc_result(method, parse_json(data))
+    except CanonicalizationError as error:
+        return Report(findings=[json_error_finding(error)])
 
 
 def _check_one(
@@ -563,31 +743,50 @@ def _check_one(
     severities: Mapping[str, SeverityOverride],
     profile: Profile,
     client: Any = None,
+    limit: int = 0,
 ) -> FileResult | Skipped:
     started = time.perf_counter()
     result = FileResult(candidate.display, kind, size=candidate.size)
     try:
-        head = _read_head(candidate.path)
-        classification = classify(candidate.path.name, head, methods)
-        if kind is None:
-            if classification.kind is None:
-                return Skipped(candidate.display, classification.reason)
-            result.kind = classification.kind
-        elif kind == "rpc-result" and classification.method is None:
-            return Skipped(
-                candidate.display,
-                "--type rpc-result, but the name does not say the method "
-                "(name it *.<method>.result.json)",
-            )
-        assert result.kind is not None
-        if client is None:
-            report = _run_check(result.kind, candidate.path, classification.method, profile)
-        else:
-            report = _run_on_cluster(
-                result.kind, candidate.path, classification.method, profile, client
-            )
-        result.stats = dict(report.stats)
-        findings = _with_lines(result.kind, candidate.path, report.findings)
+        with ExitStack() as closing:
+            if candidate.stream:
+                stream = closing.enter_context(_open_stream(candidate))
+                head = stream.read(SNIFF_BYTES)
+                complete = len(head) < SNIFF_BYTES
+            else:
+                head = _read_head(candidate.path)
+                complete = candidate.size <= len(head)
+            classification = classify(candidate.path.name, head, methods, complete=complete)
+            if kind is None:
+                if classification.kind is None:
+                    return Skipped(candidate.display, classification.reason)
+                result.kind = classification.kind
+            elif kind == "rpc-result" and classification.method is None:
+                return Skipped(
+                    candidate.display,
+                    "--type rpc-result, but the name does not say the method "
+                    "(name it *.<method>.result.json)",
+                )
+            assert result.kind is not None
+            if candidate.stream:
+                replay = _Replay(head, stream, candidate.display)
+                report = _run_stream_check(
+                    result.kind, replay, classification.method, profile, limit
+                )
+                findings = report.findings
+            else:
+                if result.kind in _DOCUMENT_KINDS and candidate.size > limit:
+                    raise DocumentTooLarge(candidate.display, candidate.size, limit)
+                if client is None:
+                    report = _run_check(result.kind, candidate.path, classification.method, profile)
+                else:
+                    report = _run_on_cluster(
+                        result.kind, candidate.path, classification.method, profile, client
+                    )
+                findings = _with_lines(result.kind, candidate.path, report.findings)
+            result.stats = dict(report.stats)
+    except DocumentTooLarge as error:
+        findings = [Finding(TOO_LARGE, "error", error.strerror)]
     except OSError as error:
         findings = [Finding(UNREADABLE, "error", _os_reason(error))]
     except Exception as error:  # one file's failure never stops the others
@@ -617,6 +816,7 @@ def check_paths(
     progress: CheckProgress | None = None,
     profile: Profile = "strict",
     client: Any = None,
+    max_document_bytes: int | None = None,
 ) -> PathsReport:
     """Check every document under ``paths`` (files or directories), in parallel.
 
@@ -628,7 +828,10 @@ def check_paths(
     as PF304 warnings instead of errors. A path that does not
     exist raises ``PathArgumentError``; a file that cannot be read is a PF501 finding. With a Dask
     ``client`` (``distributed.Client``) the checks run on its cluster, with the same report
-    (docs/cluster.md).
+    (docs/cluster.md). A map, RPC result or wire-schema bundle over ``max_document_bytes``
+    (default ``_files.DEFAULT_MAX_DOCUMENT_BYTES``, 256 MiB) is a PF502 finding, not read.
+    Besides files and directories, ``"-"`` (stdin) and FIFOs or character devices named in
+    ``paths`` are read as streams (journals and transcripts streaming).
     """
     if kind is not None and kind not in KINDS:
         raise ValueError(f"unknown kind {kind!r}: choose one of {', '.join(KINDS)}")
@@ -653,11 +856,13 @@ def check_paths(
                 progress=progress,
                 profile=profile,
                 client=client,
+                max_document_bytes=max_document_bytes,
             )
 
     started = time.perf_counter()
     excludes = (*DEFAULT_EXCLUDES, *exclude) if default_excludes else tuple(exclude)
     walker = _Walker(excludes, follow_symlinks)
+    limit = _max_document_bytes(max_document_bytes)
     for raw in paths:
         walker.add_argument(os.fspath(raw))
     methods = rpc_methods()
@@ -672,23 +877,61 @@ def check_paths(
         progress.start(len(walker.files), sum(c.size for c in walker.files))
     workers = max(1, jobs if jobs is not None else (os.cpu_count() or 1))
     pool = ThreadPoolExecutor(max_workers=workers)
+    watch = _interrupt.Watch()
+    futures = {
+        pool.submit(
+            _watched_check, watch, candidate, kind, methods, overrides, profile, client, limit
+        ): candidate
+        for candidate in walker.files
+    }
+    handled: set[Any] = set()
     try:
-        futures = {
-            pool.submit(_check_one, candidate, kind, methods, overrides, profile, client): candidate
-            for candidate in walker.files
-        }
         for future in as_completed(futures):
             outcome = future.result()
-            if isinstance(outcome, Skipped):
-                report.skipped.append(outcome)
-            else:
-                report.files.append(outcome)
+            _add_outcome(report, outcome)
+            handled.add(future)
             if progress is not None:
                 progress.advance(outcome, futures[future].size)
+    except KeyboardInterrupt:
+        _interrupt.stop(watch)
+        pool.shutdown(wait=False, cancel_futures=True)
+        _collect_interrupted(report, {f: c for f, c in futures.items() if f not in handled})
+        _finish(report, started)
+        raise CheckInterrupted(report) from None
     finally:
-        # On Ctrl-C, drop the files not started yet instead of checking them all first.
         pool.shutdown(wait=True, cancel_futures=True)
+    _finish(report, started)
+    return report
+
+
+def _watched_check(watch: _interrupt.Watch, *args: Any) -> FileResult | Skipped:
+    with _interrupt.watched(watch):
+        return _check_one(*args)
+
+
+def _add_outcome(report: PathsReport, outcome: FileResult | Skipped) -> None:
+    if isinstance(outcome, Skipped):
+        report.skipped.append(outcome)
+    else:
+        report.files.append(outcome)
+
+
+# After Ctrl-C, how long the files being checked get to hand in their partial reports.
+STOP_GRACE_SECONDS = 0.3
+
+
+def _collect_interrupted(report: PathsReport, futures: Mapping[Any, _Candidate]) -> None:
+    """The partial report: what finished or stopped in time, every other file "interrupted"."""
+    report.interrupted = True
+    wait(futures, timeout=STOP_GRACE_SECONDS)
+    for future, candidate in futures.items():
+        outcome = None
+        if future.done() and not future.cancelled() and future.exception() is None:
+            outcome = future.result()
+        _add_outcome(report, outcome or Skipped(candidate.display, "not checked: interrupted"))
+
+
+def _finish(report: PathsReport, started: float) -> None:
     report.files.sort(key=lambda f: f.path)
     report.skipped.sort(key=lambda s: s.path)
     report.seconds = time.perf_counter() - started
-    return report
