@@ -129,6 +129,52 @@ mod python {
             .unwrap_or(true)
     }
 
+    /// From this input size on, `interruptible` works on a helper thread (below it, a thread's
+    /// start costs more than the wait it would let Ctrl-C cut short).
+    const INTERRUPTIBLE_BYTES: usize = 1 << 20;
+    const STOP_POLL: std::time::Duration = std::time::Duration::from_millis(50);
+
+    /// Runs `work` without the GIL. For an input of `size` bytes or more it runs on a helper
+    /// thread while this one asks `stop_requested` every 50 ms, so Ctrl-C ends the wait at once
+    /// with `KeyboardInterrupt`: the helper holds no Python object and is left to finish on its
+    /// own, its result dropped. A panic in it is resumed here, inside `guarded`.
+    fn interruptible<T: Send + 'static>(
+        py: Python<'_>,
+        size: usize,
+        work: impl FnOnce() -> T + Send + 'static,
+    ) -> PyResult<T> {
+        use std::sync::mpsc::{channel, RecvTimeoutError};
+        if size < INTERRUPTIBLE_BYTES {
+            return Ok(py.allow_threads(work));
+        }
+        let (sender, mut receiver) = channel();
+        std::thread::Builder::new()
+            .name("pairling-fast-work".into())
+            .spawn(move || {
+                // The receiver is gone after an interrupt: nobody wants the result then.
+                let _ = sender.send(catch_unwind(AssertUnwindSafe(work)));
+            })
+            .map_err(|error| PyValueError::new_err(format!("cannot start a thread: {error}")))?;
+        loop {
+            let (returned, outcome) = py.allow_threads(move || {
+                let outcome = receiver.recv_timeout(STOP_POLL);
+                (receiver, outcome)
+            });
+            receiver = returned;
+            match outcome {
+                Ok(Ok(value)) => return Ok(value),
+                Ok(Err(payload)) => std::panic::resume_unwind(payload),
+                Err(RecvTimeoutError::Timeout) if stop_requested(py) => {
+                    return Err(PyKeyboardInterrupt::new_err("interrupted"))
+                }
+                Err(RecvTimeoutError::Timeout) => {}
+                Err(RecvTimeoutError::Disconnected) => {
+                    return Err(raise(py, "InternalError", ("the worker thread vanished",)))
+                }
+            }
+        }
+    }
+
     /// JSON text from Python: `bytes` are taken as they are, `str` as its UTF-8 encoding.
     fn text_bytes<'a>(data: &'a Bound<'_, PyAny>) -> PyResult<std::borrow::Cow<'a, [u8]>> {
         if let Ok(bytes) = data.downcast::<PyBytes>() {
@@ -689,8 +735,8 @@ mod python {
     #[pyfunction]
     fn check_map_json(py: Python<'_>, data: &Bound<'_, PyAny>) -> PyResult<RawMapCheck> {
         guarded(py, "check_map_json", || {
-            let bytes = text_bytes(data)?;
-            let check = py.allow_threads(|| graph::check_map_json(&bytes));
+            let bytes = text_bytes(data)?.into_owned();
+            let check = interruptible(py, bytes.len(), move || graph::check_map_json(&bytes))?;
             raw_map_check(py, check)
         })
     }
