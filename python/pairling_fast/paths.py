@@ -456,7 +456,7 @@ class _Candidate:
     path: Path
     display: str
     size: int
-    stream: bool = False  # "-" (stdin), or a FIFO / character device named on the command line
+    stream: bool = False  # "-" (stdin), or a FIFO named on the command line
 
 
 STDIN = "-"
@@ -506,9 +506,9 @@ class _Walker:
             self.skipped.append(Skipped(display, f"excluded by {pattern!r}"))
         elif stat.S_ISDIR(info.st_mode):
             self._walk(path, display, (), info)
-        elif stat.S_ISFIFO(info.st_mode) or stat.S_ISCHR(info.st_mode):
-            # Named by the user (`check <(cat j.jsonl)`, /dev/stdin): read as a stream. Met in a
-            # walk, such a file is skipped: reading it could block or never end.
+        elif stat.S_ISFIFO(info.st_mode):
+            # A pipe named by the user (`check <(cat j.jsonl)`, /dev/stdin): read as a stream.
+            # Met in a walk it is skipped (reading it could block), as devices always are.
             self.files.append(_Candidate(path, display, 0, stream=True))
         else:
             self._add_file(path, display, info)
@@ -830,8 +830,8 @@ def check_paths(
     ``client`` (``distributed.Client``) the checks run on its cluster, with the same report
     (docs/cluster.md). A map, RPC result or wire-schema bundle over ``max_document_bytes``
     (default ``_files.DEFAULT_MAX_DOCUMENT_BYTES``, 256 MiB) is a PF502 finding, not read.
-    Besides files and directories, ``"-"`` (stdin) and FIFOs or character devices named in
-    ``paths`` are read as streams (journals and transcripts streaming).
+    Besides files and directories, ``"-"`` (stdin) and FIFOs named in ``paths`` are read as
+    streams (journals and transcripts streaming; devices are skipped).
     """
     if kind is not None and kind not in KINDS:
         raise ValueError(f"unknown kind {kind!r}: choose one of {', '.join(KINDS)}")
