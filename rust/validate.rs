@@ -133,10 +133,7 @@ pub fn bounded_message(message: String) -> String {
         return message;
     }
     let kept: String = message.chars().take(MESSAGE_KEPT_CHARS).collect();
-    format!(
-        "{kept} … [message truncated: {} bytes]",
-        message.len()
-    )
+    format!("{kept} … [message truncated: {} bytes]", message.len())
 }
 
 fn draft_asserts_formats(draft: Draft) -> bool {

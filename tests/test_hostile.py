@@ -106,7 +106,9 @@ def user_owned_null(folder: Path) -> Path:
 @pytest.mark.parametrize("backend_name", BACKENDS)
 def test_output_to_a_device_writes_into_it_and_keeps_it(tmp_path: Path, backend_name: str) -> None:
     node = user_owned_null(tmp_path)
-    result = run_cli(backend_name, "seal", str(unsealed_map(tmp_path)), "-o", str(node), cwd=tmp_path)
+    result = run_cli(
+        backend_name, "seal", str(unsealed_map(tmp_path)), "-o", str(node), cwd=tmp_path
+    )
     assert result.returncode == 0, result.stderr
     assert stat.S_ISCHR(node.lstat().st_mode)
     assert "is a character device: written into directly, not atomically" in result.stderr
@@ -353,10 +355,17 @@ def test_chain_of_dev_zero_ends(tmp_path: Path, backend_name: str) -> None:
 @pytest.mark.parametrize("backend_name", BACKENDS)
 def test_the_document_size_limit_is_configurable(tmp_path: Path, backend_name: str) -> None:
     limit = str(hostile.MAP.stat().st_size - 1)
-    digest = run_cli(backend_name, "digest", str(hostile.MAP), "--max-document-bytes", limit, cwd=tmp_path)
+    digest = run_cli(
+        backend_name, "digest", str(hostile.MAP), "--max-document-bytes", limit, cwd=tmp_path
+    )
     assert digest.returncode == 2 and "over the limit" in digest.stderr
     check = run_cli(
-        backend_name, "check", str(hostile.MAP), "--format", "json", cwd=tmp_path,
+        backend_name,
+        "check",
+        str(hostile.MAP),
+        "--format",
+        "json",
+        cwd=tmp_path,
         extra_env={"PAIRLING_FAST_MAX_DOCUMENT_BYTES": limit},
     )
     findings = json.loads(check.stdout)["files"][0]["findings"]
@@ -568,7 +577,9 @@ def test_pointer_indexes_are_ascii_digits_only(
 
 
 @pytest.mark.parametrize("backend_name", BACKENDS)
-def test_a_pyproject_not_in_utf8_above_the_cwd_is_not_ours(tmp_path: Path, backend_name: str) -> None:
+def test_a_pyproject_not_in_utf8_above_the_cwd_is_not_ours(
+    tmp_path: Path, backend_name: str
+) -> None:
     (tmp_path / "pyproject.toml").write_bytes(hostile.PYPROJECT_NOT_UTF8)
     work = tmp_path / "work"
     work.mkdir()
@@ -621,15 +632,20 @@ def test_file_names_cannot_fake_report_lines_or_drive_the_terminal(
 
 
 def test_temporaries_are_skipped_and_stale_ones_cleaned(tmp_path: Path) -> None:
-    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
-                          capture_output=True, text=True, check=True)
+    dead = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     stale = tmp_path / f".out.json.{dead.stdout.strip()}.0a0b0c0d{_atomic.TEMPORARY_SUFFIX}"
     live = tmp_path / f".out.json.{os.getpid()}.01020304{_atomic.TEMPORARY_SUFFIX}"
     for leftover in (stale, live):
         leftover.write_text('{"half": ', encoding="utf-8")
     report = paths.check_paths([tmp_path])
     assert {s.path for s in report.skipped if "temporary file" in s.reason} == {
-        str(stale), str(live)
+        str(stale),
+        str(live),
     }
     assert report.ok and not report.files
     _atomic.write_atomically(tmp_path / "out.json", b"{}")
@@ -664,7 +680,9 @@ def test_a_read_only_filesystem_error_names_the_users_path(
     read_only_disk: Path, backend_name: str
 ) -> None:
     out = read_only_disk / "out.json"
-    result = run_cli(backend_name, "canonicalize", str(hostile.MAP), "-o", str(out), cwd=read_only_disk.parent)
+    result = run_cli(
+        backend_name, "canonicalize", str(hostile.MAP), "-o", str(out), cwd=read_only_disk.parent
+    )
     assert result.returncode == 2
     assert f"{out}: {os.strerror(errno.EROFS)}" in result.stderr
     assert _atomic.TEMPORARY_SUFFIX not in result.stderr

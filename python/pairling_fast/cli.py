@@ -168,7 +168,8 @@ def _config(args: argparse.Namespace) -> Config:
     return find_config(Path.cwd(), explicit)
 
 
-# RFC 6901: an array index is ASCII digits; str.isdigit() would take "²" or "١" too.
+# RFC 6901: an array index is ASCII digits; str.isdigit() would take superscripts or
+# Arabic-Indic digits too.
 _ARRAY_INDEX = re.compile("[0-9]+", re.ASCII)
 
 

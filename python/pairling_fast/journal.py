@@ -17,7 +17,7 @@ import stat
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from types import TracebackType
-from typing import IO, Any, Literal, Union
+from typing import IO, Any, Literal, Union, cast
 
 from . import _backend
 from ._atomic import atomic_write
@@ -181,7 +181,9 @@ def chain_journal(
         _refuse_unstreamable(stream, source)
         with atomic_write(destination, fsync=fsync, notes=notes) as output:
             reader = _ChainingReader(stream, output, source, DEFAULT_MAX_LINE_LENGTH)
-            check = check_journal(reader, chain="off", lifecycle=False, profile=profile)
+            # A binary ``read(n)`` source is all check_journal uses of a file object.
+            readable = cast("IO[bytes]", reader)
+            check = check_journal(readable, chain="off", lifecycle=False, profile=profile)
             if check.stats["errors"]:
                 raise ValidationError(check.errors or check.findings)  # errors beyond the cap
             if reader.problem is not None:

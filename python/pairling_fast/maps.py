@@ -37,9 +37,7 @@ MapSource = Union[str, "os.PathLike[str]", bytes, bytearray, "dict[str, Any]"]
 """A map to check: a file path, JSON text as bytes, or an already parsed dict."""
 
 
-def _check(
-    source: MapSource, limit: int | None = None
-) -> tuple[Report, bytes | None, str | None]:
+def _check(source: MapSource, limit: int | None = None) -> tuple[Report, bytes | None, str | None]:
     """The report, the JSON text (None for a dict) and the path (None unless one was given)."""
     engine = _backend.active()
     if isinstance(source, dict):

@@ -41,8 +41,8 @@ __all__ = [
     "plain_text",
     "print_rich",
     "render",
-    "shown",
     "sarif",
+    "shown",
     "summary_line",
 ]
 
@@ -134,8 +134,7 @@ def plain_text(report: PathsReport) -> str:
     if report.timings:
         lines.append("timings:")
         lines.extend(
-            f"  {shown(file.path)}: {_throughput(file.size, file.seconds)}"
-            for file in report.files
+            f"  {shown(file.path)}: {_throughput(file.size, file.seconds)}" for file in report.files
         )
         total = sum(file.size for file in report.files)
         lines.append(f"  total: {_throughput(total, report.seconds)}")

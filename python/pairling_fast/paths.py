@@ -7,10 +7,10 @@ ignored silently. ``PathsReport.to_dict()`` is the versioned JSON report (``repo
 
 from __future__ import annotations
 
+import errno
 import fnmatch
 import json
 import os
-import errno
 import re
 import stat
 import sys
@@ -37,8 +37,8 @@ from .wire import check_rpc_result, check_transcript, check_wire_schema
 
 __all__ = [
     "DEFAULT_EXCLUDES",
-    "CheckInterrupted",
     "KINDS",
+    "CheckInterrupted",
     "CheckProgress",
     "Classification",
     "FileResult",
@@ -786,7 +786,7 @@ def _check_one(
                 findings = _with_lines(result.kind, candidate.path, report.findings)
             result.stats = dict(report.stats)
     except DocumentTooLarge as error:
-        findings = [Finding(TOO_LARGE, "error", error.strerror)]
+        findings = [Finding(TOO_LARGE, "error", _os_reason(error))]
     except OSError as error:
         findings = [Finding(UNREADABLE, "error", _os_reason(error))]
     except Exception as error:  # one file's failure never stops the others

@@ -29,7 +29,7 @@ def journal_behind(first_line: bytes) -> bytes:
 
 
 # Array indexes RFC 6901 does not allow: digits that are not ASCII.
-NON_ASCII_INDEX_POINTERS = ("/²", "/١", "/1²")
+NON_ASCII_INDEX_POINTERS = ("/\u00b2", "/\u0661", "/1\u00b2")  # ², Arabic-Indic 1
 
 # Nesting the recursive Python code of `check` must survive (the parser allows 512 levels).
 DEEP_ARRAY = b"[" * 400 + b"]" * 400
