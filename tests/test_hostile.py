@@ -243,15 +243,14 @@ def test_a_pretty_printed_array_of_events_is_still_one_document() -> None:
 @pytest.mark.parametrize("argument", ["-", "/dev/stdin"])
 def test_a_journal_on_stdin_is_checked(tmp_path: Path, backend_name: str, argument: str) -> None:
     env = dict(os.environ, PYTHONPATH=PACKAGE_PARENT, PAIRLING_FAST_BACKEND=backend_name)
-    with hostile.TAMPERED_JOURNAL.open("rb") as journal_file:
-        result = subprocess.run(
-            [sys.executable, "-m", "pairling_fast", "check", argument, "--format", "json"],
-            stdin=journal_file,
-            capture_output=True,
-            env=env,
-            timeout=60,
-            check=False,
-        )
+    result = subprocess.run(  # stdin is a pipe: the journal streams in
+        [sys.executable, "-m", "pairling_fast", "check", argument, "--format", "json"],
+        input=hostile.journal_behind(b"{}\n"),
+        capture_output=True,
+        env=env,
+        timeout=60,
+        check=False,
+    )
     report = json.loads(result.stdout)
     assert result.returncode == 1, result.stderr
     assert report["files"][0]["kind"] == "journal"
