@@ -200,16 +200,14 @@ def _one_document(text: bytes) -> bool:
 def _json_lines_kind(name: str, text: bytes, complete_head: bool) -> Classification | None:
     """A journal or transcript whose first line does not say so: a later line of the head is a
     record, the first line is cut off but marked as an event, or the name says JSON Lines."""
+    if not text or (complete_head and _one_document(text)):
+        return None  # empty, or one (pretty-printed) document: not JSON Lines
     lines = _head_lines(text, complete_head)
-    if complete_head and _one_document(text):
-        return None  # one (pretty-printed) document, not JSON Lines
-    for number, line in enumerate(lines[1:], start=2):
+    for line in lines[1:]:
         if line.complete and _is_event(line.value):
-            return Classification("journal", f"line {number} of the first lines is a CAR event")
+            return Classification("journal", "a CAR journal event among the first lines")
         if line.complete and _is_rpc_message(line.value):
-            return Classification(
-                "transcript", f"line {number} of the first lines is a JSON-RPC 2.0 message"
-            )
+            return Classification("transcript", "a JSON-RPC 2.0 message among the first lines")
     first = lines[0] if lines else None
     if (
         first is not None
