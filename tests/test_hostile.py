@@ -556,7 +556,7 @@ def test_dask_refused_connection_is_one_line_on_the_cli(
 ) -> None:
     started = time.monotonic()
     result = run_cli("python", "check", str(hostile.MAP), "--dask", refused_address, cwd=tmp_path)
-    assert time.monotonic() - started < 15  # Dask alone retries for its whole 30 s timeout
+    assert time.monotonic() - started < 25  # Dask alone retries for its whole 30 s timeout
     assert result.returncode == 2
     assert result.stderr.count("\n") == 1 and "--dask" in result.stderr
 
