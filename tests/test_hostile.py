@@ -185,7 +185,7 @@ def test_setuid_is_dropped_when_the_owner_cannot_be_kept(
     def refused(*_args: Any) -> None:
         raise PermissionError(errno.EPERM, "not permitted")
 
-    monkeypatch.setattr(_atomic.os, "fchown", refused)
+    monkeypatch.setattr(_atomic.os, "chown", refused)
     notes: list[str] = []
     _atomic.write_atomically(path, b"new", notes=notes)
     monkeypatch.undo()

@@ -149,7 +149,7 @@ def _replace(
             stream.flush()
             if fsync:
                 os.fsync(stream.fileno())
-            _keep_identity(stream.fileno(), info, mode, shown, notes)
+        _keep_identity(temporary, info, mode, shown, notes)
         os.replace(temporary, target)
     except BaseException as failure:
         temporary.unlink(missing_ok=True)
@@ -167,19 +167,20 @@ def _replace(
 
 
 def _keep_identity(
-    descriptor: int, info: os.stat_result | None, mode: int | None, shown: str, notes: list[str]
+    temporary: Path, info: os.stat_result | None, mode: int | None, shown: str, notes: list[str]
 ) -> None:
     """The replaced file's owner, group and mode on the new file. Owner first: chown clears the
     setuid/setgid bits, so the mode is set after it."""
     wanted = mode if mode is not None else (_umask_mode() if info is None else info.st_mode)
     wanted = stat.S_IMODE(wanted)
-    if info is not None and (info.st_uid, info.st_gid) != (os.geteuid(), os.getegid()):
+    owned = hasattr(os, "geteuid")  # not on Windows: no owners to keep there
+    if owned and info is not None and (info.st_uid, info.st_gid) != (os.geteuid(), os.getegid()):
         try:
-            os.fchown(descriptor, info.st_uid, info.st_gid)
+            os.chown(temporary, info.st_uid, info.st_gid)
         except PermissionError:
             # Kept only the group, or nothing: a setuid/setgid bit must not move to our id.
             try:
-                os.fchown(descriptor, -1, info.st_gid)
+                os.chown(temporary, -1, info.st_gid)
             except PermissionError:
                 pass
             if wanted & (stat.S_ISUID | stat.S_ISGID):
@@ -188,7 +189,7 @@ def _keep_identity(
                     f"{shown}: its owner {info.st_uid}:{info.st_gid} could not be kept, so "
                     "the setuid/setgid bits were dropped"
                 )
-    os.fchmod(descriptor, wanted)
+    os.chmod(temporary, wanted)
 
 
 def _umask_mode() -> int:
@@ -216,6 +217,8 @@ def _remove_stale_temporaries(directory: Path, name: str) -> None:
 
 
 def _running(pid: int) -> bool:
+    if os.name == "nt":
+        return True  # os.kill would terminate it there; leftovers stay (check skips them)
     try:
         os.kill(pid, 0)
     except ProcessLookupError:

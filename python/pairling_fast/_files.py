@@ -70,7 +70,7 @@ def read_document(path: str | os.PathLike[str], limit: int | None = None) -> byt
     bound = max_document_bytes(limit)
     shown = os.fsdecode(os.fspath(path))
     # O_NONBLOCK: opening a FIFO must not wait for a writer; a regular file ignores the flag.
-    descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     try:
         info = os.fstat(descriptor)
         if not stat.S_ISREG(info.st_mode):
@@ -78,7 +78,8 @@ def read_document(path: str | os.PathLike[str], limit: int | None = None) -> byt
             raise OSError(errno.EINVAL, f"is {what}: a document is read from a regular file", shown)
         if info.st_size > bound:
             raise DocumentTooLarge(shown, info.st_size, bound)
-        os.set_blocking(descriptor, True)
+        if hasattr(os, "O_NONBLOCK"):
+            os.set_blocking(descriptor, True)
     except BaseException:
         os.close(descriptor)
         raise
