@@ -217,20 +217,24 @@ def test_in_place_seal_says_what_happened_to_hard_links(tmp_path: Path, backend_
 # 3. A junk first line does not hide a journal; journals from pipes and stdin
 
 
-@pytest.mark.parametrize("backend_name", BACKENDS)
 @pytest.mark.parametrize("junk", sorted(hostile.JUNK_FIRST_LINES))
 @pytest.mark.parametrize("name", ["t.json", "t.jsonl", "t.log"])
 def test_a_tampered_journal_behind_a_junk_first_line_fails(
-    tmp_path: Path, backend_name: str, junk: str, name: str
+    backend: _backend.Engine, tmp_path: Path, junk: str, name: str
 ) -> None:
     path = tmp_path / name
     path.write_bytes(hostile.journal_behind(hostile.JUNK_FIRST_LINES[junk]))
-    result = run_cli(backend_name, "check", str(path), "--format", "json", cwd=tmp_path)
-    report = json.loads(result.stdout)
-    assert result.returncode == 1, result.stdout
-    assert [file["kind"] for file in report["files"]] == ["journal"]
-    codes = {finding["code"] for finding in report["files"][0]["findings"]}
-    assert "PF310" in codes  # the tampered hash is found
+    report = paths.check_paths([path])
+    assert not report.ok
+    assert [file.kind for file in report.files] == ["journal"]
+    assert "PF310" in {finding.code for finding in report.findings}  # the tampered hash
+
+
+@pytest.mark.parametrize("backend_name", BACKENDS)
+def test_check_of_a_journal_behind_junk_exits_1(tmp_path: Path, backend_name: str) -> None:
+    path = tmp_path / "t.json"
+    path.write_bytes(hostile.journal_behind(b"{}\n"))
+    assert run_cli(backend_name, "check", str(path), cwd=tmp_path).returncode == 1
 
 
 def test_a_pretty_printed_array_of_events_is_still_one_document() -> None:
