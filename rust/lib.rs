@@ -107,6 +107,75 @@ mod python {
         }
     }
 
+    static STOP_REQUESTED: GILOnceCell<Py<PyAny>> = GILOnceCell::new();
+
+    /// Whether long work must stop: Ctrl-C (seen only on the main thread), or the run this thread
+    /// works for was interrupted (`pairling_fast._interrupt`: Python delivers signals to the main
+    /// thread only, so `check_paths`'s workers learn of Ctrl-C there). An exception raised on this
+    /// thread while asking (the KeyboardInterrupt `_interrupt.stop` sends) also means stop. Called
+    /// between batches by the loops that release the GIL (STYLE.md item 5).
+    fn stop_requested(py: Python<'_>) -> bool {
+        if py.check_signals().is_err() {
+            return true;
+        }
+        STOP_REQUESTED
+            .get_or_try_init(py, || {
+                Ok::<_, PyErr>(
+                    py.import("pairling_fast._interrupt")?
+                        .getattr("stop_requested")?
+                        .unbind(),
+                )
+            })
+            .and_then(|ask| ask.bind(py).call0()?.is_truthy())
+            .unwrap_or(true)
+    }
+
+    /// From this input size on, `interruptible` works on a helper thread (below it, a thread's
+    /// start costs more than the wait it would let Ctrl-C cut short).
+    const INTERRUPTIBLE_BYTES: usize = 1 << 20;
+    const STOP_POLL: std::time::Duration = std::time::Duration::from_millis(50);
+
+    /// Runs `work` without the GIL. For an input of `size` bytes or more it runs on a helper
+    /// thread while this one asks `stop_requested` every 50 ms, so Ctrl-C ends the wait at once
+    /// with `KeyboardInterrupt`: the helper holds no Python object and is left to finish on its
+    /// own, its result dropped. A panic in it is resumed here, inside `guarded`.
+    fn interruptible<T: Send + 'static>(
+        py: Python<'_>,
+        size: usize,
+        work: impl FnOnce() -> T + Send + 'static,
+    ) -> PyResult<T> {
+        use std::sync::mpsc::{channel, RecvTimeoutError};
+        if size < INTERRUPTIBLE_BYTES {
+            return Ok(py.allow_threads(work));
+        }
+        let (sender, mut receiver) = channel();
+        std::thread::Builder::new()
+            .name("pairling-fast-work".into())
+            .spawn(move || {
+                // The receiver is gone after an interrupt: nobody wants the result then.
+                let _ = sender.send(catch_unwind(AssertUnwindSafe(work)));
+            })
+            .map_err(|error| PyValueError::new_err(format!("cannot start a thread: {error}")))?;
+        loop {
+            let (returned, outcome) = py.allow_threads(move || {
+                let outcome = receiver.recv_timeout(STOP_POLL);
+                (receiver, outcome)
+            });
+            receiver = returned;
+            match outcome {
+                Ok(Ok(value)) => return Ok(value),
+                Ok(Err(payload)) => std::panic::resume_unwind(payload),
+                Err(RecvTimeoutError::Timeout) if stop_requested(py) => {
+                    return Err(PyKeyboardInterrupt::new_err("interrupted"))
+                }
+                Err(RecvTimeoutError::Timeout) => {}
+                Err(RecvTimeoutError::Disconnected) => {
+                    return Err(raise(py, "InternalError", ("the worker thread vanished",)))
+                }
+            }
+        }
+    }
+
     /// JSON text from Python: `bytes` are taken as they are, `str` as its UTF-8 encoding.
     fn text_bytes<'a>(data: &'a Bound<'_, PyAny>) -> PyResult<std::borrow::Cow<'a, [u8]>> {
         if let Ok(bytes) = data.downcast::<PyBytes>() {
@@ -435,7 +504,9 @@ mod python {
             let mut reader = crate::wire::open_transcript(&path)?;
             let mut checker = crate::wire::TranscriptChecker::new(bundle, wire_schema_digest);
             while !py.allow_threads(|| checker.feed_from(&mut reader, LINES_PER_SLICE))? {
-                py.check_signals()?;
+                if stop_requested(py) {
+                    return Err(PyKeyboardInterrupt::new_err("transcript check interrupted"));
+                }
             }
             wire_outcome(py, checker.finish())
         })
@@ -591,10 +662,8 @@ mod python {
             // JournalInterrupted with it). The batch being read when it came is not checked.
             let flag = Arc::new(AtomicBool::new(false));
             let stop_flag = Arc::clone(&flag);
-            let interrupted = move || {
-                stop_flag.load(Ordering::SeqCst)
-                    || Python::with_gil(|py| py.check_signals().is_err())
-            };
+            let interrupted =
+                move || stop_flag.load(Ordering::SeqCst) || Python::with_gil(stop_requested);
             let report = if let Ok(path) = source.downcast::<PyString>() {
                 let path = path.to_cow()?.into_owned();
                 py.allow_threads(|| {
@@ -762,8 +831,10 @@ mod python {
     ) -> PyResult<RawMapCheck> {
         guarded(py, "check_map_json", || {
             let manifest = manifest_value(py, manifest)?;
-            let bytes = text_bytes(data)?;
-            let check = py.allow_threads(|| graph::check_map_json(&bytes, manifest.as_ref()));
+            let bytes = text_bytes(data)?.into_owned();
+            let check = interruptible(py, bytes.len(), move || {
+                graph::check_map_json(&bytes, manifest.as_ref())
+            })?;
             raw_map_check(py, check)
         })
     }

@@ -110,7 +110,7 @@ impl SchemaValidator {
                     pointer: error.instance_path().as_str().to_owned(),
                     keyword: reported_keyword(error.kind(), schema_pointer).to_owned(),
                     schema_pointer: schema_pointer.to_owned(),
-                    message: error.to_string(),
+                    message: bounded_message(error.to_string()),
                 }
             })
             .collect();
@@ -176,6 +176,20 @@ fn listed_vocabularies(schema: &Value, resources: &HashMap<String, Value>) -> Op
             .map(|uri| uri.rsplit("/vocab/").next().unwrap_or_default().to_owned())
             .collect(),
     )
+}
+
+/// Messages quote the offending value; one of 30 MB must not make a 30 MB finding (nor
+/// thousands of them a report of gigabytes). Longer messages keep their first
+/// `MESSAGE_KEPT_CHARS` characters and say their size (the fallback cuts the same way).
+pub const MESSAGE_MAX_CHARS: usize = 512;
+pub const MESSAGE_KEPT_CHARS: usize = 256;
+
+pub fn bounded_message(message: String) -> String {
+    if message.chars().nth(MESSAGE_MAX_CHARS).is_none() {
+        return message;
+    }
+    let kept: String = message.chars().take(MESSAGE_KEPT_CHARS).collect();
+    format!("{kept} … [message truncated: {} bytes]", message.len())
 }
 
 fn draft_asserts_formats(draft: Draft) -> bool {
@@ -737,6 +751,16 @@ pub fn bundled_validator(id: &str) -> Option<&'static SchemaValidator> {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn a_long_message_keeps_its_start_and_says_its_size() {
+        let short = "x".repeat(MESSAGE_MAX_CHARS);
+        assert_eq!(bounded_message(short.clone()), short);
+        let long = format!("\"{}\" is not of type \"integer\"", "é".repeat(1000));
+        let bounded = bounded_message(long.clone());
+        assert!(bounded.starts_with(&long.chars().take(MESSAGE_KEPT_CHARS).collect::<String>()));
+        assert!(bounded.ends_with(&format!("[message truncated: {} bytes]", long.len())));
+    }
 
     fn compile(
         schema: Value,

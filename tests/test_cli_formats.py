@@ -55,8 +55,7 @@ def _report(fail_on: Any = "error") -> PathsReport:
 TEXT_SNAPSHOT = """\
 FAIL maps/broken.json (map): 1 error, 1 warning, 1 info
   maps/broken.json:7 /a/0: error PF101: 'x' is not of type 'integer'
-  maps/broken.json:9: warning PF001: 50% done,
-then: stop
+  maps/broken.json:9: warning PF001: 50% done,\\nthen: stop
   maps/broken.json: info PF401: no result schema
 ok   maps/clean.json (map)
 FAIL gone.json (unknown kind): 1 error

@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import io
 import os
+import re
 import sys
 from collections.abc import Iterator, Sequence
 from contextlib import ExitStack, contextmanager
@@ -21,6 +22,7 @@ from rich.console import Console
 
 from . import _backend, schemas
 from ._atomic import write_atomically
+from ._files import DEFAULT_MAX_DOCUMENT_BYTES, LIMIT_VARIABLE, read_document
 from .canonical import DIGEST_PREFIX, canonicalize_json, digest_hex, parse_json
 from .codes import CODES
 from .config import Config, ConfigError, find_config
@@ -31,8 +33,16 @@ from .generate import map as generate_map
 from .generate import transcript as generate_transcript
 from .journal import Profile, chain_journal
 from .maps import load_manifest, write_sealed
-from .output import FORMATS, RichProgress, finding_line, print_rich, render, summary_line
-from .paths import KINDS, PathArgumentError, check_paths
+from .output import (
+    FORMATS,
+    RichProgress,
+    finding_line,
+    print_rich,
+    render,
+    shown,
+    summary_line,
+)
+from .paths import KINDS, CheckInterrupted, PathArgumentError, check_paths
 
 __all__ = ["build_parser", "findings_markdown", "main"]
 
@@ -43,6 +53,7 @@ GENERATORS: dict[str, ModuleType] = {
     "transcript": generate_transcript,
 }
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
+EXIT_INTERRUPTED = 128 + 2  # SIGINT, as shells report it
 
 # Headings of the code ranges in docs/findings.md, by the first digit of the number.
 CODE_RANGES = {
@@ -68,11 +79,17 @@ def _fail(message: str) -> NoReturn:
     raise CliError(message)
 
 
-def _read(path: str) -> bytes:
+def _read(path: str, limit: int | None) -> bytes:
     try:
-        return Path(path).read_bytes()
+        return read_document(path, limit)
     except OSError as error:
         _fail(f"{path}: {error.strerror or error}")
+
+
+def _say(notes: list[str]) -> None:
+    """What a writer wants the user to know about the destination (``_atomic.atomic_write``)."""
+    for note in notes:
+        print(f"{PROG}: note: {note}", file=sys.stderr)
 
 
 def _json_error_line(path: str, error: CanonicalizationError) -> str:
@@ -118,9 +135,12 @@ def _command_check(args: argparse.Namespace) -> int:
             client=client,
             car_version=args.car_version or config.car_version,
             manifest=manifest,
+            max_document_bytes=args.max_document_bytes,
         )
     except PathArgumentError as error:
         _fail(str(error))
+    except CheckInterrupted as stopped:
+        report = stopped.report  # Ctrl-C: the partial report, then exit 130
     finally:
         if progress is not None:
             progress.stop()
@@ -128,12 +148,17 @@ def _command_check(args: argparse.Namespace) -> int:
     if to_terminal:
         print_rich(report, console)
     elif args.output is not None:
-        write_atomically(args.output, render(report, args.format).encode("utf-8"))
+        notes: list[str] = []
+        write_atomically(args.output, render(report, args.format).encode("utf-8"), notes=notes)
+        _say(notes)
         print(f"{summary_line(report)} (report written to {args.output})", file=sys.stderr)
     else:
         sys.stdout.write(render(report, args.format))
+    if report.interrupted:
+        print(f"{PROG}: interrupted: the report above is partial", file=sys.stderr)
+        return EXIT_INTERRUPTED
     for finding in report.io_errors:
-        print(f"{PROG}: error: {finding.path}: {finding.message}", file=sys.stderr)
+        print(f"{PROG}: error: {shown(f'{finding.path}: {finding.message}')}", file=sys.stderr)
     if report.io_errors:
         return EXIT_USAGE
     return EXIT_OK if report.ok else EXIT_FINDINGS
@@ -144,6 +169,11 @@ def _config(args: argparse.Namespace) -> Config:
         return Config()
     explicit = Path(args.config) if args.config is not None else None
     return find_config(Path.cwd(), explicit)
+
+
+# RFC 6901: an array index is ASCII digits; str.isdigit() would take superscripts or
+# Arabic-Indic digits too.
+_ARRAY_INDEX = re.compile("[0-9]+", re.ASCII)
 
 
 def _resolve_pointer(document: Any, pointer: str) -> Any:
@@ -157,7 +187,7 @@ def _resolve_pointer(document: Any, pointer: str) -> Any:
         token = raw.replace("~1", "/").replace("~0", "~")
         if isinstance(value, dict) and token in value:
             value = value[token]
-        elif isinstance(value, list) and token.isdigit() and int(token) < len(value):
+        elif isinstance(value, list) and _ARRAY_INDEX.fullmatch(token) and int(token) < len(value):
             if token != "0" and token.startswith("0"):
                 _fail(f"--pointer {pointer!r}: array index {token!r} has a leading zero")
             value = value[int(token)]
@@ -168,7 +198,7 @@ def _resolve_pointer(document: Any, pointer: str) -> Any:
 
 def _command_digest(args: argparse.Namespace) -> int:
     try:
-        document = parse_json(_read(args.file))
+        document = parse_json(_read(args.file, args.max_document_bytes))
         value = _resolve_pointer(document, args.pointer)
         hex_digest = digest_hex(value)
     except CanonicalizationError as error:
@@ -180,7 +210,7 @@ def _command_digest(args: argparse.Namespace) -> int:
 
 def _command_canonicalize(args: argparse.Namespace) -> int:
     try:
-        canonical = canonicalize_json(_read(args.file))
+        canonical = canonicalize_json(_read(args.file, args.max_document_bytes))
     except CanonicalizationError as error:
         print(_json_error_line(args.file, error), file=sys.stderr)
         return EXIT_FINDINGS
@@ -188,18 +218,30 @@ def _command_canonicalize(args: argparse.Namespace) -> int:
         sys.stdout.buffer.write(canonical)
         sys.stdout.buffer.flush()
     else:
-        write_atomically(args.output, canonical)
+        notes: list[str] = []
+        write_atomically(args.output, canonical, notes=notes)
+        _say(notes)
     return EXIT_OK
 
 
 def _command_seal(args: argparse.Namespace) -> int:
-    written = write_sealed(args.map, out_path=args.output, in_place=args.in_place)
+    notes: list[str] = []
+    written = write_sealed(
+        args.map,
+        out_path=args.output,
+        in_place=args.in_place,
+        notes=notes,
+        max_document_bytes=args.max_document_bytes,
+    )
+    _say(notes)
     print(f"sealed {args.map} -> {written}", file=sys.stderr)
     return EXIT_OK
 
 
 def _command_chain(args: argparse.Namespace) -> int:
-    report = chain_journal(args.journal, args.output)
+    notes: list[str] = []
+    report = chain_journal(args.journal, args.output, notes=notes)
+    _say(notes)
     for finding in report.findings:
         print(finding_line(finding), file=sys.stderr)
     print(f"chained {args.journal} -> {args.output}", file=sys.stderr)
@@ -428,6 +470,14 @@ def build_parser() -> argparse.ArgumentParser:
 
     for name in ("digest", "canonicalize", "seal", "chain", "schemas"):
         _add_backend_option(commands.choices[name])
+    for name in ("check", "digest", "canonicalize", "seal"):
+        commands.choices[name].add_argument(
+            "--max-document-bytes",
+            type=_positive_int,
+            metavar="N",
+            help="refuse a whole JSON document (map, RPC result, wire schema) larger than N bytes "
+            f"(default: ${LIMIT_VARIABLE}, else {DEFAULT_MAX_DOCUMENT_BYTES})",
+        )
     return parser
 
 
@@ -477,4 +527,4 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_USAGE
     except KeyboardInterrupt:
         print(f"{PROG}: interrupted", file=sys.stderr)
-        return 130
+        return EXIT_INTERRUPTED

@@ -894,6 +894,14 @@ CODES: dict[str, CodeInfo] = {
         "A file could not be read (permission denied, an I/O error, or it vanished while being "
         "checked). The other files are still checked; `check` exits with 2.",
     ),
+    "PF502": CodeInfo(
+        "document too large",
+        "error",
+        "A capability map, RPC result or wire-schema bundle is larger than the document size "
+        "limit (256 MiB unless set with `--max-document-bytes` or "
+        "`$PAIRLING_FAST_MAX_DOCUMENT_BYTES`), so it was not read: a whole document is held in "
+        "memory. Journals and transcripts are streamed and have no such limit (docs/limits.md).",
+    ),
     # PF9xx — internal
     "PF901": CodeInfo(
         "internal error",

@@ -50,12 +50,23 @@ class Config:
 
 def _read_toml(path: Path) -> dict[str, Any]:
     try:
-        with path.open("rb") as handle:
-            return tomllib.load(handle)
+        text = path.read_bytes().decode("utf-8")
+        return tomllib.loads(text)
     except OSError as error:
         raise ConfigError(f"{path}: {error.strerror or error}") from None
+    except UnicodeDecodeError as error:
+        raise ConfigError(f"{path}: not UTF-8 (byte {error.start})") from None
     except tomllib.TOMLDecodeError as error:
         raise ConfigError(f"{path}: not valid TOML: {error}") from None
+
+
+def _mentions_us(path: Path) -> bool:
+    """Whether a pyproject.toml can hold our table at all: another project's file, even a
+    broken one (not UTF-8, not TOML), is not ours to fail on."""
+    try:
+        return b"pairling" in path.read_bytes()  # pairling_fast, pairling-fast
+    except OSError:
+        return True  # reading it again reports why
 
 
 def _string_list(where: str, key: str, value: Any) -> tuple[str, ...]:
@@ -140,7 +151,7 @@ def find_config(start: Path, explicit: Path | None = None) -> Config:
     for candidate in (directory, *directory.parents):
         for name in (CONFIG_FILE, PYPROJECT):
             path = candidate / name
-            if path.is_file():
+            if path.is_file() and (name != PYPROJECT or _mentions_us(path)):
                 found = _section_of(path)
                 if found is not None:
                     return load_config(*found)

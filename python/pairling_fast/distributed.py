@@ -17,8 +17,11 @@ From the command line: ``pairling-fast check PATH... --dask tcp://scheduler:8786
 from __future__ import annotations
 
 import os
+import socket
+import threading
+import time
 from collections import deque
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,6 +36,7 @@ if TYPE_CHECKING:
     from distributed import Client, Future
 
 __all__ = [
+    "CONNECT_TIMEOUT",
     "DEFAULT_CHUNK_BYTES",
     "JOURNAL_SUFFIXES",
     "ClusterError",
@@ -296,9 +300,18 @@ def check_paths(
 # Connecting: what ``pairling-fast check --dask ADDRESS`` uses
 
 
-def connect(address: str, stack: ExitStack) -> Client:
+CONNECT_TIMEOUT = 30.0
+"""Seconds ``connect`` waits for a scheduler to answer before giving up (docs/cluster.md)."""
+
+
+def connect(address: str, stack: ExitStack, *, timeout: float = CONNECT_TIMEOUT) -> Client:
     """A client of the scheduler at ``address``, or of a new ``LocalCluster`` for ``local[:N]``
-    (N worker processes of one thread each; default: one per CPU). Closed with ``stack``."""
+    (N worker processes of one thread each; default: one per CPU). Closed with ``stack``.
+
+    A remote scheduler must answer within ``timeout`` seconds: a refused connection fails at
+    once, a peer that accepts and never speaks or that speaks something else (Dask could read a
+    garbage length and run out of memory) fails with ``ClusterError`` within the timeout.
+    """
     try:
         from distributed import Client, LocalCluster
     except ImportError as error:
@@ -318,4 +331,67 @@ def connect(address: str, stack: ExitStack) -> Client:
             )
         )
         return stack.enter_context(Client(cluster))
-    return stack.enter_context(Client(address, timeout="30s"))
+    deadline = time.monotonic() + timeout
+    _reachable(address, timeout)
+    client = _within(deadline, lambda: Client(address, timeout=f"{timeout}s"), address, timeout)
+    return stack.enter_context(client)
+
+
+def _reachable(address: str, timeout: float) -> None:
+    """Fail at once on a refused connection (Dask would retry it until its timeout)."""
+    host, port = _host_port(address)
+    if port is None:
+        return  # not TCP (inproc://, ucx://...): Dask alone knows how to reach it
+    try:
+        socket.create_connection((host, port), timeout=timeout).close()
+    except TimeoutError:
+        raise ClusterError(f"no answer from {host}:{port} within {timeout:g} s") from None
+    except OSError as error:
+        raise ClusterError(f"cannot connect to {host}:{port}: {error.strerror or error}") from None
+
+
+def _host_port(address: str) -> tuple[str, int | None]:
+    scheme, separator, rest = address.partition("://")
+    if not separator:
+        scheme, rest = "tcp", address
+    if scheme not in ("tcp", "tls"):
+        return "", None
+    host, _, port = rest.rpartition(":")
+    if not port.isdigit():
+        raise ValueError(f"--dask {address!r}: expected tcp://HOST:PORT")
+    return host.strip("[]"), int(port)
+
+
+def _within(deadline: float, make: Callable[[], Client], address: str, timeout: float) -> Client:
+    """``make()`` run on a daemon thread, waited for until ``deadline``: Dask's own timeout does
+    not cover a peer that accepts the connection and then never completes the handshake."""
+    outcome: list[Client | BaseException] = []
+    abandoned = threading.Event()
+
+    def attempt() -> None:
+        try:
+            client = make()
+        except BaseException as error:  # MemoryError from a garbage peer included
+            outcome.append(error)
+            return
+        if abandoned.is_set():
+            client.close()
+        else:
+            outcome.append(client)
+
+    worker = threading.Thread(target=attempt, name="pairling-fast-dask-connect", daemon=True)
+    worker.start()
+    worker.join(max(0.0, deadline - time.monotonic()))
+    if not outcome:
+        abandoned.set()
+        raise ClusterError(
+            f"{address} accepted the connection but did not answer as a Dask scheduler "
+            f"within {timeout:g} s"
+        )
+    result = outcome[0]
+    if isinstance(result, MemoryError):
+        raise ClusterError(f"{address} is not a Dask scheduler (its reply is not Dask's protocol)")
+    if isinstance(result, BaseException):
+        reason = str(result).splitlines()[0] if str(result) else type(result).__name__
+        raise ClusterError(f"cannot use the scheduler at {address}: {reason}")
+    return result

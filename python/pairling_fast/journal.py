@@ -10,13 +10,15 @@ the file size. ``chain_journal`` and ``JournalWriter`` write chained journals.
 from __future__ import annotations
 
 import dataclasses
+import errno
 import io
 import json
 import os
+import stat
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from types import TracebackType
-from typing import IO, Any, Literal, Union
+from typing import IO, Any, Literal, Union, cast
 
 from . import _backend
 from ._atomic import atomic_write
@@ -172,56 +174,144 @@ def chain_journal(
     *,
     profile: Profile = "strict",
     fsync: bool = True,
+    notes: list[str] | None = None,
 ) -> Report:
     """Write ``src`` to ``dst`` with ``prev_hash``/``hash`` on every event, atomically.
 
     Events that already carry a hash are kept byte for byte and verified; unchained events after
-    them continue their chain. The input is checked first (lines and schema): if it has errors, or
-    its chain is broken, nothing is written and ``ValidationError`` lists the findings. ``dst`` is
-    written to a temporary file in its directory, fsynced and renamed over ``dst`` (``src`` and
-    ``dst`` may be the same file). The report's stats count the events newly chained and kept.
+    them continue their chain. ``src`` is read once: the bytes the check (lines and schema) sees
+    are the bytes chained into a temporary file beside ``dst``, so a line appended while it runs
+    is either checked and written or neither. If the input has errors, or its chain is broken,
+    nothing is written and ``ValidationError`` lists the findings; otherwise the temporary is
+    fsynced and renamed over ``dst`` (``src`` and ``dst`` may be the same file; see
+    ``_atomic.atomic_write`` for links, devices and ``notes``). ``src`` may be a FIFO; a device,
+    socket or directory is refused. The report's stats count the events newly chained and kept.
     """
     source = os.fsdecode(os.fspath(src))
-    check = check_journal(source, chain="off", lifecycle=False, profile=profile)
-    if check.stats["errors"]:
-        raise ValidationError(check.errors or check.findings)  # errors beyond the cap: say so
     destination = Path(os.fsdecode(os.fspath(dst)))
-    with atomic_write(destination, fsync=fsync) as output, open(source, "rb") as lines:
-        stats = _write_chained(lines, output, source)
-    return Report(findings=check.findings, stats=stats)
+    with open(source, "rb") as stream:
+        _refuse_unstreamable(stream, source)
+        with atomic_write(destination, fsync=fsync, notes=notes) as output:
+            reader = _ChainingReader(stream, output, source, DEFAULT_MAX_LINE_LENGTH)
+            # A binary ``read(n)`` source is all check_journal uses of a file object.
+            readable = cast("IO[bytes]", reader)
+            check = check_journal(readable, chain="off", lifecycle=False, profile=profile)
+            if check.stats["errors"]:
+                raise ValidationError(check.errors or check.findings)  # errors beyond the cap
+            if reader.problem is not None:
+                raise ValidationError([reader.problem])
+    return Report(findings=check.findings, stats=reader.stats())
 
 
-def _write_chained(lines: IO[bytes], output: IO[bytes], path: str) -> dict[str, Any]:
-    engine = _backend.active()
-    previous_hash: str | None = None
-    newly_chained = kept = events = 0
-    for number, line in enumerate(lines, start=1):
-        text = line.rstrip(b"\r\n")
-        if not text.strip(b" \t\r"):
-            output.write(text + b"\n")
-            continue
-        event = engine.parse_json(text)  # valid: checked before
-        events += 1
+def _refuse_unstreamable(stream: IO[bytes], path: str) -> None:
+    """A journal is a regular file or a pipe; ``/dev/zero`` and the like never end."""
+    mode = os.fstat(stream.fileno()).st_mode
+    if not (stat.S_ISREG(mode) or stat.S_ISFIFO(mode)):
+        raise OSError(errno.EINVAL, "not a regular file or a pipe: refusing to read it", path)
+
+
+class _ChainingReader:
+    """The journal as the check reads it (``read(n)``), chaining the same bytes into ``output``
+    as whole lines go by: one pass, nothing read twice.
+
+    A line that cannot be chained (not JSON, not an object, too long) is left to the check, which
+    reports it, and ends the writing; a hash that does not verify is kept as ``problem``.
+    """
+
+    def __init__(self, stream: IO[bytes], output: IO[bytes], path: str, limit: int) -> None:
+        self.name = path
+        self.problem: Finding | None = None
+        self._stream = stream
+        self._output = output
+        self._limit = limit
+        self._pending = bytearray()
+        self._overlong = False
+        self._ended = False
+        self._writing = True
+        self._number = 0
+        self._previous_hash: str | None = None
+        self._newly_chained = self._kept = self._events = 0
+
+    def read(self, size: int = -1) -> bytes:
+        chunk = self._stream.read(size)
+        if chunk:
+            self._feed(chunk)
+        elif not self._ended:
+            self._ended = True
+            if self._pending or self._overlong:
+                self._line()
+        return chunk
+
+    def stats(self) -> dict[str, Any]:
+        return {
+            "events": self._events,
+            "newly_chained": self._newly_chained,
+            "kept": self._kept,
+            "last_hash": self._previous_hash,
+        }
+
+    def _feed(self, chunk: bytes) -> None:
+        start = 0
+        while True:
+            newline = chunk.find(b"\n", start)
+            piece = chunk[start:] if newline < 0 else chunk[start:newline]
+            if not self._overlong:
+                if len(self._pending) + len(piece) > self._limit:
+                    self._overlong = True
+                    self._pending.clear()
+                else:
+                    self._pending += piece
+            if newline < 0:
+                return
+            self._line()
+            start = newline + 1
+
+    def _line(self) -> None:
+        self._number += 1
+        text = bytes(self._pending).rstrip(b"\r")
+        unusable = self._overlong
+        self._pending.clear()
+        self._overlong = False
+        if not self._writing:
+            return
+        if unusable:
+            self._writing = False
+        elif not text.strip(b" \t\r"):
+            self._output.write(text + b"\n")
+        else:
+            self._writing = self._chain(text)
+
+    def _chain(self, text: bytes) -> bool:
+        """Write one event; False when writing must stop."""
+        try:
+            event = _backend.active().parse_json(text)
+        except CanonicalizationError as error:
+            # Reported by the check too, unless its profile tolerates it (car-compatible): a
+            # chained journal is strict JSON either way.
+            message = f"cannot be chained: {error.message}"
+            self.problem = Finding(error.code, "error", message, self.name, self._number, "")
+            return False
+        if not isinstance(event, dict):
+            return False
+        self._events += 1
         existing = event.get("hash")
         if not isinstance(existing, str):
-            chained = chain_event(event, previous_hash)
-            output.write(event_line(chained))
-            previous_hash = chained["hash"]
-            newly_chained += 1
-            continue
-        problem = _existing_link_problem(text, event, existing, previous_hash, newly_chained)
+            chained = chain_event(event, self._previous_hash)
+            self._output.write(event_line(chained))
+            self._previous_hash = chained["hash"]
+            self._newly_chained += 1
+            return True
+        problem = _existing_link_problem(
+            text, event, existing, self._previous_hash, self._newly_chained
+        )
         if problem is not None:
             code, pointer, message = problem
-            raise ValidationError([Finding(code, "error", message, path, number, pointer)])
-        output.write(text + b"\n")
-        previous_hash = existing
-        kept += 1
-    return {
-        "events": events,
-        "newly_chained": newly_chained,
-        "kept": kept,
-        "last_hash": previous_hash,
-    }
+            self.problem = Finding(code, "error", message, self.name, self._number, pointer)
+            return False
+        self._output.write(text + b"\n")
+        self._previous_hash = existing
+        self._kept += 1
+        return True
 
 
 def _existing_link_problem(

@@ -18,6 +18,7 @@ from typing import Any, Union
 
 from . import _backend
 from ._atomic import write_atomically
+from ._files import read_document
 from .canonical import parse_json
 from .errors import MapInvalidError
 from .report import Finding, Report
@@ -52,12 +53,12 @@ def load_manifest(manifest: ManifestSource) -> Any:
     if isinstance(manifest, (bytes, bytearray)):
         return parse_json(bytes(manifest))
     if isinstance(manifest, (str, os.PathLike)):
-        return parse_json(Path(manifest).read_bytes())
+        return parse_json(read_document(manifest))
     return manifest
 
 
 def _check(
-    source: MapSource, manifest: ManifestSource | None = None
+    source: MapSource, manifest: ManifestSource | None = None, limit: int | None = None
 ) -> tuple[Report, bytes | None, str | None]:
     """The report, the JSON text (None for a dict) and the path (None unless one was given)."""
     engine = _backend.active()
@@ -69,7 +70,7 @@ def _check(
         text, path = bytes(source), None
     elif isinstance(source, (str, os.PathLike)):
         path = os.fspath(source)
-        text = Path(path).read_bytes()
+        text = read_document(path, limit)
     else:
         raise TypeError(
             f"a map is a path, bytes or a parsed dict, not {type(source).__name__}; "
@@ -79,7 +80,12 @@ def _check(
     return Report([Finding.from_raw(f, path) for f in raw], stats), text, path
 
 
-def check_map(source: MapSource, manifest: ManifestSource | None = None) -> Report:
+def check_map(
+    source: MapSource,
+    manifest: ManifestSource | None = None,
+    *,
+    max_document_bytes: int | None = None,
+) -> Report:
     """Check a capability map; findings are in document order and carry JSON Pointers.
 
     ``manifest`` is Pairling's reviewed operation manifest (``operations`` and
@@ -88,19 +94,20 @@ def check_map(source: MapSource, manifest: ManifestSource | None = None) -> Repo
     A ``str`` or ``PathLike`` is a file to read (its findings get ``path``; a missing file raises
     ``OSError``), ``bytes`` are JSON text, a ``dict`` is an already parsed map. ``stats`` counts
     the entries of each collection, the schema violations and the digests verified, mismatched
-    and unchecked (bindings too broken to have one).
+    and unchecked (bindings too broken to have one). A file is read only if it is a regular file
+    of at most ``max_document_bytes`` (``_files.read_document``; else ``OSError``).
     """
-    return _check(source, manifest)[0]
+    return _check(source, manifest, max_document_bytes)[0]
 
 
-def seal_map(source: MapSource) -> dict[str, Any]:
+def seal_map(source: MapSource, *, max_document_bytes: int | None = None) -> dict[str, Any]:
     """The map with every ``operation_bindings[*].semantic_digest`` recomputed.
 
     Only digests are repaired: a map with any other error finding (parse, schema, integrity) is
     refused with ``MapInvalidError`` (a ``ValidationError``) carrying every finding, because a
     digest sealed over a broken binding would vouch for it. Warnings do not block sealing.
     """
-    report, text, path = _check(source)
+    report, text, path = _check(source, limit=max_document_bytes)
     blocking = [f for f in report.errors if f.code != DIGEST_MISMATCH]
     if blocking:
         raise MapInvalidError(report.findings, path)
@@ -119,23 +126,29 @@ def write_sealed(
     out_path: str | os.PathLike[str] | None = None,
     *,
     in_place: bool = False,
+    notes: list[str] | None = None,
+    max_document_bytes: int | None = None,
 ) -> Path:
     """Seal the map at ``source_path`` and write it to ``out_path`` (or over itself).
 
     The text goes to a temporary file in the destination's directory, is fsynced, then renamed
     over the destination, so a reader sees the old file or the new one, never half of either, and
     the input is read completely before anything is written. An invalid map raises
-    ``MapInvalidError`` and nothing is written. Returns the path written.
+    ``MapInvalidError`` and nothing is written. A symbolic link is written through to its target,
+    a character device or FIFO is written into (not atomically), other non-regular files are
+    refused; what the user should know about the destination is appended to ``notes``
+    (``_atomic.atomic_write``). Returns the path written.
     """
     if in_place == (out_path is not None):
         raise ValueError("give exactly one of out_path and in_place=True")
     destination = Path(source_path if in_place else out_path)  # type: ignore[arg-type]
-    sealed = seal_map(source_path)
-    # The sealed file keeps the permissions of the file it replaces (or of its input).
-    mode = _mode_of(destination if destination.exists() else Path(source_path))
-    write_atomically(destination, dump_map(sealed).encode("utf-8"), mode=mode)
+    sealed = seal_map(source_path, max_document_bytes=max_document_bytes)
+    # A new file gets the permissions of its input; a replaced one keeps its own.
+    mode = None if destination.exists() else _mode_of(Path(source_path))
+    write_atomically(destination, dump_map(sealed).encode("utf-8"), mode=mode, notes=notes)
     return destination
 
 
 def _mode_of(path: Path) -> int:
-    return path.stat().st_mode & 0o7777
+    # Not the setuid/setgid bits: a copy is not the program the input may be.
+    return path.stat().st_mode & 0o1777

@@ -42,6 +42,7 @@ __all__ = [
     "print_rich",
     "render",
     "sarif",
+    "shown",
     "summary_line",
 ]
 
@@ -73,8 +74,21 @@ def _counts(file: FileResult) -> str:
     return ", ".join(parts)
 
 
+# Control characters (C0, DEL, C1) and the bidirectional overrides, as escapes: a file name or a
+# quoted document must not fake report lines or drive the terminal (ESC sequences).
+_ESCAPES = {
+    code: ("\\n" if code == 0x0A else "\\t" if code == 0x09 else f"\\x{code:02x}")
+    for code in (*range(0x20), 0x7F, *range(0x80, 0xA0))
+} | {code: f"\\u{code:04x}" for code in (*range(0x202A, 0x202F), *range(0x2066, 0x206A))}
+
+
+def shown(text: str) -> str:
+    """``text`` safe to print on a terminal or in a line-oriented log: controls escaped."""
+    return text.translate(_ESCAPES)
+
+
 def finding_line(finding: Finding) -> str:
-    return f"{finding.location()}: {finding.severity} {finding.code}: {finding.message}"
+    return shown(f"{finding.location()}: {finding.severity} {finding.code}: {finding.message}")
 
 
 def _status(file: FileResult, report: PathsReport) -> str:
@@ -82,6 +96,8 @@ def _status(file: FileResult, report: PathsReport) -> str:
 
 
 def _verdict(report: PathsReport) -> str:
+    if report.interrupted:
+        return "interrupted (partial report)"
     if report.io_errors:
         return "unreadable files"
     return "passed" if report.ok else f"failed (--fail-on {report.fail_on})"
@@ -108,14 +124,17 @@ def plain_text(report: PathsReport) -> str:
         counts = _counts(file)
         kind = file.kind or "unknown kind"
         lines.append(
-            f"{_status(file, report):<4} {file.path} ({kind}){': ' + counts if counts else ''}"
+            f"{_status(file, report):<4} {shown(file.path)} ({kind})"
+            f"{': ' + counts if counts else ''}"
         )
         lines.extend(f"  {finding_line(finding)}" for finding in file.findings)
-    lines.extend(f"skip {skipped.path}: {skipped.reason}" for skipped in report.skipped)
+    lines.extend(
+        f"skip {shown(skipped.path)}: {shown(skipped.reason)}" for skipped in report.skipped
+    )
     if report.timings:
         lines.append("timings:")
         lines.extend(
-            f"  {file.path}: {_throughput(file.size, file.seconds)}" for file in report.files
+            f"  {shown(file.path)}: {_throughput(file.size, file.seconds)}" for file in report.files
         )
         total = sum(file.size for file in report.files)
         lines.append(f"  total: {_throughput(total, report.seconds)}")
@@ -128,30 +147,33 @@ def print_rich(report: PathsReport, console: Console) -> None:
     for file in report.files:
         failed = file.fails(report.fail_on)
         mark = Text("✗ ", style="bold red") if failed else Text("✓ ", style="green")
-        header = Text.assemble(mark, (file.path, "bold"), f" ({file.kind or 'unknown kind'})")
+        path = shown(file.path)
+        header = Text.assemble(mark, (path, "bold"), f" ({file.kind or 'unknown kind'})")
         counts = _counts(file)
         if counts:
             header.append(f"  {counts}", style="dim")
         console.print(header)
         for finding in file.findings:
-            where = f"{file.path}:{finding.line}" if finding.line is not None else file.path
+            where = f"{path}:{finding.line}" if finding.line is not None else path
             line = Text("    ")
             line.append(f"{finding.code} ", style=_STYLES[finding.severity])
             line.append(f"{finding.severity:<7} ", style=_STYLES[finding.severity])
             line.append(where, style="dim")
             if finding.pointer:
-                line.append(f" {finding.pointer}", style="magenta")
-            line.append(f"  {finding.message}")
+                line.append(f" {shown(finding.pointer)}", style="magenta")
+            line.append(f"  {shown(finding.message)}")
             console.print(line)
     for skipped in report.skipped:
-        console.print(Text(f"  - {skipped.path}: skipped, {skipped.reason}", style="dim"))
+        console.print(
+            Text(f"  - {shown(skipped.path)}: skipped, {shown(skipped.reason)}", style="dim")
+        )
     if report.timings:
         timing = Table(title="timings", show_edge=False)
         for column in ("file", "bytes", "ms", "MB/s"):
             timing.add_column(column, justify="left" if column == "file" else "right")
         for file in report.files:
             rate = f"{file.size / file.seconds / 1e6:.1f}" if file.seconds > 0 else "-"
-            timing.add_row(file.path, str(file.size), f"{file.seconds * 1000:.1f}", rate)
+            timing.add_row(shown(file.path), str(file.size), f"{file.seconds * 1000:.1f}", rate)
         console.print(timing)
     table = Table(show_edge=False, box=None)
     for column in ("files", "skipped", "errors", "warnings", "infos", "result"):

@@ -7,22 +7,28 @@ ignored silently. ``PathsReport.to_dict()`` is the versioned JSON report (``repo
 
 from __future__ import annotations
 
+import errno
 import fnmatch
 import json
 import os
 import re
 import stat
+import sys
 import time
-from collections.abc import Iterable, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor, as_completed
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor, as_completed, wait
+from contextlib import ExitStack
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Literal, NamedTuple, Protocol
+from typing import IO, Any, Literal, NamedTuple, Protocol
 
-from . import _backend, schemas
+from . import _backend, _interrupt, schemas
+from ._atomic import is_temporary_name
+from ._files import DocumentTooLarge, read_document, special_file_kind
+from ._files import max_document_bytes as _max_document_bytes
 from .canonical import parse_json
 from .errors import CanonicalizationError, PairlingError
-from .journal import Profile, check_journal
+from .journal import DEFAULT_MAX_LINE_LENGTH, JournalInterrupted, Profile, check_journal
 from .locate import pointer_lines
 from .maps import check_map
 from .report import REPORT_VERSION, SEVERITIES, Finding, Report, Severity
@@ -32,6 +38,7 @@ from .wire import check_rpc_params, check_rpc_result, check_transcript, check_wi
 __all__ = [
     "DEFAULT_EXCLUDES",
     "KINDS",
+    "CheckInterrupted",
     "CheckProgress",
     "Classification",
     "FileResult",
@@ -65,6 +72,7 @@ DEFAULT_EXCLUDES = (
 """Directories of tools and VCS that never hold documents; listed as skipped when met."""
 
 UNREADABLE = "PF501"
+TOO_LARGE = "PF502"
 INTERNAL_ERROR = "PF901"
 
 # Enough to see the top-level markers of a document and the first line of a JSONL file.
@@ -91,6 +99,17 @@ _PARAMS_ID_PREFIXES = ("car.rpc.", "car.notification.")
 _PARAMS_ID_SUFFIX = ".params"
 _JSON_WHITESPACE = b" \t\r\n"
 _BOM = b"\xef\xbb\xbf"
+
+
+class CheckInterrupted(KeyboardInterrupt):
+    """Ctrl-C stopped ``check_paths``; ``report`` holds the files checked until then (journals
+    checked part way with ``stats["interrupted"]``), the others skipped as interrupted.
+
+    A ``KeyboardInterrupt``, so an unprepared caller stops as Ctrl-C always does."""
+
+    def __init__(self, report: PathsReport) -> None:
+        super().__init__(f"interrupted after {len(report.files)} files")
+        self.report = report
 
 
 class PathArgumentError(PairlingError, OSError):
@@ -150,14 +169,74 @@ class _FirstLine(NamedTuple):
     complete: bool  # the line is one whole JSON value (a JSON Lines record, or a one-line file)
 
 
+# How many lines of the head are looked at for a journal or transcript record: a junk, broken or
+# over-long first line must not hide the records after it (and so their findings).
+SNIFF_LINES = 64
+_JSON_LINES_SUFFIXES = (".jsonl", ".ndjson")
+_EVENT_MARKS = (re.compile(rb'"kind"\s*:'), re.compile(rb'"timestamp"\s*:'))
+
+
+def _head_lines(head: bytes, complete_head: bool) -> list[_FirstLine]:
+    """The first non-blank lines of ``head``, each parsed if it is whole. The last line is whole
+    only if the head is the whole file or the line ends with a newline."""
+    lines: list[_FirstLine] = []
+    pieces = head.split(b"\n")
+    for index, line in enumerate(pieces):
+        if len(lines) == SNIFF_LINES:
+            break
+        if not line.strip(_JSON_WHITESPACE):
+            continue
+        if index == len(pieces) - 1 and not complete_head:
+            lines.append(_FirstLine(line, False))  # cut by the head's end: the raw bytes
+            break
+        try:
+            lines.append(_FirstLine(json.loads(line), True))
+        except (ValueError, RecursionError):  # too deep for json: not a record
+            lines.append(_FirstLine(line, False))
+    return lines
+
+
 def _first_line(head: bytes) -> _FirstLine:
     for line in head.splitlines():
         if line.strip(_JSON_WHITESPACE):
             try:
                 return _FirstLine(json.loads(line), True)
-            except ValueError:
+            except (ValueError, RecursionError):
                 return _FirstLine(None, False)
     return _FirstLine(None, False)
+
+
+def _one_document(text: bytes) -> bool:
+    try:
+        json.loads(text)
+    except (ValueError, RecursionError):
+        return False
+    return True
+
+
+def _json_lines_kind(name: str, text: bytes, complete_head: bool) -> Classification | None:
+    """A journal or transcript whose first line does not say so: a later line of the head is a
+    record, the first line is cut off but marked as an event, or the name says JSON Lines."""
+    if not text or (complete_head and _one_document(text)):
+        return None  # empty, or one (pretty-printed) document: not JSON Lines
+    lines = _head_lines(text, complete_head)
+    for line in lines[1:]:
+        if line.complete and _is_event(line.value):
+            return Classification("journal", "a CAR journal event among the first lines")
+        if line.complete and _is_rpc_message(line.value):
+            return Classification("transcript", "a JSON-RPC 2.0 message among the first lines")
+    first = lines[0] if lines else None
+    if (
+        first is not None
+        and not first.complete
+        and isinstance(first.value, bytes)
+        and first.value.lstrip(_JSON_WHITESPACE).startswith(b"{")
+        and all(mark.search(first.value) for mark in _EVENT_MARKS)
+    ):
+        return Classification("journal", "first line is cut off but marked as a CAR event")
+    if name.endswith(_JSON_LINES_SUFFIXES):
+        return Classification("journal", "named *.jsonl / *.ndjson: checked as a CAR journal")
+    return None
 
 
 def _document_kind(value: Any) -> str | None:
@@ -180,7 +259,11 @@ def _document_kind(value: Any) -> str | None:
 
 def _is_rpc_message(value: Any) -> bool:
     if isinstance(value, list):
-        return bool(value) and all(_is_rpc_message(item) for item in value)
+        # A batch is one level of messages (JSON-RPC 2.0 §6); nested arrays are not (and may be
+        # nested hundreds deep).
+        return bool(value) and all(
+            isinstance(item, dict) and _is_rpc_message(item) for item in value
+        )
     if not isinstance(value, dict):
         return False
     if value.get("jsonrpc") == "2.0":
@@ -194,16 +277,27 @@ def _is_event(value: Any) -> bool:
 
 
 def classify(
-    name: str, head: bytes, methods: Iterable[str], params: Iterable[str] = ()
+    name: str,
+    head: bytes,
+    methods: Iterable[str],
+    params: Iterable[str] = (),
+    *,
+    complete: bool | None = None,
 ) -> Classification:
     """Tell a file's kind from its first bytes (``head``) and, for RPC results, its name.
 
     JSON Lines whose first record is a CAR journal event or a JSON-RPC 2.0 message are a journal
     or a transcript; a document is a capability map (``$schema`` naming the map schema, or
     ``schema_version`` 2.0.0 with ``providers``) or a CAR wire-schema bundle (``format``
-    ``car.wire-schema.v1``) by its top-level members; else the name ``*.<method>.result.json``
-    makes an RPC result and ``*.<method>.params.json`` (a method of ``params``) a request's params.
+    ``car.wire-schema.v1``) by its top-level members. A broken or junk first line does not hide
+    a journal or transcript: any of the first ``SNIFF_LINES`` lines being a record, a first line
+    cut off by the head but marked as an event, or a ``*.jsonl``/``*.ndjson`` name makes one (its
+    broken lines are then findings). Else the name ``*.<method>.result.json`` makes an RPC result
+    and ``*.<method>.params.json`` (a method of ``params``) a request's params. ``complete`` says
+    whether ``head`` is the whole file (default: it is shorter than ``SNIFF_BYTES``).
     """
+    if complete is None:
+        complete = len(head) < SNIFF_BYTES
     text = head[len(_BOM) :] if head.startswith(_BOM) else head
     stripped = text.lstrip(_JSON_WHITESPACE)
     first = _first_line(stripped)
@@ -220,6 +314,9 @@ def classify(
         kind = None
     if kind is not None:
         return Classification(kind, _KIND_REASONS[kind])
+    json_lines = _json_lines_kind(name, stripped, complete)
+    if json_lines is not None:
+        return json_lines
     if name.endswith(_RESULT_SUFFIX):
         method = result_method(name, methods)
         if method is not None:
@@ -322,6 +419,7 @@ class PathsReport:
     fail_on: Severity = "error"
     timings: bool = False
     seconds: float = 0.0
+    interrupted: bool = False  # Ctrl-C: a partial report (see CheckInterrupted)
 
     @property
     def ok(self) -> bool:
@@ -360,6 +458,8 @@ class PathsReport:
             "skipped": [s.to_dict() for s in self.skipped],
             "summary": self.summary,
         }
+        if self.interrupted:
+            report["interrupted"] = True
         if self.timings:
             total = sum(f.size for f in self.files)
             report["summary"]["timing"] = {
@@ -389,18 +489,11 @@ class _Candidate:
     path: Path
     display: str
     size: int
+    stream: bool = False  # "-" (stdin), or a FIFO named on the command line
 
 
-def _special_file_kind(mode: int) -> str:
-    if stat.S_ISFIFO(mode):
-        return "a FIFO"
-    if stat.S_ISCHR(mode):
-        return "a character device"
-    if stat.S_ISBLK(mode):
-        return "a block device"
-    if stat.S_ISSOCK(mode):
-        return "a socket"
-    return "not a regular file"
+STDIN = "-"
+_TEMPORARY_REASON = "temporary file of a pairling-fast write (in progress, or left by a kill)"
 
 
 def _os_reason(error: OSError) -> str:
@@ -427,6 +520,9 @@ class _Walker:
         return None
 
     def add_argument(self, raw: str) -> None:
+        if raw == STDIN:
+            self.files.append(_Candidate(Path(raw), raw, 0, stream=True))
+            return
         path = Path(raw)
         display = os.path.normpath(raw)
         # A path the user names is followed even when it is a symlink: they asked for it.
@@ -443,6 +539,10 @@ class _Walker:
             self.skipped.append(Skipped(display, f"excluded by {pattern!r}"))
         elif stat.S_ISDIR(info.st_mode):
             self._walk(path, display, (), info)
+        elif stat.S_ISFIFO(info.st_mode):
+            # A pipe named by the user (`check <(cat j.jsonl)`, /dev/stdin): read as a stream.
+            # Met in a walk it is skipped (reading it could block), as devices always are.
+            self.files.append(_Candidate(path, display, 0, stream=True))
         else:
             self._add_file(path, display, info)
 
@@ -495,7 +595,10 @@ class _Walker:
 
     def _add_file(self, path: Path, display: str, info: os.stat_result) -> None:
         if not stat.S_ISREG(info.st_mode):
-            self.skipped.append(Skipped(display, f"{_special_file_kind(info.st_mode)}, not read"))
+            self.skipped.append(Skipped(display, f"{special_file_kind(info.st_mode)}, not read"))
+            return
+        if is_temporary_name(path.name):
+            self.skipped.append(Skipped(display, _TEMPORARY_REASON))
             return
         key = (info.st_dev, info.st_ino)
         if key in self._files_seen:
@@ -518,28 +621,54 @@ class _DocumentOptions:
     """What each file's check is given besides the file: the same for every file of one run, so
     one object carries it through the pool and to a cluster."""
 
+    max_document_bytes: int
     profile: Profile = "strict"
     car_version: str | None = None
     manifest: Any = None
 
 
-def _run_check(kind: str, path: Path, method: str | None, options: _DocumentOptions) -> Report:
-    if kind == "map":
-        return check_map(path, manifest=options.manifest)
+def _run_check(
+    kind: str, source: Path | _Replay, method: str | None, options: _DocumentOptions
+) -> Report:
+    """One file's check: from its path, or streaming from a ``_Replay`` (stdin, a FIFO)."""
     if kind == "journal":
-        return check_journal(path, profile=options.profile)
+        return _journal_report(source, options.profile)
     if kind == "transcript":
-        return check_transcript(path, car_version=options.car_version)
+        lines = source if isinstance(source, Path) else source.lines()
+        return check_transcript(lines, car_version=options.car_version)
     if kind == "wire-schema":
-        return check_wire_schema(path)
+        if not isinstance(source, Path):
+            raise OSError(errno.EINVAL, "a wire-schema bundle is read from a regular file only")
+        return check_wire_schema(source)
+    data = _document(source, options.max_document_bytes)
+    if kind == "map":
+        return check_map(data, manifest=options.manifest)
     assert method is not None, "an rpc-result or rpc-params is classified with its method"
     try:
-        value = parse_json(path.read_bytes())
+        value = parse_json(data)
     except CanonicalizationError as error:
         return Report(findings=[json_error_finding(error)])
     if kind == "rpc-params":
         return check_rpc_params(method, value, car_version=options.car_version)
     return check_rpc_result(method, value, car_version=options.car_version)
+
+
+def _document(source: Path | _Replay, limit: int) -> bytes:
+    """A whole document, read up to ``limit`` (``DocumentTooLarge`` beyond)."""
+    if isinstance(source, Path):
+        return read_document(source, limit)
+    data = source.read(limit + 1)
+    if len(data) > limit:
+        raise DocumentTooLarge(source.name, len(data), limit)
+    return data
+
+
+def _journal_report(source: Any, profile: Profile) -> Report:
+    """A journal's report; after Ctrl-C the partial one (``stats["interrupted"]``)."""
+    try:
+        return check_journal(source, profile=profile)
+    except JournalInterrupted as stopped:
+        return stopped.report
 
 
 def _run_on_cluster(
@@ -596,8 +725,56 @@ def _with_lines(kind: str, path: Path, findings: list[Finding]) -> list[Finding]
 
 
 def _read_head(path: Path) -> bytes:
+    """The first ``SNIFF_BYTES``; if the first line is longer, its start, a newline and the
+    ``SNIFF_BYTES`` after its end (a first line of junk must not hide the records after it)."""
     with path.open("rb") as handle:
-        return handle.read(SNIFF_BYTES)
+        head = handle.read(SNIFF_BYTES)
+        if b"\n" in head or len(head) < SNIFF_BYTES:
+            return head
+        while handle.tell() < DEFAULT_MAX_LINE_LENGTH:
+            block = handle.read(SNIFF_BYTES)
+            newline = block.find(b"\n")
+            if newline >= 0:
+                handle.seek(handle.tell() - len(block) + newline + 1)
+                return head + b"\n" + handle.read(SNIFF_BYTES)
+            if not block:
+                break
+        return head
+
+
+class _Replay:
+    """A stream whose first bytes were read to tell its kind: those bytes, then the rest."""
+
+    def __init__(self, head: bytes, stream: IO[bytes], name: str) -> None:
+        self.name = name
+        self._head = head
+        self._stream = stream
+
+    def read(self, size: int = -1) -> bytes:
+        if not self._head:
+            return self._stream.read(size)
+        if size < 0:
+            data, self._head = self._head + self._stream.read(), b""
+            return data
+        data, self._head = self._head[:size], self._head[size:]
+        return data
+
+    def lines(self) -> Iterator[bytes]:
+        *whole, partial = self._head.split(b"\n")
+        self._head = b""
+        for line in whole:
+            yield line + b"\n"
+        rest = partial + self._stream.readline()
+        if rest:
+            yield rest
+        yield from self._stream
+
+
+def _open_stream(candidate: _Candidate) -> IO[bytes]:
+    if candidate.display == STDIN:
+        # Not closed after the check: it is the process's stdin.
+        return os.fdopen(os.dup(sys.stdin.fileno()), "rb")
+    return candidate.path.open("rb")
 
 
 def _check_one(
@@ -612,33 +789,45 @@ def _check_one(
     started = time.perf_counter()
     result = FileResult(candidate.display, kind, size=candidate.size)
     try:
-        head = _read_head(candidate.path)
-        classification = classify(candidate.path.name, head, methods, params)
-        if kind is None:
-            if classification.kind is None:
-                return Skipped(candidate.display, classification.reason)
-            result.kind = classification.kind
-        elif kind == "rpc-result" and classification.method is None:
-            return Skipped(
-                candidate.display,
-                "--type rpc-result, but the name does not say the method "
-                "(name it *.<method>.result.json)",
-            )
-        elif kind == "rpc-params" and classification.method is None:
-            return Skipped(
-                candidate.display,
-                "--type rpc-params, but the name does not say the method "
-                "(name it *.<method>.params.json)",
-            )
-        assert result.kind is not None
-        if client is None:
-            report = _run_check(result.kind, candidate.path, classification.method, options)
-        else:
-            report = _run_on_cluster(
-                result.kind, candidate.path, classification.method, options, client
-            )
-        result.stats = dict(report.stats)
-        findings = _with_lines(result.kind, candidate.path, report.findings)
+        with ExitStack() as closing:
+            if candidate.stream:
+                stream = closing.enter_context(_open_stream(candidate))
+                head = stream.read(SNIFF_BYTES)
+                complete = len(head) < SNIFF_BYTES
+            else:
+                head = _read_head(candidate.path)
+                complete = candidate.size <= len(head)
+            classification = classify(candidate.path.name, head, methods, params, complete=complete)
+            if kind is None:
+                if classification.kind is None:
+                    return Skipped(candidate.display, classification.reason)
+                result.kind = classification.kind
+            elif kind in ("rpc-result", "rpc-params") and classification.method is None:
+                suffix = kind.removeprefix("rpc-")
+                return Skipped(
+                    candidate.display,
+                    f"--type {kind}, but the name does not say the method "
+                    f"(name it *.<method>.{suffix}.json)",
+                )
+            assert result.kind is not None
+            if candidate.stream:
+                replay = _Replay(head, stream, candidate.display)
+                report = _run_check(result.kind, replay, classification.method, options)
+                findings = report.findings
+            else:
+                limit = options.max_document_bytes
+                if result.kind in _DOCUMENT_KINDS and candidate.size > limit:
+                    raise DocumentTooLarge(candidate.display, candidate.size, limit)
+                if client is None:
+                    report = _run_check(result.kind, candidate.path, classification.method, options)
+                else:
+                    report = _run_on_cluster(
+                        result.kind, candidate.path, classification.method, options, client
+                    )
+                findings = _with_lines(result.kind, candidate.path, report.findings)
+            result.stats = dict(report.stats)
+    except DocumentTooLarge as error:
+        findings = [Finding(TOO_LARGE, "error", _os_reason(error))]
     except OSError as error:
         findings = [Finding(UNREADABLE, "error", _os_reason(error))]
     except Exception as error:  # one file's failure never stops the others
@@ -670,6 +859,7 @@ def check_paths(
     client: Any = None,
     car_version: str | None = None,
     manifest: Any = None,
+    max_document_bytes: int | None = None,
 ) -> PathsReport:
     """Check every document under ``paths`` (files or directories), in parallel.
 
@@ -684,7 +874,10 @@ def check_paths(
     (docs/cluster.md). ``car_version`` picks the bundled wire schema transcripts, RPC results
     and params are checked against (docs/wire.md); ``ValueError`` for one not bundled.
     ``manifest`` (Pairling's reviewed operation manifest, parsed JSON) adds the release-join
-    rules to every capability map (``check_map``).
+    rules to every capability map (``check_map``). A map, RPC result or params, or wire-schema
+    bundle over ``max_document_bytes`` (default ``_files.DEFAULT_MAX_DOCUMENT_BYTES``, 256 MiB)
+    is a PF502 finding, not read. Besides files and directories, ``"-"`` (stdin) and FIFOs named
+    in ``paths`` are read as streams (journals and transcripts streaming; devices are skipped).
     """
     if kind is not None and kind not in KINDS:
         raise ValueError(f"unknown kind {kind!r}: choose one of {', '.join(KINDS)}")
@@ -711,6 +904,7 @@ def check_paths(
                 client=client,
                 car_version=car_version,
                 manifest=manifest,
+                max_document_bytes=max_document_bytes,
             )
 
     started = time.perf_counter()
@@ -720,7 +914,9 @@ def check_paths(
         walker.add_argument(os.fspath(raw))
     if car_version is not None:
         schemas.bundle_path(car_version)  # ValueError for a version not bundled, before any file
-    options = _DocumentOptions(profile, car_version, manifest)
+    options = _DocumentOptions(
+        _max_document_bytes(max_document_bytes), profile, car_version, manifest
+    )
     methods = rpc_methods()
     params = params_methods()
     report = PathsReport(
@@ -734,25 +930,61 @@ def check_paths(
         progress.start(len(walker.files), sum(c.size for c in walker.files))
     workers = max(1, jobs if jobs is not None else (os.cpu_count() or 1))
     pool = ThreadPoolExecutor(max_workers=workers)
+    watch = _interrupt.Watch()
+    futures = {
+        pool.submit(
+            _watched_check, watch, candidate, kind, methods, overrides, params, options, client
+        ): candidate
+        for candidate in walker.files
+    }
+    handled: set[Any] = set()
     try:
-        futures = {
-            pool.submit(
-                _check_one, candidate, kind, methods, overrides, params, options, client
-            ): candidate
-            for candidate in walker.files
-        }
         for future in as_completed(futures):
             outcome = future.result()
-            if isinstance(outcome, Skipped):
-                report.skipped.append(outcome)
-            else:
-                report.files.append(outcome)
+            _add_outcome(report, outcome)
+            handled.add(future)
             if progress is not None:
                 progress.advance(outcome, futures[future].size)
+    except KeyboardInterrupt:
+        _interrupt.stop(watch)
+        pool.shutdown(wait=False, cancel_futures=True)
+        _collect_interrupted(report, {f: c for f, c in futures.items() if f not in handled})
+        _finish(report, started)
+        raise CheckInterrupted(report) from None
     finally:
-        # On Ctrl-C, drop the files not started yet instead of checking them all first.
         pool.shutdown(wait=True, cancel_futures=True)
+    _finish(report, started)
+    return report
+
+
+def _watched_check(watch: _interrupt.Watch, *args: Any) -> FileResult | Skipped:
+    with _interrupt.watched(watch):
+        return _check_one(*args)
+
+
+def _add_outcome(report: PathsReport, outcome: FileResult | Skipped) -> None:
+    if isinstance(outcome, Skipped):
+        report.skipped.append(outcome)
+    else:
+        report.files.append(outcome)
+
+
+# After Ctrl-C, how long the files being checked get to hand in their partial reports.
+STOP_GRACE_SECONDS = 0.3
+
+
+def _collect_interrupted(report: PathsReport, futures: Mapping[Any, _Candidate]) -> None:
+    """The partial report: what finished or stopped in time, every other file "interrupted"."""
+    report.interrupted = True
+    wait(futures, timeout=STOP_GRACE_SECONDS)
+    for future, candidate in futures.items():
+        outcome = None
+        if future.done() and not future.cancelled() and future.exception() is None:
+            outcome = future.result()
+        _add_outcome(report, outcome or Skipped(candidate.display, "not checked: interrupted"))
+
+
+def _finish(report: PathsReport, started: float) -> None:
     report.files.sort(key=lambda f: f.path)
     report.skipped.sort(key=lambda s: s.path)
     report.seconds = time.perf_counter() - started
-    return report

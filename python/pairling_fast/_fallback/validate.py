@@ -211,6 +211,19 @@ def _format_checker(draft: str) -> jsonschema.FormatChecker:
 PATTERN_TIME_LIMIT = 1.0
 """Seconds one regular-expression match may take before it counts as undecided."""
 
+# Messages quote the offending value: a long one keeps its start and says its size, as
+# rust/validate.rs `bounded_message` does.
+MESSAGE_MAX_CHARS = 512
+MESSAGE_KEPT_CHARS = 256
+
+
+def bounded_message(message: str) -> str:
+    if len(message) <= MESSAGE_MAX_CHARS:
+        return message
+    size = len(message.encode("utf-8", "surrogatepass"))
+    return f"{message[:MESSAGE_KEPT_CHARS]} … [message truncated: {size} bytes]"
+
+
 # jsonschema-rs's message for a match its engine gave up on, word for word.
 UNDECIDED_MATCH = "Error executing regex: Max limit for backtracking count exceeded"
 
@@ -993,9 +1006,9 @@ class CompiledSchema:
         location = self._locations.located(error.schema, schema_path)
         if id(error.schema) in self._false_schemas:
             message = f"False schema does not allow {json.dumps(error.instance)}"
-            return (pointer, location, "falseSchema", message)
+            return (pointer, location, "falseSchema", bounded_message(message))
         keyword = self._keyword(error)
-        return (pointer, f"{location}/{_escape(keyword)}", keyword, error.message)
+        return (pointer, f"{location}/{_escape(keyword)}", keyword, bounded_message(error.message))
 
     def _keyword(self, error: jsonschema.ValidationError) -> str:
         """python-jsonschema reports an array with no match at all under ``contains`` even when
