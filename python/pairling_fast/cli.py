@@ -1,8 +1,9 @@
 """The ``pairling-fast`` command line (also ``python -m pairling_fast``).
 
 Exit codes: 0 clean, 1 findings at or above ``--fail-on`` (or an invalid input to ``digest`` /
-``canonicalize``), 2 usage, configuration or I/O errors. Errors are one line on stderr, never a
-traceback.
+``canonicalize``), 2 usage, configuration or I/O errors, 5 ``check`` found no document to check
+(as pytest's 5 for "no tests"; ``--no-require-files`` makes that a pass). Errors are one line on
+stderr, never a traceback.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ import argparse
 import io
 import os
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from types import ModuleType
@@ -42,7 +43,8 @@ GENERATORS: dict[str, ModuleType] = {
     "journal": generate_journal,
     "transcript": generate_transcript,
 }
-EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
+EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_NO_DOCUMENTS = 0, 1, 2, 5
+DEFAULT_MAX_FINDINGS = 1000
 
 # Headings of the code ranges in docs/findings.md, by the first digit of the number.
 CODE_RANGES = {
@@ -75,6 +77,28 @@ def _read(path: str) -> bytes:
         _fail(f"{path}: {error.strerror or error}")
 
 
+def _check_destination(option: str, path: str) -> None:
+    """Refuse an output path that cannot be written before any work is done, naming it as the
+    user wrote it (the atomic writer's temporary file is no name of theirs)."""
+    target = Path(path)
+    if target.is_dir():
+        _fail(f"{option} {path}: is a directory; name a file to write")
+    directory = target.parent
+    if not directory.exists():
+        _fail(f"{option} {path}: directory {str(directory)!r} does not exist")
+    if not directory.is_dir():
+        _fail(f"{option} {path}: {str(directory)!r} is not a directory")
+    if not os.access(directory, os.W_OK | os.X_OK):
+        _fail(f"{option} {path}: cannot create files in directory {str(directory)!r}")
+
+
+def _write_output(option: str, path: str, data: bytes) -> None:
+    try:
+        write_atomically(path, data)
+    except OSError as error:
+        _fail(f"{option} {path}: {error.strerror or error}")
+
+
 def _json_error_line(path: str, error: CanonicalizationError) -> str:
     where = path
     if error.line is not None:
@@ -87,10 +111,19 @@ def _json_error_line(path: str, error: CanonicalizationError) -> str:
 # Commands
 
 
+def _first(*values: Any) -> Any:
+    """The first value that is not None (command line, then configuration, then default)."""
+    return next(value for value in values if value is not None)
+
+
 def _command_check(args: argparse.Namespace) -> int:
     config = _config(args)
+    if args.output is not None:
+        _check_destination("--output", args.output)
     fail_on = args.fail_on or config.fail_on or "error"
     follow = args.follow_symlinks if args.follow_symlinks is not None else config.follow_symlinks
+    max_findings = _first(args.max_findings, config.max_findings, DEFAULT_MAX_FINDINGS)
+    require_files = _first(args.require_files, config.require_files, True)
     to_terminal = args.format == "text" and args.output is None and sys.stdout.isatty()
     console = Console(no_color=True if args.no_color else None, highlight=False)
     progress = RichProgress(console) if to_terminal else None
@@ -115,6 +148,7 @@ def _command_check(args: argparse.Namespace) -> int:
             progress=progress,
             profile=args.profile,
             client=client,
+            max_findings=max_findings or None,
         )
     except PathArgumentError as error:
         _fail(str(error))
@@ -123,16 +157,24 @@ def _command_check(args: argparse.Namespace) -> int:
             progress.stop()
         cluster.close()
     if to_terminal:
-        print_rich(report, console)
+        print_rich(report, console, show_skipped=args.show_skipped)
     elif args.output is not None:
-        write_atomically(args.output, render(report, args.format).encode("utf-8"))
+        text = render(report, args.format, show_skipped=args.show_skipped)
+        _write_output("--output", args.output, text.encode("utf-8"))
         print(f"{summary_line(report)} (report written to {args.output})", file=sys.stderr)
     else:
-        sys.stdout.write(render(report, args.format))
+        sys.stdout.write(render(report, args.format, show_skipped=args.show_skipped))
     for finding in report.io_errors:
         print(f"{PROG}: error: {finding.path}: {finding.message}", file=sys.stderr)
     if report.io_errors:
         return EXIT_USAGE
+    if not report.documents and require_files:
+        print(
+            f"{PROG}: no document checked ({len(report.skipped)} skipped; `-v` lists them, "
+            "--no-require-files lets this pass)",
+            file=sys.stderr,
+        )
+        return EXIT_NO_DOCUMENTS
     return EXIT_OK if report.ok else EXIT_FINDINGS
 
 
@@ -176,6 +218,8 @@ def _command_digest(args: argparse.Namespace) -> int:
 
 
 def _command_canonicalize(args: argparse.Namespace) -> int:
+    if args.output is not None:
+        _check_destination("--output", args.output)
     try:
         canonical = canonicalize_json(_read(args.file))
     except CanonicalizationError as error:
@@ -185,17 +229,20 @@ def _command_canonicalize(args: argparse.Namespace) -> int:
         sys.stdout.buffer.write(canonical)
         sys.stdout.buffer.flush()
     else:
-        write_atomically(args.output, canonical)
+        _write_output("--output", args.output, canonical)
     return EXIT_OK
 
 
 def _command_seal(args: argparse.Namespace) -> int:
+    if args.output is not None:
+        _check_destination("--output", args.output)
     written = write_sealed(args.map, out_path=args.output, in_place=args.in_place)
     print(f"sealed {args.map} -> {written}", file=sys.stderr)
     return EXIT_OK
 
 
 def _command_chain(args: argparse.Namespace) -> int:
+    _check_destination("--output", args.output)
     report = chain_journal(args.journal, args.output)
     for finding in report.findings:
         print(finding_line(finding), file=sys.stderr)
@@ -291,10 +338,38 @@ def _add_check_parser(commands: Any) -> None:
         help="follow symbolic links met while walking directories (loops are detected)",
     )
     check.add_argument(
-        "--jobs", "-j", type=_positive_int, help="files checked at once (default: cores)"
+        "--jobs", "-j", type=_whole_number(1), help="files checked at once (default: cores)"
     )
     check.add_argument("--format", "-f", choices=FORMATS, default="text")
-    check.add_argument("--output", "-o", metavar="FILE", help="write the report to FILE")
+    check.add_argument(
+        "--output",
+        "-o",
+        metavar="FILE",
+        help="write the report to FILE (its directory must exist; checked before the run)",
+    )
+    check.add_argument(
+        "--verbose",
+        "-v",
+        "--show-skipped",
+        dest="show_skipped",
+        action="store_true",
+        help="text and github formats: a line for every skipped file and why (json and sarif "
+        "always list them; the summary counts them)",
+    )
+    check.add_argument(
+        "--max-findings",
+        type=_whole_number(0),
+        metavar="N",
+        help=f"list at most N findings per file, count the rest (default {DEFAULT_MAX_FINDINGS}; "
+        "0: list all)",
+    )
+    check.add_argument(
+        "--require-files",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="exit 5 when no document was checked (default); --no-require-files makes that a "
+        "pass (pre-commit runs on changed files that may hold no document)",
+    )
     check.add_argument(
         "--fail-on",
         choices=("error", "warning"),
@@ -321,14 +396,19 @@ def _add_check_parser(commands: Any) -> None:
     check.set_defaults(run=_command_check)
 
 
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError("must be at least 1")
-    return value
+def _whole_number(minimum: int) -> Callable[[str], int]:
+    """An argparse type: a whole number of at least ``minimum``."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"must be at least {minimum}")
+        return value
+
+    return parse
 
 
 def _add_generate_parser(commands: Any) -> None:
@@ -343,9 +423,16 @@ def _add_generate_parser(commands: Any) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from . import __version__
+
     parser = argparse.ArgumentParser(
         prog=PROG,
         description="Fast, strict validation of Pairling capability maps and CAR wire documents.",
+    )
+    parser.add_argument(
+        "--version",
+        action="version",
+        version=f"{PROG} {__version__} ({_backend.active_name()} backend)",
     )
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     commands.required = True

@@ -17,6 +17,7 @@ from typing import Any, Union
 from . import _backend
 from ._atomic import write_atomically
 from .errors import MapInvalidError
+from .locate import with_lines
 from .report import Finding, Report
 
 __all__ = [
@@ -53,16 +54,18 @@ def _check(source: MapSource) -> tuple[Report, bytes | None, str | None]:
             "JSON text given as str must be encoded first (a str is taken as a path)"
         )
     raw, stats = engine.check_map_json(text)
-    return Report([Finding.from_raw(f, path) for f in raw], stats), text, path
+    findings = with_lines(text, [Finding.from_raw(f, path) for f in raw])
+    return Report(findings, stats), text, path
 
 
 def check_map(source: MapSource) -> Report:
     """Check a capability map; findings are in document order and carry JSON Pointers.
 
     A ``str`` or ``PathLike`` is a file to read (its findings get ``path``; a missing file raises
-    ``OSError``), ``bytes`` are JSON text, a ``dict`` is an already parsed map. ``stats`` counts
-    the entries of each collection, the schema violations and the digests verified, mismatched
-    and unchecked (bindings too broken to have one).
+    ``OSError``), ``bytes`` are JSON text, a ``dict`` is an already parsed map. Findings on a text
+    (path or bytes) carry the line of the value their pointer names, as ``check`` shows them.
+    ``stats`` counts the entries of each collection, the schema violations and the digests
+    verified, mismatched and unchecked (bindings too broken to have one).
     """
     return _check(source)[0]
 

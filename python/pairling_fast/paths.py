@@ -8,12 +8,13 @@ ignored silently. ``PathsReport.to_dict()`` is the versioned JSON report (``repo
 from __future__ import annotations
 
 import fnmatch
+import functools
 import json
 import os
 import re
 import stat
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -23,7 +24,7 @@ from . import _backend, schemas
 from .canonical import parse_json
 from .errors import CanonicalizationError, PairlingError
 from .journal import Profile, check_journal
-from .locate import pointer_lines
+from .locate import with_lines
 from .maps import check_map
 from .report import REPORT_VERSION, SEVERITIES, Finding, Report, Severity
 from .validator import json_error_finding
@@ -61,8 +62,16 @@ DEFAULT_EXCLUDES = (
     ".mypy_cache",
     ".pytest_cache",
     ".ruff_cache",
+    ".hypothesis",
+    ".benchmarks",
+    "target",
+    "dist",
+    "build",
+    "*.egg-info",
 )
-"""Directories of tools and VCS that never hold documents; listed as skipped when met."""
+"""Directories of tools, VCS and build outputs that hold no documents to check (a built clone has
+thousands of files under ``target/``): listed as skipped when met while walking. A path named
+explicitly is checked even when one of these matches it."""
 
 UNREADABLE = "PF501"
 INTERNAL_ERROR = "PF901"
@@ -248,13 +257,25 @@ class FileResult:
     stats: dict[str, Any] = field(default_factory=dict)
     size: int = 0
     seconds: float = 0.0
+    not_listed: dict[Severity, int] = field(default_factory=dict)
+    """Findings over the ``max_findings`` cap, by severity: counted, not listed."""
 
     def fails(self, fail_on: Severity) -> bool:
         threshold = SEVERITIES.index(fail_on)
-        return any(SEVERITIES.index(f.severity) >= threshold for f in self.findings)
+        return any(
+            SEVERITIES.index(severity) >= threshold
+            for severity in SEVERITIES
+            if self.count(severity)
+        )
 
     def count(self, severity: Severity) -> int:
-        return sum(1 for f in self.findings if f.severity == severity)
+        """Every finding of ``severity``, listed or not."""
+        listed = sum(1 for f in self.findings if f.severity == severity)
+        return listed + self.not_listed.get(severity, 0)
+
+    @property
+    def unlisted(self) -> int:
+        return sum(self.not_listed.values())
 
     def to_dict(self, fail_on: Severity = "error", *, timings: bool = False) -> dict[str, Any]:
         stats = dict(self.stats)
@@ -270,6 +291,7 @@ class FileResult:
             "ok": not self.fails(fail_on),
             "stats": stats,
             "findings": [f.to_dict() for f in self.findings],
+            "not_listed": {s: self.not_listed[s] for s in SEVERITIES if self.not_listed.get(s)},
         }
 
 
@@ -290,6 +312,7 @@ class PathsReport:
     fail_on: Severity = "error"
     timings: bool = False
     seconds: float = 0.0
+    max_findings: int | None = None
 
     @property
     def ok(self) -> bool:
@@ -305,7 +328,18 @@ class PathsReport:
         return [f for f in self.findings if f.code == UNREADABLE]
 
     def count(self, severity: Severity) -> int:
+        """Every finding of ``severity``, listed or over the cap."""
         return sum(file.count(severity) for file in self.files)
+
+    @property
+    def unlisted(self) -> int:
+        """Findings counted but not listed (over ``max_findings`` in their file)."""
+        return sum(file.unlisted for file in self.files)
+
+    @property
+    def documents(self) -> int:
+        """Files whose kind was known and that were checked (unreadable ones are not)."""
+        return sum(1 for file in self.files if file.kind is not None)
 
     @property
     def summary(self) -> dict[str, int]:
@@ -313,6 +347,8 @@ class PathsReport:
             "files": len(self.files),
             "errors": self.count("error"),
             "warnings": self.count("warning"),
+            "infos": self.count("info"),
+            "not_listed": self.unlisted,
         }
 
     def to_dict(self) -> dict[str, Any]:
@@ -327,6 +363,7 @@ class PathsReport:
             "files": [f.to_dict(self.fail_on, timings=self.timings) for f in self.files],
             "skipped": [s.to_dict() for s in self.skipped],
             "summary": self.summary,
+            "max_findings": self.max_findings,
         }
         if self.timings:
             total = sum(f.size for f in self.files)
@@ -342,7 +379,12 @@ class PathsReport:
 
 
 class CheckProgress(Protocol):
-    """Told how much work there is, then about each file as it is done (in completion order)."""
+    """Told how much work there is, then about each file as it is done (in completion order).
+
+    An object that also has ``checking(path, done)`` is told, from the worker threads, how many
+    bytes of a file being checked have been read so far (journals report while they are checked,
+    so a bar moves on one big file); ``advance`` then gives the file's whole size.
+    """
 
     def start(self, files: int, total_bytes: int) -> None: ...
     def advance(self, result: FileResult | Skipped, size: int) -> None: ...
@@ -378,8 +420,12 @@ def _os_reason(error: OSError) -> str:
 class _Walker:
     """Collects the regular files under the given paths; everything else becomes ``Skipped``."""
 
-    def __init__(self, excludes: Sequence[str], follow_symlinks: bool) -> None:
+    def __init__(
+        self, excludes: Sequence[str], follow_symlinks: bool, named_excludes: Sequence[str]
+    ) -> None:
         self.excludes = tuple(excludes)
+        # What applies to the paths named on the command line: the user's own patterns only.
+        self.named_excludes = tuple(named_excludes)
         self.follow_symlinks = follow_symlinks
         self.files: list[_Candidate] = []
         self.skipped: list[Skipped] = []
@@ -387,9 +433,11 @@ class _Walker:
         self._files_seen: dict[tuple[int, int], str] = {}
         self._directories_seen: dict[tuple[int, int], str] = {}
 
-    def _excluded_by(self, display: str, name: str) -> str | None:
+    def _excluded_by(
+        self, display: str, name: str, patterns: Sequence[str] | None = None
+    ) -> str | None:
         posix = display.replace(os.sep, "/")
-        for pattern in self.excludes:
+        for pattern in self.excludes if patterns is None else patterns:
             if fnmatch.fnmatchcase(name, pattern) or fnmatch.fnmatchcase(posix, pattern):
                 return pattern
         return None
@@ -406,7 +454,7 @@ class _Walker:
             raise PathArgumentError(f"{raw}: no such file or directory") from None
         except OSError as error:
             raise PathArgumentError(f"{raw}: {_os_reason(error)}") from None
-        pattern = self._excluded_by(display, path.name)
+        pattern = self._excluded_by(display, path.name, self.named_excludes)
         if pattern is not None:
             self.skipped.append(Skipped(display, f"excluded by {pattern!r}"))
         elif stat.S_ISDIR(info.st_mode):
@@ -481,11 +529,18 @@ class _Walker:
 # Checking one file
 
 
-def _run_check(kind: str, path: Path, method: str | None, profile: Profile) -> Report:
+def _run_check(
+    kind: str,
+    path: Path,
+    method: str | None,
+    profile: Profile,
+    max_findings: int | None = None,
+    progress: Callable[[int], object] | None = None,
+) -> Report:
     if kind == "map":
         return check_map(path)
     if kind == "journal":
-        return check_journal(path, profile=profile)
+        return check_journal(path, profile=profile, max_findings=max_findings, progress=progress)
     if kind == "transcript":
         return check_transcript(path)
     if kind == "wire-schema":
@@ -499,14 +554,19 @@ def _run_check(kind: str, path: Path, method: str | None, profile: Profile) -> R
 
 
 def _run_on_cluster(
-    kind: str, path: Path, method: str | None, profile: Profile, client: Any
+    kind: str,
+    path: Path,
+    method: str | None,
+    profile: Profile,
+    max_findings: int | None,
+    client: Any,
 ) -> Report:
     """On a Dask cluster (``client``): journals split into chunks whose reports equal the local
     check's (docs/cluster.md); any other file is one task on a worker, on the driver's backend."""
     if kind == "journal":
         from .distributed import check_journal as check_journal_on_cluster
 
-        return check_journal_on_cluster(path, client, profile=profile)
+        return check_journal_on_cluster(path, client, profile=profile, max_findings=max_findings)
     task = client.submit(
         _run_on_backend, _backend.active_name(), kind, path, method, profile, pure=False
     )
@@ -533,22 +593,42 @@ def _apply_severities(
     return adjusted
 
 
-# Kinds that are one JSON document, whose pointers can be turned into lines.
-_DOCUMENT_KINDS = ("map", "rpc-result", "wire-schema")
+# Kinds that are one JSON document, whose pointers can be turned into lines (``check_map``
+# locates its own findings).
+_DOCUMENT_KINDS = ("rpc-result", "wire-schema")
 
 
 def _with_lines(kind: str, path: Path, findings: list[Finding]) -> list[Finding]:
     """Findings of one-document kinds that have a pointer but no line get the pointer's line."""
-    if kind not in _DOCUMENT_KINDS:
+    if kind not in _DOCUMENT_KINDS or all(
+        f.line is not None or f.pointer is None for f in findings
+    ):
         return findings
-    wanted = {f.pointer for f in findings if f.pointer is not None and f.line is None}
-    if not wanted:
+    return with_lines(path.read_bytes(), findings)
+
+
+def _not_listed(
+    stats: Mapping[str, Any], severities: Mapping[str, SeverityOverride]
+) -> dict[Severity, int]:
+    """The findings a journal check counted over its cap, by severity after the overrides."""
+    counts: dict[Severity, int] = {}
+    for code, by_severity in stats.get("suppressed_codes", {}).items():
+        for severity, number in by_severity.items():
+            adjusted = severities.get(code, severity)
+            if adjusted != "off":
+                counts[adjusted] = counts.get(adjusted, 0) + number
+    return counts
+
+
+def _capped(
+    findings: list[Finding], not_listed: dict[Severity, int], max_findings: int | None
+) -> list[Finding]:
+    """The first ``max_findings`` findings; the rest are added to ``not_listed``."""
+    if max_findings is None or len(findings) <= max_findings:
         return findings
-    lines = pointer_lines(path.read_bytes(), wanted)
-    return [
-        replace(f, line=lines[f.pointer]) if f.line is None and f.pointer in lines else f
-        for f in findings
-    ]
+    for finding in findings[max_findings:]:
+        not_listed[finding.severity] = not_listed.get(finding.severity, 0) + 1
+    return findings[:max_findings]
 
 
 def _read_head(path: Path) -> bytes:
@@ -563,6 +643,8 @@ def _check_one(
     severities: Mapping[str, SeverityOverride],
     profile: Profile,
     client: Any = None,
+    max_findings: int | None = None,
+    progress: Callable[[int], object] | None = None,
 ) -> FileResult | Skipped:
     started = time.perf_counter()
     result = FileResult(candidate.display, kind, size=candidate.size)
@@ -581,10 +663,12 @@ def _check_one(
             )
         assert result.kind is not None
         if client is None:
-            report = _run_check(result.kind, candidate.path, classification.method, profile)
+            report = _run_check(
+                result.kind, candidate.path, classification.method, profile, max_findings, progress
+            )
         else:
             report = _run_on_cluster(
-                result.kind, candidate.path, classification.method, profile, client
+                result.kind, candidate.path, classification.method, profile, max_findings, client
             )
         result.stats = dict(report.stats)
         findings = _with_lines(result.kind, candidate.path, report.findings)
@@ -593,7 +677,10 @@ def _check_one(
     except Exception as error:  # one file's failure never stops the others
         message = f"the {result.kind} check failed: {type(error).__name__}: {error}"
         findings = [Finding(INTERNAL_ERROR, "error", message)]
-    result.findings = _apply_severities(findings, severities, candidate.display)
+    result.not_listed = _not_listed(result.stats, severities)
+    result.findings = _capped(
+        _apply_severities(findings, severities, candidate.display), result.not_listed, max_findings
+    )
     result.seconds = time.perf_counter() - started
     return result
 
@@ -617,6 +704,7 @@ def check_paths(
     progress: CheckProgress | None = None,
     profile: Profile = "strict",
     client: Any = None,
+    max_findings: int | None = 1000,
 ) -> PathsReport:
     """Check every document under ``paths`` (files or directories), in parallel.
 
@@ -625,7 +713,9 @@ def check_paths(
     ``severities`` maps finding codes to ``"error"``/``"warning"``/``"info"`` or ``"off"``
     (dropped); ``timings`` adds per-file time and throughput to the stats; ``profile`` is the
     journals' (``check_journal``): ``"car-compatible"`` reports what CAR's own parser tolerates
-    as PF304 warnings instead of errors. A path that does not
+    as PF304 warnings instead of errors. ``max_findings`` caps the findings listed per file
+    (``None``: all); the others are still counted (``FileResult.not_listed``, the summary's
+    ``not_listed``) and still decide ``ok``. A path that does not
     exist raises ``PathArgumentError``; a file that cannot be read is a PF501 finding. With a Dask
     ``client`` (``distributed.Client``) the checks run on its cluster, with the same report
     (docs/cluster.md).
@@ -653,11 +743,12 @@ def check_paths(
                 progress=progress,
                 profile=profile,
                 client=client,
+                max_findings=max_findings,
             )
 
     started = time.perf_counter()
     excludes = (*DEFAULT_EXCLUDES, *exclude) if default_excludes else tuple(exclude)
-    walker = _Walker(excludes, follow_symlinks)
+    walker = _Walker(excludes, follow_symlinks, exclude)
     for raw in paths:
         walker.add_argument(os.fspath(raw))
     methods = rpc_methods()
@@ -667,14 +758,26 @@ def check_paths(
         backend=_backend.active_name(),
         fail_on=fail_on,
         timings=timings,
+        max_findings=max_findings,
     )
+    checking = getattr(progress, "checking", None)
     if progress is not None:
         progress.start(len(walker.files), sum(c.size for c in walker.files))
     workers = max(1, jobs if jobs is not None else (os.cpu_count() or 1))
     pool = ThreadPoolExecutor(max_workers=workers)
     try:
         futures = {
-            pool.submit(_check_one, candidate, kind, methods, overrides, profile, client): candidate
+            pool.submit(
+                _check_one,
+                candidate,
+                kind,
+                methods,
+                overrides,
+                profile,
+                client,
+                max_findings,
+                None if checking is None else functools.partial(checking, candidate.display),
+            ): candidate
             for candidate in walker.files
         }
         for future in as_completed(futures):
