@@ -464,8 +464,9 @@ def test_max_findings_caps_the_list_not_the_checking(backend: _backend.Engine) -
     assert capped.stats["suppressed_findings"] == len(expected) - 3
     assert capped.stats["errors"] == full.stats["errors"] == len(full.errors) > 3
     assert {**capped.stats, "suppressed_findings": 0, "suppressed_codes": {}} == full.stats
-    assert sum(n for by in capped.stats["suppressed_codes"].values() for n in by.values()) == (
-        capped.stats["suppressed_findings"]
+    assert (
+        sum(n for by in capped.stats["suppressed_codes"].values() for n in by.values())
+        == (capped.stats["suppressed_findings"])
     )
 
 
