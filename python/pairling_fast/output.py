@@ -91,13 +91,12 @@ def _verdict(report: PathsReport) -> str:
 
 
 def _not_listed_note(count: int, max_findings: int | None) -> str:
-    cap = f"--max-findings {max_findings}" if max_findings is not None else "the cap"
-    return f"{count} more not listed ({cap}; --max-findings 0 lists all)"
+    return f"{count} more not listed (--max-findings {max_findings}; 0 lists all)"
 
 
 def summary_line(report: PathsReport) -> str:
     """One line: files checked and skipped, true totals of errors and warnings, the verdict."""
-    unlisted = f" ({_not_listed_note(report.unlisted, report.max_findings)})"
+    unlisted = f", {report.unlisted} not listed (--max-findings {report.max_findings})"
     return (
         f"{_plural(len(report.files), 'file')} checked, {len(report.skipped)} skipped: "
         f"{_plural(report.count('error'), 'error')}, {_plural(report.count('warning'), 'warning')}"
