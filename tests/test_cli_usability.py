@@ -9,6 +9,8 @@ import json
 import os
 import shutil
 import subprocess
+import threading
+import time
 import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
@@ -17,7 +19,7 @@ import pytest
 from cli_helpers import BROKEN_RESULT, GOOD_RESULT, run_cli, write_tree
 
 import pairling_fast as pf
-from pairling_fast import _backend
+from pairling_fast import _backend, paths
 from pairling_fast.output import RichProgress
 from pairling_fast.paths import FileResult, Skipped, check_paths
 
@@ -181,6 +183,44 @@ def test_check_paths_passes_partial_progress_to_the_bar(backend: Any, tmp_path: 
     check_paths([path], progress=Recorder(), max_findings=10)
     assert {name for name, _ in partial} == {str(path)}
     assert any(0 < done < size for _, done in partial)
+
+
+def test_ctrl_c_stops_a_journal_being_checked_in_a_worker(
+    backend: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = _big_journal(tmp_path)
+    small = write_tree(tmp_path, {"a.tools.cancel.result.json": GOOD_RESULT})
+    interrupted = threading.Event()
+    journal_checks: list[dict[str, Any]] = []
+    checked_after_ctrl_c: list[int] = []
+    real_check_journal = paths.check_journal
+
+    def check_journal_after_ctrl_c(*args: Any, **options: Any) -> Any:
+        assert interrupted.wait(timeout=60)
+        time.sleep(0.2)  # the main thread is unwinding meanwhile
+        try:
+            return real_check_journal(*args, **options)
+        finally:
+            journal_checks.append(options)
+
+    class CtrlCInTheMainThread:
+        def start(self, files: int, total_bytes: int) -> None:
+            pass
+
+        def checking(self, name: str, done: int) -> None:
+            checked_after_ctrl_c.append(done)
+
+        def advance(self, result: FileResult | Skipped, done: int) -> None:
+            # Ctrl-C arrives in the main thread only: here, as the small file completes.
+            interrupted.set()
+            raise KeyboardInterrupt
+
+    monkeypatch.setattr(paths, "check_journal", check_journal_after_ctrl_c)
+    with pytest.raises(KeyboardInterrupt):
+        check_paths([small / "a.tools.cancel.result.json", path], progress=CtrlCInTheMainThread())
+    # The journal was being checked, and stopped at its first progress point.
+    assert len(journal_checks) == 1
+    assert checked_after_ctrl_c == []
 
 
 def test_the_rich_bar_counts_files_in_flight(tmp_path: Path) -> None:

@@ -8,11 +8,11 @@ ignored silently. ``PathsReport.to_dict()`` is the versioned JSON report (``repo
 from __future__ import annotations
 
 import fnmatch
-import functools
 import json
 import os
 import re
 import stat
+import threading
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
@@ -636,6 +636,27 @@ def _read_head(path: Path) -> bytes:
         return handle.read(SNIFF_BYTES)
 
 
+class _Stopped(Exception):
+    """Raised into a journal check running in a worker thread when the run is interrupted."""
+
+
+@dataclass(frozen=True)
+class _FileProgress:
+    """A journal check's ``progress`` callback: passes bytes read on to ``checking`` and stops the
+    check when the run is interrupted (Ctrl-C is delivered to the main thread only; without this
+    a big journal would be checked to its end before ``check`` could exit)."""
+
+    display: str
+    checking: Callable[[str, int], object] | None
+    stopping: threading.Event
+
+    def __call__(self, done: int) -> None:
+        if self.stopping.is_set():
+            raise _Stopped(self.display)
+        if self.checking is not None:
+            self.checking(self.display, done)
+
+
 def _check_one(
     candidate: _Candidate,
     kind: str | None,
@@ -761,6 +782,7 @@ def check_paths(
         max_findings=max_findings,
     )
     checking = getattr(progress, "checking", None)
+    stopping = threading.Event()
     if progress is not None:
         progress.start(len(walker.files), sum(c.size for c in walker.files))
     workers = max(1, jobs if jobs is not None else (os.cpu_count() or 1))
@@ -776,7 +798,7 @@ def check_paths(
                 profile,
                 client,
                 max_findings,
-                None if checking is None else functools.partial(checking, candidate.display),
+                _FileProgress(candidate.display, checking, stopping),
             ): candidate
             for candidate in walker.files
         }
@@ -788,6 +810,10 @@ def check_paths(
                 report.files.append(outcome)
             if progress is not None:
                 progress.advance(outcome, futures[future].size)
+    except BaseException:
+        # Ctrl-C reaches only this thread: tell the journals being checked to stop too.
+        stopping.set()
+        raise
     finally:
         # On Ctrl-C, drop the files not started yet instead of checking them all first.
         pool.shutdown(wait=True, cancel_futures=True)
