@@ -705,6 +705,9 @@ struct FindingSink {
     findings: Vec<Finding>,
     limit: Option<usize>,
     suppressed: u64,
+    /// The suppressed findings by code and severity, so a report can give true totals and apply
+    /// a project's severity overrides to the findings it does not list.
+    suppressed_codes: BTreeMap<&'static str, BTreeMap<&'static str, u64>>,
     /// Every error found, listed or suppressed: whether the journal is valid survives the cap.
     errors: u64,
 }
@@ -714,6 +717,12 @@ impl FindingSink {
         self.errors += u64::from(finding.is_error());
         if self.limit.is_some_and(|limit| self.findings.len() >= limit) {
             self.suppressed += 1;
+            *self
+                .suppressed_codes
+                .entry(finding.code)
+                .or_default()
+                .entry(finding.severity.as_str())
+                .or_insert(0) += 1;
         } else {
             self.findings.push(finding);
         }
@@ -795,6 +804,7 @@ impl Checker {
                 findings: Vec::new(),
                 limit: options.max_findings,
                 suppressed: 0,
+                suppressed_codes: BTreeMap::new(),
                 errors: 0,
             },
             repeats: Repeats::default(),
@@ -1272,6 +1282,7 @@ impl Checker {
             "verified": self.verified,
             "chain": chain,
             "suppressed_findings": self.sink.suppressed,
+            "suppressed_codes": self.sink.suppressed_codes,
             "errors": self.sink.errors,
             "open_runs": open_runs.iter().map(|(_, id)| id.as_str()).collect::<Vec<_>>(),
             "open_proposals": open_proposals.iter().map(|(_, id)| id.as_str()).collect::<Vec<_>>(),

@@ -9,6 +9,7 @@ pub mod fuzzing;
 pub mod graph;
 pub mod journal;
 pub mod parse;
+pub mod progress;
 pub mod report;
 pub mod validate;
 pub mod wire;
@@ -19,7 +20,7 @@ mod pyvalue;
 #[cfg(feature = "python")]
 mod python {
     use std::panic::{catch_unwind, AssertUnwindSafe};
-    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
     use std::sync::Arc;
 
     use pyo3::exceptions::{PyKeyboardInterrupt, PyTypeError, PyValueError};
@@ -31,6 +32,7 @@ mod python {
     use crate::graph;
     use crate::journal;
     use crate::parse::{self, JsonError};
+    use crate::progress::CountingReader;
     use crate::pyvalue::{self, to_python, to_value};
     use crate::report::Finding;
     use crate::validate::{self, CompileError, CompileOptions, SchemaValidator, SchemaViolation};
@@ -642,9 +644,10 @@ mod python {
 
     #[pyfunction]
     #[pyo3(
-        signature = (source, chain="auto", lifecycle=true, max_findings=Some(1000), profile="strict", max_line_length=journal::DEFAULT_MAX_LINE_LENGTH),
-        text_signature = "(source, chain='auto', lifecycle=True, max_findings=1000, profile='strict', max_line_length=67108864)"
+        signature = (source, chain="auto", lifecycle=true, max_findings=Some(1000), profile="strict", max_line_length=journal::DEFAULT_MAX_LINE_LENGTH, progress=None),
+        text_signature = "(source, chain='auto', lifecycle=True, max_findings=1000, profile='strict', max_line_length=67108864, progress=None)"
     )]
+    #[allow(clippy::too_many_arguments)] // the Python signature: keyword arguments with defaults
     fn check_journal(
         py: Python<'_>,
         source: &Bound<'_, PyAny>,
@@ -653,6 +656,7 @@ mod python {
         max_findings: Option<usize>,
         profile: &str,
         max_line_length: usize,
+        progress: Option<Py<PyAny>>,
     ) -> PyResult<(Vec<RawFinding>, PyObject)> {
         guarded(py, "check_journal", || {
             let options =
@@ -660,16 +664,35 @@ mod python {
             // Ctrl-C is noticed between batches (or inside a Python `read`); the KeyboardInterrupt
             // is consumed and the partial report is marked `interrupted` (the facade raises
             // JournalInterrupted with it). The batch being read when it came is not checked.
+            // `progress(bytes_read)` is called at the same points, from the bytes counted at the
+            // reader; an exception it raises stops the check and is re-raised.
             let flag = Arc::new(AtomicBool::new(false));
             let stop_flag = Arc::clone(&flag);
-            let interrupted =
-                move || stop_flag.load(Ordering::SeqCst) || Python::with_gil(stop_requested);
+            let bytes_read = Arc::new(AtomicU64::new(0));
+            let mut progress_error: Option<PyErr> = None;
+            let mut between_batches = |bytes: &AtomicU64| {
+                stop_flag.load(Ordering::SeqCst)
+                    || Python::with_gil(|py| {
+                        if let Some(callback) = &progress {
+                            if let Err(error) = callback.call1(py, (bytes.load(Ordering::Relaxed),))
+                            {
+                                progress_error = Some(error);
+                                return true;
+                            }
+                        }
+                        stop_requested(py)
+                    })
+            };
             let report = if let Ok(path) = source.downcast::<PyString>() {
                 let path = path.to_cow()?.into_owned();
                 py.allow_threads(|| {
-                    let file = std::fs::File::open(&path)?;
+                    let file = CountingReader::new(std::fs::File::open(&path)?);
+                    let counter = file.counter();
                     let reader = std::io::BufReader::with_capacity(1 << 20, file);
-                    journal::check_journal(reader, &options, interrupted)
+                    let report =
+                        journal::check_journal(reader, &options, || between_batches(&counter));
+                    bytes_read.store(counter.load(Ordering::Relaxed), Ordering::Relaxed);
+                    report
                 })?
             } else {
                 let mut reader = PyReader {
@@ -678,8 +701,13 @@ mod python {
                     interrupted: flag,
                 };
                 let outcome = py.allow_threads(|| {
-                    let buffered = std::io::BufReader::with_capacity(1 << 20, &mut reader);
-                    journal::check_journal(buffered, &options, interrupted)
+                    let counted = CountingReader::new(&mut reader);
+                    let counter = counted.counter();
+                    let buffered = std::io::BufReader::with_capacity(1 << 20, counted);
+                    let outcome =
+                        journal::check_journal(buffered, &options, || between_batches(&counter));
+                    bytes_read.store(counter.load(Ordering::Relaxed), Ordering::Relaxed);
+                    outcome
                 });
                 match (outcome, reader.error.take()) {
                     (Ok(report), _) => report,
@@ -687,6 +715,12 @@ mod python {
                     (Err(error), None) => return Err(error.into()),
                 }
             };
+            if let Some(error) = progress_error {
+                return Err(error);
+            }
+            if let Some(callback) = &progress {
+                callback.call1(py, (bytes_read.load(Ordering::Relaxed),))?;
+            }
             Ok((raw_findings(report.findings), to_python(py, &report.stats)?))
         })
     }

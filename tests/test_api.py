@@ -186,6 +186,7 @@ def test_report_json_shape() -> None:
                 "line": None,
                 "pointer": "/x",
                 "schema_pointer": "/type",
+                "column": None,
             }
         ],
         "stats": {"n": 1},

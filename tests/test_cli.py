@@ -66,7 +66,13 @@ def test_findings_exit_1_and_are_reported_per_file(cli: Cli, tmp_path: Path) -> 
     assert [(f["pointer"], f["line"]) for f in bad["findings"] if f["severity"] == "error"] == [
         ("/cancelled", 2)
     ]
-    assert report["summary"] == {"files": 3, "errors": 2, "warnings": 0}
+    assert report["summary"] == {
+        "files": 3,
+        "errors": 2,
+        "warnings": 0,
+        "infos": 0,
+        "not_listed": 0,
+    }
 
 
 def test_a_missing_path_is_one_line_and_exit_2(cli: Cli) -> None:
@@ -183,8 +189,8 @@ def test_config_is_found_in_a_parent_directory(cli: Cli, tmp_path: Path) -> None
         tmp_path,
         {"pairling-fast.toml": "exclude = ['*.json']\n", "sub/a.tools.cancel.result.json": "x"},
     )
-    done = cli("check", ".", cwd=tmp_path / "sub")
-    assert done.returncode == 0
+    done = cli("check", ".", "--show-skipped", cwd=tmp_path / "sub")
+    assert done.returncode == 5  # everything excluded: no document checked
     assert "excluded by '*.json'" in done.stdout
 
 

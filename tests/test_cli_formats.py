@@ -60,14 +60,17 @@ FAIL maps/broken.json (map): 1 error, 1 warning, 1 info
 ok   maps/clean.json (map)
 FAIL gone.json (unknown kind): 1 error
   gone.json: error PF501: Permission denied
-skip notes.txt: not JSON
-skip pipe: a FIFO, not read
 3 files checked, 2 skipped: 2 errors, 1 warning; unreadable files
 """
+SKIP_LINES = "skip notes.txt: not JSON\nskip pipe: a FIFO, not read\n"
 
 
 def test_text_snapshot() -> None:
     assert plain_text(_report()) == TEXT_SNAPSHOT
+    # Skipped files get lines only when asked (-v): the summary counts them anyway.
+    summary = TEXT_SNAPSHOT.splitlines(keepends=True)[-1]
+    shown = plain_text(_report(), show_skipped=True)
+    assert shown == TEXT_SNAPSHOT[: -len(summary)] + SKIP_LINES + summary
 
 
 def test_text_verdicts() -> None:
@@ -83,7 +86,7 @@ def test_text_verdicts() -> None:
 @pytest.mark.parametrize("backend", _backend.BACKENDS)
 def test_cli_text_is_plain_when_not_a_terminal(backend: str, tmp_path: Path) -> None:
     sample_tree(tmp_path)
-    done = run_cli(backend, "check", "docs", cwd=tmp_path)
+    done = run_cli(backend, "check", "docs", "-v", cwd=tmp_path)
     lines = done.stdout.splitlines()
     assert "\x1b" not in done.stdout
     bad = os.path.join("docs", "bad.tools.cancel.result.json")
@@ -242,7 +245,7 @@ def test_cli_sarif_validates_against_sarif_2_1_0(backend: str, tmp_path: Path) -
 # --- JUnit --------------------------------------------------------------------------------------
 
 
-def test_junit_of_a_fixed_report_is_strict_xml_with_one_testcase_per_file() -> None:
+def test_junit_of_a_fixed_report_is_strict_xml_with_one_testcase_per_checked_file() -> None:
     report = _report()
     report.files[0].findings[0] = Finding("PF101", "error", "bad \x01 byte", "maps/broken.json")
     root = ET.fromstring(junit(report))
@@ -250,10 +253,11 @@ def test_junit_of_a_fixed_report_is_strict_xml_with_one_testcase_per_file() -> N
     [suite] = list(root)
     assert suite.tag == "testsuite"
     counts = {key: suite.get(key) for key in ("tests", "failures", "errors", "skipped")}
-    assert counts == {"tests": "5", "failures": "1", "errors": "1", "skipped": "2"}
+    # Skipped files are no test cases (a built tree has thousands); a property counts them.
+    assert counts == {"tests": "3", "failures": "1", "errors": "1", "skipped": "0"}
     assert {key: root.get(key) for key in counts} == counts
     cases = suite.findall("testcase")
-    assert len(cases) == 5
+    assert len(cases) == 3
     outcome = {
         case.get("name"): [(child.tag, child.get("type")) for child in case] for case in cases
     }
@@ -261,8 +265,6 @@ def test_junit_of_a_fixed_report_is_strict_xml_with_one_testcase_per_file() -> N
         "maps/broken.json": [("failure", "PF101")],
         "maps/clean.json": [],
         "gone.json": [("error", "PF501")],
-        "notes.txt": [("skipped", None)],
-        "pipe": [("skipped", None)],
     }
     failure = cases[0].find("failure")
     assert failure is not None and failure.text is not None
@@ -270,7 +272,12 @@ def test_junit_of_a_fixed_report_is_strict_xml_with_one_testcase_per_file() -> N
     assert "bad \\x01 byte" in failure.text
     assert "maps/broken.json:9: warning PF001" in failure.text
     properties = {p.get("name"): p.get("value") for p in suite.iter("property")}
-    assert properties == {"backend": "rust", "fail-on": "error"}
+    assert properties == {
+        "backend": "rust",
+        "fail-on": "error",
+        "skipped-files": "2",
+        "findings-not-listed": "0",
+    }
 
 
 def test_junit_below_the_threshold_is_a_pass_with_output() -> None:
@@ -291,14 +298,14 @@ def test_cli_junit(backend: str, tmp_path: Path) -> None:
     assert done.returncode == 1
     suite = ET.fromstring(done.stdout).find("testsuite")
     assert suite is not None
-    assert (suite.get("tests"), suite.get("failures"), suite.get("skipped")) == ("4", "2", "1")
+    assert (suite.get("tests"), suite.get("failures"), suite.get("skipped")) == ("3", "2", "0")
 
 
 # --- GitHub annotations -------------------------------------------------------------------------
 
 
 def test_github_annotations_escape_data_and_properties() -> None:
-    lines = github(_report()).splitlines()
+    lines = github(_report(), show_skipped=True).splitlines()
     assert lines[:4] == [
         "::error file=maps/broken.json,line=7,title=PF101 schema violation::/a/0: 'x' is not of "
         "type 'integer'",
@@ -308,6 +315,7 @@ def test_github_annotations_escape_data_and_properties() -> None:
     ]
     assert lines[4:6] == ["skipped notes.txt: not JSON", "skipped pipe: a FIFO, not read"]
     assert lines[-1].startswith("3 files checked")
+    assert github(_report()).splitlines()[4:] == lines[6:]  # no skip lines unless asked
 
 
 @pytest.mark.parametrize("backend", _backend.BACKENDS)

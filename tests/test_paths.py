@@ -98,7 +98,13 @@ def test_every_file_is_either_checked_or_skipped_with_its_reason(
     assert (violation.pointer, violation.line, violation.path) == ("/cancelled", 2, bad.path)
     assert [f.code for f in broken.findings if f.severity == "error"] == ["PF001"]
     assert not report.ok
-    assert report.summary == {"files": 3, "errors": 2, "warnings": 0}
+    assert report.summary == {
+        "files": 3,
+        "errors": 2,
+        "warnings": 0,
+        "infos": 0,
+        "not_listed": 0,
+    }
 
 
 def test_report_json_shape_is_version_1(backend: Any, tmp_path: Path) -> None:
@@ -112,15 +118,18 @@ def test_report_json_shape_is_version_1(backend: Any, tmp_path: Path) -> None:
         "files",
         "skipped",
         "summary",
+        "max_findings",
     ]
     assert (report["report_version"], report["tool"]) == (1, "pairling_fast")
     assert report["version"] == pairling_fast.__version__
     assert report["backend"] == _backend.active_name()
     assert report["ok"] is False
-    assert [list(f) for f in report["files"]] == [["path", "kind", "ok", "stats", "findings"]] * 3
+    assert [list(f) for f in report["files"]] == [
+        ["path", "kind", "ok", "stats", "findings", "not_listed"]
+    ] * 3
     assert [f["ok"] for f in report["files"]] == [False, True, False]
     assert [list(s) for s in report["skipped"]] == [["path", "reason"]]
-    assert list(report["summary"]) == ["files", "errors", "warnings"]
+    assert list(report["summary"]) == ["files", "errors", "warnings", "infos", "not_listed"]
 
 
 def test_excludes_match_names_and_paths_and_are_listed(tmp_path: Path) -> None:
@@ -190,10 +199,10 @@ def test_one_failing_check_does_not_stop_the_others(
     write_tree(tmp_path, {f"f{i}.tools.cancel.result.json": GOOD_RESULT for i in range(8)})
     real = paths._run_check
 
-    def flaky(kind: str, path: Path, method: str | None, options: Any) -> pairling_fast.Report:
+    def flaky(kind: str, path: Path, *args: Any) -> pairling_fast.Report:
         if path.name == "f3.tools.cancel.result.json":
             raise RuntimeError("boom")
-        return real(kind, path, method, options)
+        return real(kind, path, *args)
 
     monkeypatch.setattr(paths, "_run_check", flaky)
     report = check_paths([tmp_path], jobs=4)

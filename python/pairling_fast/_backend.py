@@ -9,7 +9,7 @@ from __future__ import annotations
 import importlib
 import os
 import warnings
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any, Protocol
 
@@ -72,6 +72,7 @@ class Engine(Protocol):
         max_findings: int | None,
         profile: str,
         max_line_length: int,
+        progress: Callable[[int], object] | None = None,
     ) -> tuple[list[RawFinding], dict[str, Any]]: ...
     def journal_event_kinds(self) -> list[str]: ...
     def journal_chain_digest(self, line: bytes) -> str: ...

@@ -1,5 +1,6 @@
 """Type stubs of the Rust core; the engine API is documented in docs/architecture.md."""
 
+from collections.abc import Callable
 from typing import Any, Literal, final
 
 __all__ = [
@@ -57,6 +58,7 @@ def check_journal(
     max_findings: int | None = 1000,
     profile: str = "strict",
     max_line_length: int = 67108864,
+    progress: Callable[[int], object] | None = None,
 ) -> tuple[list[_RawFinding], dict[str, Any]]: ...
 def journal_event_kinds() -> list[str]: ...
 def journal_chain_digest(line: bytes) -> str: ...

@@ -1,18 +1,20 @@
 """The ``pairling-fast`` command line (also ``python -m pairling_fast``).
 
 Exit codes: 0 clean, 1 findings at or above ``--fail-on`` (or an invalid input to ``digest`` /
-``canonicalize``), 2 usage, configuration or I/O errors. Errors are one line on stderr, never a
-traceback.
+``canonicalize``), 2 usage, configuration or I/O errors, 5 ``check`` found no document to check
+(as pytest's 5 for "no tests"; ``--no-require-files`` makes that a pass). Errors are one line on
+stderr, never a traceback.
 """
 
 from __future__ import annotations
 
 import argparse
+import errno
 import io
 import os
 import re
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from types import ModuleType
@@ -31,7 +33,7 @@ from .errors import CanonicalizationError, PairlingError, ValidationError
 from .generate import journal as generate_journal
 from .generate import map as generate_map
 from .generate import transcript as generate_transcript
-from .journal import Profile, chain_journal
+from .journal import DEFAULT_MAX_FINDINGS, Profile, chain_journal
 from .maps import load_manifest, write_sealed
 from .output import (
     FORMATS,
@@ -52,7 +54,7 @@ GENERATORS: dict[str, ModuleType] = {
     "journal": generate_journal,
     "transcript": generate_transcript,
 }
-EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
+EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_NO_DOCUMENTS = 0, 1, 2, 5
 EXIT_INTERRUPTED = 128 + 2  # SIGINT, as shells report it
 
 # Headings of the code ranges in docs/findings.md, by the first digit of the number.
@@ -92,6 +94,33 @@ def _say(notes: list[str]) -> None:
         print(f"{PROG}: note: {note}", file=sys.stderr)
 
 
+def _check_destination(option: str, path: str) -> None:
+    """Refuse an output path that cannot be written before any work is done, naming it as the
+    user wrote it (the atomic writer's temporary file is no name of theirs)."""
+    target = Path(path)
+    if target.is_dir():
+        _fail(f"{option} {path}: is a directory; name a file to write")
+    directory = target.parent
+    if not directory.exists():
+        _fail(f"{option} {path}: directory {str(directory)!r} does not exist")
+    if not directory.is_dir():
+        _fail(f"{option} {path}: {str(directory)!r} is not a directory")
+    if not os.access(directory, os.W_OK | os.X_OK):
+        reason = "permission denied"
+        if os.statvfs(directory).f_flag & os.ST_RDONLY:
+            reason = os.strerror(errno.EROFS)
+        _fail(f"{option} {path}: {reason}: cannot create files in directory {str(directory)!r}")
+
+
+def _write_output(option: str, path: str, data: bytes) -> None:
+    notes: list[str] = []
+    try:
+        write_atomically(path, data, notes=notes)
+    except OSError as error:
+        _fail(f"{option} {path}: {error.strerror or error}")
+    _say(notes)
+
+
 def _json_error_line(path: str, error: CanonicalizationError) -> str:
     where = path
     if error.line is not None:
@@ -104,10 +133,19 @@ def _json_error_line(path: str, error: CanonicalizationError) -> str:
 # Commands
 
 
+def _first(*values: Any) -> Any:
+    """The first value that is not None (command line, then configuration, then default)."""
+    return next(value for value in values if value is not None)
+
+
 def _command_check(args: argparse.Namespace) -> int:
     config = _config(args)
+    if args.output is not None:
+        _check_destination("--output", args.output)
     fail_on = args.fail_on or config.fail_on or "error"
     follow = args.follow_symlinks if args.follow_symlinks is not None else config.follow_symlinks
+    max_findings = _first(args.max_findings, config.max_findings, DEFAULT_MAX_FINDINGS)
+    require_files = _first(args.require_files, config.require_files, True)
     to_terminal = args.format == "text" and args.output is None and sys.stdout.isatty()
     console = Console(no_color=True if args.no_color else None, highlight=False)
     progress = RichProgress(console) if to_terminal else None
@@ -136,6 +174,7 @@ def _command_check(args: argparse.Namespace) -> int:
             car_version=args.car_version or config.car_version,
             manifest=manifest,
             max_document_bytes=args.max_document_bytes,
+            max_findings=max_findings or None,
         )
     except PathArgumentError as error:
         _fail(str(error))
@@ -146,14 +185,13 @@ def _command_check(args: argparse.Namespace) -> int:
             progress.stop()
         cluster.close()
     if to_terminal:
-        print_rich(report, console)
+        print_rich(report, console, show_skipped=args.show_skipped)
     elif args.output is not None:
-        notes: list[str] = []
-        write_atomically(args.output, render(report, args.format).encode("utf-8"), notes=notes)
-        _say(notes)
+        text = render(report, args.format, show_skipped=args.show_skipped)
+        _write_output("--output", args.output, text.encode("utf-8"))
         print(f"{summary_line(report)} (report written to {args.output})", file=sys.stderr)
     else:
-        sys.stdout.write(render(report, args.format))
+        sys.stdout.write(render(report, args.format, show_skipped=args.show_skipped))
     if report.interrupted:
         print(f"{PROG}: interrupted: the report above is partial", file=sys.stderr)
         return EXIT_INTERRUPTED
@@ -161,6 +199,13 @@ def _command_check(args: argparse.Namespace) -> int:
         print(f"{PROG}: error: {shown(f'{finding.path}: {finding.message}')}", file=sys.stderr)
     if report.io_errors:
         return EXIT_USAGE
+    if not report.documents and require_files:
+        print(
+            f"{PROG}: no document checked ({len(report.skipped)} skipped; `-v` lists them, "
+            "--no-require-files lets this pass)",
+            file=sys.stderr,
+        )
+        return EXIT_NO_DOCUMENTS
     return EXIT_OK if report.ok else EXIT_FINDINGS
 
 
@@ -209,6 +254,8 @@ def _command_digest(args: argparse.Namespace) -> int:
 
 
 def _command_canonicalize(args: argparse.Namespace) -> int:
+    if args.output is not None:
+        _check_destination("--output", args.output)
     try:
         canonical = canonicalize_json(_read(args.file, args.max_document_bytes))
     except CanonicalizationError as error:
@@ -218,13 +265,13 @@ def _command_canonicalize(args: argparse.Namespace) -> int:
         sys.stdout.buffer.write(canonical)
         sys.stdout.buffer.flush()
     else:
-        notes: list[str] = []
-        write_atomically(args.output, canonical, notes=notes)
-        _say(notes)
+        _write_output("--output", args.output, canonical)
     return EXIT_OK
 
 
 def _command_seal(args: argparse.Namespace) -> int:
+    if args.output is not None:
+        _check_destination("--output", args.output)
     notes: list[str] = []
     written = write_sealed(
         args.map,
@@ -239,6 +286,7 @@ def _command_seal(args: argparse.Namespace) -> int:
 
 
 def _command_chain(args: argparse.Namespace) -> int:
+    _check_destination("--output", args.output)
     notes: list[str] = []
     report = chain_journal(args.journal, args.output, notes=notes)
     _say(notes)
@@ -340,10 +388,38 @@ def _add_check_parser(commands: Any) -> None:
         help="follow symbolic links met while walking directories (loops are detected)",
     )
     check.add_argument(
-        "--jobs", "-j", type=_positive_int, help="files checked at once (default: cores)"
+        "--jobs", "-j", type=_whole_number(1), help="files checked at once (default: cores)"
     )
     check.add_argument("--format", "-f", choices=FORMATS, default="text")
-    check.add_argument("--output", "-o", metavar="FILE", help="write the report to FILE")
+    check.add_argument(
+        "--output",
+        "-o",
+        metavar="FILE",
+        help="write the report to FILE (its directory must exist; checked before the run)",
+    )
+    check.add_argument(
+        "--verbose",
+        "-v",
+        "--show-skipped",
+        dest="show_skipped",
+        action="store_true",
+        help="text and github formats: a line for every skipped file and why (json and sarif "
+        "always list them; the summary counts them)",
+    )
+    check.add_argument(
+        "--max-findings",
+        type=_whole_number(0),
+        metavar="N",
+        help=f"list at most N findings per file, count the rest (default {DEFAULT_MAX_FINDINGS}; "
+        "0: list all)",
+    )
+    check.add_argument(
+        "--require-files",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="exit 5 when no document was checked (default); --no-require-files makes that a "
+        "pass (pre-commit runs on changed files that may hold no document)",
+    )
     check.add_argument(
         "--fail-on",
         choices=("error", "warning"),
@@ -404,14 +480,19 @@ def _manifest(path: str | None) -> Any:
         _fail(f"--manifest {path}: not JSON: {error}")
 
 
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError("must be at least 1")
-    return value
+def _whole_number(minimum: int) -> Callable[[str], int]:
+    """An argparse type: a whole number of at least ``minimum``."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"must be at least {minimum}")
+        return value
+
+    return parse
 
 
 def _add_generate_parser(commands: Any) -> None:
@@ -426,9 +507,16 @@ def _add_generate_parser(commands: Any) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from . import __version__
+
     parser = argparse.ArgumentParser(
         prog=PROG,
         description="Fast, strict validation of Pairling capability maps and CAR wire documents.",
+    )
+    parser.add_argument(
+        "--version",
+        action="version",
+        version=f"{PROG} {__version__} ({_backend.active_name()} backend)",
     )
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     commands.required = True
@@ -473,7 +561,7 @@ def build_parser() -> argparse.ArgumentParser:
     for name in ("check", "digest", "canonicalize", "seal"):
         commands.choices[name].add_argument(
             "--max-document-bytes",
-            type=_positive_int,
+            type=_whole_number(1),
             metavar="N",
             help="refuse a whole JSON document (map, RPC result, wire schema) larger than N bytes "
             f"(default: ${LIMIT_VARIABLE}, else {DEFAULT_MAX_DOCUMENT_BYTES})",

@@ -1,7 +1,10 @@
-"""Project defaults for ``pairling-fast check``: ``[tool.pairling_fast]`` or ``pairling-fast.toml``.
+"""Project defaults for ``pairling-fast check``: ``[tool.pairling-fast]`` (or
+``[tool.pairling_fast]``) in ``pyproject.toml``, or ``pairling-fast.toml``.
 
 Looked up from the working directory upwards; the first ``pairling-fast.toml`` (keys at the top
-level) or ``pyproject.toml`` with a ``[tool.pairling_fast]`` table wins. Unknown keys and bad values
+level) or ``pyproject.toml`` with a ``[tool.pairling-fast]`` or ``[tool.pairling_fast]`` table
+wins (the command's spelling and the package's are both accepted; a file with both is an error,
+as one would silently lose). Unknown keys and bad values
 are errors, so a typo never silently turns a check off. Command-line options override these.
 """
 
@@ -29,7 +32,17 @@ __all__ = ["CONFIG_FILE", "Config", "ConfigError", "find_config", "load_config"]
 CONFIG_FILE = "pairling-fast.toml"
 PYPROJECT = "pyproject.toml"
 FAIL_ON = ("error", "warning")
-KEYS = ("exclude", "fail-on", "follow-symlinks", "severity", "car-version")
+KEYS = (
+    "car-version",
+    "exclude",
+    "fail-on",
+    "follow-symlinks",
+    "max-findings",
+    "require-files",
+    "severity",
+)
+# The command is spelled pairling-fast, the package pairling_fast: users write either.
+SECTIONS = ("pairling-fast", "pairling_fast")
 
 
 class ConfigError(PairlingError, ValueError):
@@ -43,6 +56,8 @@ class Config:
     exclude: tuple[str, ...] = ()
     fail_on: Severity | None = None
     follow_symlinks: bool | None = None
+    max_findings: int | None = None
+    require_files: bool | None = None
     severity: dict[str, SeverityOverride] = field(default_factory=dict)
     source: str | None = None
     car_version: str | None = None
@@ -102,11 +117,21 @@ def load_config(section: Mapping[str, Any], where: str) -> Config:
     follow = section.get("follow-symlinks")
     if follow is not None and not isinstance(follow, bool):
         raise ConfigError(f"{where}: follow-symlinks must be true or false")
+    max_findings = section.get("max-findings")
+    if max_findings is not None and (
+        isinstance(max_findings, bool) or not isinstance(max_findings, int) or max_findings < 0
+    ):
+        raise ConfigError(f"{where}: max-findings must be a whole number, 0 for no limit")
+    require_files = section.get("require-files")
+    if require_files is not None and not isinstance(require_files, bool):
+        raise ConfigError(f"{where}: require-files must be true or false")
     return Config(
         car_version=_car_version(where, section),
         exclude=_string_list(where, "exclude", section.get("exclude", [])),
         fail_on=fail_on,
         follow_symlinks=follow,
+        max_findings=max_findings,
+        require_files=require_files,
         severity=_severities(where, section.get("severity", {})),
         source=where,
     )
@@ -134,12 +159,18 @@ def _section_of(path: Path) -> tuple[Mapping[str, Any], str] | None:
     if path.name != PYPROJECT:
         return document, str(path)
     tool = document.get("tool")
-    section = tool.get("pairling_fast") if isinstance(tool, dict) else None
-    if section is None:
+    present = [name for name in SECTIONS if isinstance(tool, dict) and name in tool]
+    if not present:
         return None
+    if len(present) > 1:
+        raise ConfigError(
+            f"{path}: both [tool.pairling-fast] and [tool.pairling_fast]; keep one of them"
+        )
+    name = present[0]
+    section = tool[name]  # type: ignore[index]
     if not isinstance(section, dict):
-        raise ConfigError(f"{path}: [tool.pairling_fast] must be a table")
-    return section, f"{path} [tool.pairling_fast]"
+        raise ConfigError(f"{path}: [tool.{name}] must be a table")
+    return section, f"{path} [tool.{name}]"
 
 
 def find_config(start: Path, explicit: Path | None = None) -> Config:

@@ -29,7 +29,13 @@ from typing import TYPE_CHECKING, Union
 
 from . import _backend
 from .errors import PairlingError
-from .journal import DEFAULT_MAX_LINE_LENGTH, ChainMode, JournalInterrupted, Profile
+from .journal import (
+    DEFAULT_MAX_FINDINGS,
+    DEFAULT_MAX_LINE_LENGTH,
+    ChainMode,
+    JournalInterrupted,
+    Profile,
+)
 from .report import Finding, Report
 
 if TYPE_CHECKING:
@@ -158,7 +164,7 @@ def journal_reports(
     max_in_flight: int | None = None,
     chain: ChainMode = "auto",
     lifecycle: bool = True,
-    max_findings: int | None = 1000,
+    max_findings: int | None = DEFAULT_MAX_FINDINGS,
     profile: Profile = "strict",
     max_line_length: int = DEFAULT_MAX_LINE_LENGTH,
 ) -> Iterator[tuple[str, Report]]:
@@ -238,7 +244,7 @@ def check_journal(
     max_in_flight: int | None = None,
     chain: ChainMode = "auto",
     lifecycle: bool = True,
-    max_findings: int | None = 1000,
+    max_findings: int | None = DEFAULT_MAX_FINDINGS,
     profile: Profile = "strict",
     max_line_length: int = DEFAULT_MAX_LINE_LENGTH,
 ) -> Report:
@@ -270,7 +276,7 @@ def check_paths(
     max_in_flight: int | None = None,
     chain: ChainMode = "auto",
     lifecycle: bool = True,
-    max_findings: int | None = 1000,
+    max_findings: int | None = DEFAULT_MAX_FINDINGS,
     profile: Profile = "strict",
     max_line_length: int = DEFAULT_MAX_LINE_LENGTH,
 ) -> Report:

@@ -15,7 +15,7 @@ import io
 import json
 import os
 import stat
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from types import TracebackType
 from typing import IO, Any, Literal, Union, cast
@@ -42,10 +42,15 @@ __all__ = [
 CHAIN_RULE = "car-eventlog-0.58.0.event_digest"
 SCHEMA_ID = "car.journal.event"
 DEFAULT_MAX_LINE_LENGTH = 64 << 20
+DEFAULT_MAX_FINDINGS = 1000
+"""Findings listed per journal (and per file in ``check``); the rest are counted, not listed."""
 ChainMode = Literal["auto", "require", "off"]
 Profile = Literal["strict", "car-compatible"]
-JournalSource = Union[str, "os.PathLike[str]", IO[bytes], Iterable[Union[bytes, str]]]
-"""A path, a binary file object, or an iterable of lines (bytes or str, one line each)."""
+JournalSource = Union[
+    str, "os.PathLike[str]", bytes, bytearray, IO[bytes], Iterable[Union[bytes, str]]
+]
+"""A path, the journal's text as bytes (as ``check_map`` takes a map's), a binary file object,
+or an iterable of lines (bytes or str, one line each)."""
 
 _CHAIN_GAP = "PF312"
 
@@ -99,8 +104,8 @@ def _engine_source(source: JournalSource) -> tuple[Any, str | None]:
     if isinstance(source, (str, os.PathLike)):
         path = os.fsdecode(os.fspath(source))
         return path, path
-    if isinstance(source, (bytes, bytearray)):
-        raise TypeError("pass a path, a binary file object or an iterable of lines, not bytes")
+    if isinstance(source, (bytes, bytearray, memoryview)):
+        return io.BytesIO(source), None
     if isinstance(source, io.TextIOBase):
         return _LinesReader(source), getattr(source, "name", None)
     if hasattr(source, "read"):
@@ -114,9 +119,10 @@ def check_journal(
     *,
     chain: ChainMode = "auto",
     lifecycle: bool = True,
-    max_findings: int | None = 1000,
+    max_findings: int | None = DEFAULT_MAX_FINDINGS,
     profile: Profile = "strict",
     max_line_length: int = DEFAULT_MAX_LINE_LENGTH,
+    progress: Callable[[int], object] | None = None,
 ) -> Report:
     """Check a CAR journal: every line, the hash chain and the lifecycles, in one streaming pass.
 
@@ -124,12 +130,14 @@ def check_journal(
     unchained journal an error, ``"off"`` skips the chain. ``max_findings`` caps the list, not the
     checking (``stats["suppressed_findings"]`` counts the rest; ``None``: no cap). ``profile``:
     ``"strict"`` is the wire schema, ``"car-compatible"`` reports what CAR's own parser tolerates
-    as PF304 warnings. Raises ``JournalInterrupted`` (a ``KeyboardInterrupt`` carrying the partial
-    report) on Ctrl-C, ``OSError`` if the file cannot be read.
+    as PF304 warnings. ``progress(bytes_read)`` is called while the check runs (between
+    batches of lines) and once at the end, from the thread that called ``check_journal``. Raises
+    ``JournalInterrupted`` (a ``KeyboardInterrupt`` carrying the partial report) on Ctrl-C,
+    ``OSError`` if the file cannot be read.
     """
     engine_source, path = _engine_source(source)
     raw, stats = _backend.active().check_journal(
-        engine_source, chain, lifecycle, max_findings, profile, max_line_length
+        engine_source, chain, lifecycle, max_findings, profile, max_line_length, progress
     )
     report = Report(findings=[Finding.from_raw(r, path) for r in raw], stats=stats)
     if stats.get("interrupted"):

@@ -10,10 +10,13 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
+from dataclasses import replace
 from typing import Any
 
-__all__ = ["pointer_lines"]
+from .report import Finding
+
+__all__ = ["pointer_lines", "with_lines"]
 
 _WHITESPACE = re.compile(r"[ \t\n\r]*")
 _DECODER = json.JSONDecoder()
@@ -101,3 +104,16 @@ def pointer_lines(text: bytes, wanted: Collection[str]) -> dict[str, int]:
         counted_to = offset
         lines[pointer] = line
     return lines
+
+
+def with_lines(text: bytes, findings: Sequence[Finding]) -> list[Finding]:
+    """``findings`` of the JSON document ``text``: those with a pointer but no line get the line
+    where the pointed value starts (when it can be found)."""
+    wanted = {f.pointer for f in findings if f.pointer is not None and f.line is None}
+    if not wanted:
+        return list(findings)
+    lines = pointer_lines(text, wanted)
+    return [
+        replace(f, line=lines[f.pointer]) if f.line is None and f.pointer in lines else f
+        for f in findings
+    ]

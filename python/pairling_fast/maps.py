@@ -21,6 +21,7 @@ from ._atomic import write_atomically
 from ._files import read_document
 from .canonical import parse_json
 from .errors import MapInvalidError
+from .locate import with_lines
 from .report import Finding, Report
 
 __all__ = [
@@ -77,7 +78,8 @@ def _check(
             "JSON text given as str must be encoded first (a str is taken as a path)"
         )
     raw, stats = engine.check_map_json(text, reviewed)
-    return Report([Finding.from_raw(f, path) for f in raw], stats), text, path
+    findings = with_lines(text, [Finding.from_raw(f, path) for f in raw])
+    return Report(findings, stats), text, path
 
 
 def check_map(
@@ -92,10 +94,12 @@ def check_map(
     ``release_memberships``); with it the release-join rules PF254 to PF260 run too.
 
     A ``str`` or ``PathLike`` is a file to read (its findings get ``path``; a missing file raises
-    ``OSError``), ``bytes`` are JSON text, a ``dict`` is an already parsed map. ``stats`` counts
-    the entries of each collection, the schema violations and the digests verified, mismatched
-    and unchecked (bindings too broken to have one). A file is read only if it is a regular file
-    of at most ``max_document_bytes`` (``_files.read_document``; else ``OSError``).
+    ``OSError``), ``bytes`` are JSON text, a ``dict`` is an already parsed map. Findings on a text
+    (path or bytes) carry the line of the value their pointer names, as ``check`` shows them.
+    ``stats`` counts the entries of each collection, the schema violations and the digests
+    verified, mismatched and unchecked (bindings too broken to have one). A file is read only if
+    it is a regular file of at most ``max_document_bytes`` (``_files.read_document``; else
+    ``OSError``).
     """
     return _check(source, manifest, max_document_bytes)[0]
 

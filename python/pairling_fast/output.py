@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import threading
 import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any, Callable
@@ -100,14 +101,22 @@ def _verdict(report: PathsReport) -> str:
         return "interrupted (partial report)"
     if report.io_errors:
         return "unreadable files"
+    if not report.documents:
+        return "no document checked"
     return "passed" if report.ok else f"failed (--fail-on {report.fail_on})"
 
 
+def _not_listed_note(count: int, max_findings: int | None) -> str:
+    return f"{count} more not listed (--max-findings {max_findings}; 0 lists all)"
+
+
 def summary_line(report: PathsReport) -> str:
+    """One line: files checked and skipped, true totals of errors and warnings, the verdict."""
+    unlisted = f", {report.unlisted} not listed (--max-findings {report.max_findings})"
     return (
         f"{_plural(len(report.files), 'file')} checked, {len(report.skipped)} skipped: "
         f"{_plural(report.count('error'), 'error')}, {_plural(report.count('warning'), 'warning')}"
-        f"; {_verdict(report)}"
+        f"{unlisted if report.unlisted else ''}; {_verdict(report)}"
     )
 
 
@@ -117,8 +126,12 @@ def _throughput(size: int, seconds: float) -> str:
     return f"{size} bytes in {seconds * 1000:.1f} ms ({size / seconds / 1e6:.1f} MB/s)"
 
 
-def plain_text(report: PathsReport) -> str:
-    """The report as plain lines: per file a status line, then its findings, then the summary."""
+def plain_text(report: PathsReport, *, show_skipped: bool = False) -> str:
+    """The report as plain lines: per file a status line, then its findings, then the summary.
+
+    Skipped files get a line each only with ``show_skipped`` (a built tree has thousands); the
+    summary always counts them and the JSON report lists them all.
+    """
     lines: list[str] = []
     for file in report.files:
         counts = _counts(file)
@@ -128,9 +141,12 @@ def plain_text(report: PathsReport) -> str:
             f"{': ' + counts if counts else ''}"
         )
         lines.extend(f"  {finding_line(finding)}" for finding in file.findings)
-    lines.extend(
-        f"skip {shown(skipped.path)}: {shown(skipped.reason)}" for skipped in report.skipped
-    )
+        if file.unlisted:
+            lines.append(f"  … {_not_listed_note(file.unlisted, report.max_findings)}")
+    if show_skipped:
+        lines.extend(
+            f"skip {shown(skipped.path)}: {shown(skipped.reason)}" for skipped in report.skipped
+        )
     if report.timings:
         lines.append("timings:")
         lines.extend(
@@ -142,7 +158,7 @@ def plain_text(report: PathsReport) -> str:
     return "\n".join(lines) + "\n"
 
 
-def print_rich(report: PathsReport, console: Console) -> None:
+def print_rich(report: PathsReport, console: Console, *, show_skipped: bool = False) -> None:
     """The report for a terminal: findings grouped by file, then a summary table."""
     for file in report.files:
         failed = file.fails(report.fail_on)
@@ -163,7 +179,10 @@ def print_rich(report: PathsReport, console: Console) -> None:
                 line.append(f" {shown(finding.pointer)}", style="magenta")
             line.append(f"  {shown(finding.message)}")
             console.print(line)
-    for skipped in report.skipped:
+        if file.unlisted:
+            note = _not_listed_note(file.unlisted, report.max_findings)
+            console.print(Text(f"    … {note}", style="dim"))
+    for skipped in report.skipped if show_skipped else ():
         console.print(
             Text(f"  - {shown(skipped.path)}: skipped, {shown(skipped.reason)}", style="dim")
         )
@@ -176,27 +195,39 @@ def print_rich(report: PathsReport, console: Console) -> None:
             timing.add_row(shown(file.path), str(file.size), f"{file.seconds * 1000:.1f}", rate)
         console.print(timing)
     table = Table(show_edge=False, box=None)
-    for column in ("files", "skipped", "errors", "warnings", "infos", "result"):
+    columns = ["files", "skipped", "errors", "warnings", "infos"]
+    if report.unlisted:
+        columns.append("not listed")
+    for column in (*columns, "result"):
         table.add_column(column, justify="right")
     style = "bold green" if report.ok and not report.io_errors else "bold red"
-    table.add_row(
+    cells = [
         str(len(report.files)),
         str(len(report.skipped)),
         str(report.count("error")),
         str(report.count("warning")),
         str(report.count("info")),
-        Text(_verdict(report), style=style),
-    )
+    ]
+    if report.unlisted:
+        cells.append(str(report.unlisted))
+    table.add_row(*cells, Text(_verdict(report), style=style))
     console.print(table)
 
 
 class RichProgress:
-    """``CheckProgress`` as a rich progress bar with bytes/s and ETA, shown on long runs."""
+    """``CheckProgress`` as a rich progress bar with bytes/s and ETA, shown on long runs.
+
+    The bar counts the bytes of finished files plus those read so far of the files being checked
+    (``checking``, called from the worker threads), so it moves on one big journal too.
+    """
 
     def __init__(self, console: Console) -> None:
         self.console = console
         self.progress: Progress | None = None
         self.task: TaskID | None = None
+        self._lock = threading.Lock()
+        self._finished = 0
+        self._in_flight: dict[str, int] = {}
 
     def start(self, files: int, total_bytes: int) -> None:
         if files < PROGRESS_MIN_FILES and total_bytes < PROGRESS_MIN_BYTES:
@@ -214,9 +245,21 @@ class RichProgress:
         self.task = self.progress.add_task("check", total=total_bytes, last="")
         self.progress.start()
 
+    def checking(self, path: str, done: int) -> None:
+        with self._lock:
+            self._in_flight[path] = done
+            self._show(path)
+
     def advance(self, result: FileResult | Skipped, size: int) -> None:
+        with self._lock:
+            self._in_flight.pop(result.path, None)
+            self._finished += size
+            self._show(result.path)
+
+    def _show(self, path: str) -> None:
         if self.progress is not None and self.task is not None:
-            self.progress.update(self.task, advance=size, last=result.path)
+            done = self._finished + sum(self._in_flight.values())
+            self.progress.update(self.task, completed=done, last=path)
 
     def stop(self) -> None:
         if self.progress is not None:
@@ -238,6 +281,13 @@ def _artifact_location(path: str) -> dict[str, Any]:
 
 def _rule_name(title: str) -> str:
     return "".join(word.capitalize() for word in re.findall(r"[A-Za-z0-9]+", title))
+
+
+def _region(finding: Finding) -> dict[str, int]:
+    region = {"startLine": finding.line or 1}
+    if finding.column is not None and finding.line is not None:
+        region["startColumn"] = finding.column
+    return region
 
 
 def sarif(report: PathsReport) -> dict[str, Any]:
@@ -270,7 +320,7 @@ def sarif(report: PathsReport) -> dict[str, Any]:
                             "artifactLocation": location,
                             # Code scanning places a result on a line; whole-document
                             # findings without one go on the first.
-                            "region": {"startLine": finding.line or 1},
+                            "region": _region(finding),
                         }
                     }
                 ],
@@ -279,7 +329,8 @@ def sarif(report: PathsReport) -> dict[str, Any]:
                 result["ruleIndex"] = codes.index(finding.code)
             if finding.pointer is not None:
                 result["locations"][0]["logicalLocations"] = [
-                    {"fullyQualifiedName": finding.pointer or "/", "kind": "element"}
+                    # The root pointer is "": "/" would name the member called "".
+                    {"fullyQualifiedName": finding.pointer, "kind": "element"}
                 ]
             result["properties"] = {
                 "pointer": finding.pointer,
@@ -287,13 +338,29 @@ def sarif(report: PathsReport) -> dict[str, Any]:
                 "kind": file.kind,
             }
             results.append(result)
-    notifications = [
+    notifications: list[dict[str, Any]] = [
         {
             "level": "error",
             "message": {"text": f"{finding.path}: {finding.message}"},
             "descriptor": {"id": finding.code},
         }
         for finding in report.io_errors
+    ]
+    # Results over --max-findings are not in the log: say how many, per file, so the count
+    # code scanning shows is not taken for the total.
+    notifications += [
+        {
+            "level": "note",
+            "message": {
+                "text": f"{file.path}: {_counts(file)} in all; "
+                f"{_not_listed_note(file.unlisted, report.max_findings)}"
+            },
+            "locations": [
+                {"physicalLocation": {"artifactLocation": _artifact_location(file.path)}}
+            ],
+        }
+        for file in report.files
+        if file.unlisted
     ]
     return {
         "$schema": SARIF_SCHEMA,
@@ -317,6 +384,8 @@ def sarif(report: PathsReport) -> dict[str, Any]:
                 "properties": {
                     "backend": report.backend,
                     "skipped": [s.to_dict() for s in report.skipped],
+                    "summary": report.summary,
+                    "maxFindings": report.max_findings,
                 },
             }
         ],
@@ -335,20 +404,27 @@ def _xml_text(text: str) -> str:
 
 
 def junit(report: PathsReport) -> str:
-    """The report as JUnit XML: one testcase per file (failure/error/skipped), one suite."""
+    """The report as JUnit XML: one testcase per checked file (pass, failure, or error for an
+    unreadable one), one suite. Skipped files are not test cases (a built tree has thousands):
+    the suite's properties count them and the JSON report lists them."""
     failures = sum(1 for f in report.files if f.fails(report.fail_on) and not _unreadable(f))
     errors = sum(1 for f in report.files if _unreadable(f))
     counts = {
-        "tests": str(len(report.files) + len(report.skipped)),
+        "tests": str(len(report.files)),
         "failures": str(failures),
         "errors": str(errors),
-        "skipped": str(len(report.skipped)),
+        "skipped": "0",
         "time": f"{report.seconds:.3f}",
     }
     root = ET.Element("testsuites", {"name": "pairling_fast", **counts})
     suite = ET.SubElement(root, "testsuite", {"name": "pairling_fast check", **counts})
     properties = ET.SubElement(suite, "properties")
-    for name, value in (("backend", report.backend), ("fail-on", report.fail_on)):
+    for name, value in (
+        ("backend", report.backend),
+        ("fail-on", report.fail_on),
+        ("skipped-files", str(len(report.skipped))),
+        ("findings-not-listed", str(report.unlisted)),
+    ):
         ET.SubElement(properties, "property", {"name": name, "value": value})
     for file in report.files:
         case = ET.SubElement(
@@ -362,6 +438,8 @@ def junit(report: PathsReport) -> str:
             },
         )
         details = "\n".join(_xml_text(finding_line(f)) for f in file.findings)
+        if file.unlisted:
+            details += f"\n… {_not_listed_note(file.unlisted, report.max_findings)}"
         if _unreadable(file):
             element = ET.SubElement(case, "error", {"type": "PF501"})
         elif file.fails(report.fail_on):
@@ -374,13 +452,6 @@ def junit(report: PathsReport) -> str:
             continue
         element.set("message", _xml_text(_counts(file)))
         element.text = details
-    for skipped in report.skipped:
-        case = ET.SubElement(
-            suite,
-            "testcase",
-            {"classname": "pairling_fast.skipped", "name": _xml_text(skipped.path), "time": "0"},
-        )
-        ET.SubElement(case, "skipped", {"message": _xml_text(skipped.reason)})
     ET.indent(root)
     return ET.tostring(root, encoding="unicode", xml_declaration=True) + "\n"
 
@@ -410,7 +481,7 @@ def _title(code: str) -> str:
     return f"{code} {info.title}" if info is not None else code
 
 
-def github(report: PathsReport) -> str:
+def github(report: PathsReport, *, show_skipped: bool = False) -> str:
     """One ``::error``/``::warning``/``::notice`` annotation per finding, then the summary."""
     lines: list[str] = []
     for file in report.files:
@@ -424,20 +495,30 @@ def github(report: PathsReport) -> str:
                 f"::{ANNOTATION_COMMANDS[finding.severity]} {','.join(properties)}::"
                 f"{_escape_data(where + finding.message)}"
             )
-    lines.extend(f"skipped {s.path}: {s.reason}" for s in report.skipped)
+    if show_skipped:
+        lines.extend(f"skipped {s.path}: {s.reason}" for s in report.skipped)
+    for file in report.files:
+        if file.unlisted:
+            where = _escape_property(file.path.replace(os.sep, "/"))
+            note = _not_listed_note(file.unlisted, report.max_findings)
+            lines.append(f"::notice file={where},title=Findings not listed::{_escape_data(note)}")
     lines.append(summary_line(report))
     return "\n".join(lines) + "\n"
 
 
-_RENDERERS: dict[str, Callable[[PathsReport], str]] = {
-    "text": plain_text,
-    "json": lambda report: report.to_json() + "\n",
-    "sarif": lambda report: json.dumps(sarif(report), indent=2, ensure_ascii=False) + "\n",
-    "junit": junit,
-    "github": github,
+_RENDERERS: dict[str, Callable[[PathsReport, bool], str]] = {
+    "text": lambda report, show_skipped: plain_text(report, show_skipped=show_skipped),
+    "json": lambda report, _: report.to_json() + "\n",
+    "sarif": lambda report, _: json.dumps(sarif(report), indent=2, ensure_ascii=False) + "\n",
+    "junit": lambda report, _: junit(report),
+    "github": lambda report, show_skipped: github(report, show_skipped=show_skipped),
 }
 
 
-def render(report: PathsReport, format_name: str) -> str:
-    """The report in ``format_name`` (one of ``FORMATS``) as text; ``text`` is the plain form."""
-    return _RENDERERS[format_name](report)
+def render(report: PathsReport, format_name: str, *, show_skipped: bool = False) -> str:
+    """The report in ``format_name`` (one of ``FORMATS``) as text; ``text`` is the plain form.
+
+    ``show_skipped`` lists skipped files in ``text`` and ``github`` (JSON and SARIF always list
+    them as data; JUnit counts them).
+    """
+    return _RENDERERS[format_name](report, show_skipped)

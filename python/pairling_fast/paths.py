@@ -15,10 +15,11 @@ import re
 import stat
 import sys
 import time
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed, wait
 from contextlib import ExitStack
 from dataclasses import dataclass, field, replace
+from functools import partial
 from pathlib import Path
 from typing import IO, Any, Literal, NamedTuple, Protocol
 
@@ -28,8 +29,14 @@ from ._files import DocumentTooLarge, read_document, special_file_kind
 from ._files import max_document_bytes as _max_document_bytes
 from .canonical import parse_json
 from .errors import CanonicalizationError, PairlingError
-from .journal import DEFAULT_MAX_LINE_LENGTH, JournalInterrupted, Profile, check_journal
-from .locate import pointer_lines
+from .journal import (
+    DEFAULT_MAX_FINDINGS,
+    DEFAULT_MAX_LINE_LENGTH,
+    JournalInterrupted,
+    Profile,
+    check_journal,
+)
+from .locate import with_lines
 from .maps import check_map
 from .report import REPORT_VERSION, SEVERITIES, Finding, Report, Severity
 from .validator import json_error_finding
@@ -68,8 +75,16 @@ DEFAULT_EXCLUDES = (
     ".mypy_cache",
     ".pytest_cache",
     ".ruff_cache",
+    ".hypothesis",
+    ".benchmarks",
+    "target",
+    "dist",
+    "build",
+    "*.egg-info",
 )
-"""Directories of tools and VCS that never hold documents; listed as skipped when met."""
+"""Directories of tools, VCS and build outputs that hold no documents to check (a built clone has
+thousands of files under ``target/``): listed as skipped when met while walking. A path named
+explicitly is checked even when one of these matches it."""
 
 UNREADABLE = "PF501"
 TOO_LARGE = "PF502"
@@ -377,13 +392,25 @@ class FileResult:
     stats: dict[str, Any] = field(default_factory=dict)
     size: int = 0
     seconds: float = 0.0
+    not_listed: dict[Severity, int] = field(default_factory=dict)
+    """Findings over the ``max_findings`` cap, by severity: counted, not listed."""
 
     def fails(self, fail_on: Severity) -> bool:
         threshold = SEVERITIES.index(fail_on)
-        return any(SEVERITIES.index(f.severity) >= threshold for f in self.findings)
+        return any(
+            SEVERITIES.index(severity) >= threshold
+            for severity in SEVERITIES
+            if self.count(severity)
+        )
 
     def count(self, severity: Severity) -> int:
-        return sum(1 for f in self.findings if f.severity == severity)
+        """Every finding of ``severity``, listed or not."""
+        listed = sum(1 for f in self.findings if f.severity == severity)
+        return listed + self.not_listed.get(severity, 0)
+
+    @property
+    def unlisted(self) -> int:
+        return sum(self.not_listed.values())
 
     def to_dict(self, fail_on: Severity = "error", *, timings: bool = False) -> dict[str, Any]:
         stats = dict(self.stats)
@@ -399,6 +426,7 @@ class FileResult:
             "ok": not self.fails(fail_on),
             "stats": stats,
             "findings": [f.to_dict() for f in self.findings],
+            "not_listed": {s: self.not_listed[s] for s in SEVERITIES if self.not_listed.get(s)},
         }
 
 
@@ -420,6 +448,7 @@ class PathsReport:
     timings: bool = False
     seconds: float = 0.0
     interrupted: bool = False  # Ctrl-C: a partial report (see CheckInterrupted)
+    max_findings: int | None = None
 
     @property
     def ok(self) -> bool:
@@ -435,7 +464,18 @@ class PathsReport:
         return [f for f in self.findings if f.code == UNREADABLE]
 
     def count(self, severity: Severity) -> int:
+        """Every finding of ``severity``, listed or over the cap."""
         return sum(file.count(severity) for file in self.files)
+
+    @property
+    def unlisted(self) -> int:
+        """Findings counted but not listed (over ``max_findings`` in their file)."""
+        return sum(file.unlisted for file in self.files)
+
+    @property
+    def documents(self) -> int:
+        """Files whose kind was known and that were checked (unreadable ones are not)."""
+        return sum(1 for file in self.files if file.kind is not None)
 
     @property
     def summary(self) -> dict[str, int]:
@@ -443,6 +483,8 @@ class PathsReport:
             "files": len(self.files),
             "errors": self.count("error"),
             "warnings": self.count("warning"),
+            "infos": self.count("info"),
+            "not_listed": self.unlisted,
         }
 
     def to_dict(self) -> dict[str, Any]:
@@ -457,6 +499,7 @@ class PathsReport:
             "files": [f.to_dict(self.fail_on, timings=self.timings) for f in self.files],
             "skipped": [s.to_dict() for s in self.skipped],
             "summary": self.summary,
+            "max_findings": self.max_findings,
         }
         if self.interrupted:
             report["interrupted"] = True
@@ -474,7 +517,12 @@ class PathsReport:
 
 
 class CheckProgress(Protocol):
-    """Told how much work there is, then about each file as it is done (in completion order)."""
+    """Told how much work there is, then about each file as it is done (in completion order).
+
+    An object that also has ``checking(path, done)`` is told, from the worker threads, how many
+    bytes of a file being checked have been read so far (journals report while they are checked,
+    so a bar moves on one big file); ``advance`` then gives the file's whole size.
+    """
 
     def start(self, files: int, total_bytes: int) -> None: ...
     def advance(self, result: FileResult | Skipped, size: int) -> None: ...
@@ -503,8 +551,12 @@ def _os_reason(error: OSError) -> str:
 class _Walker:
     """Collects the regular files under the given paths; everything else becomes ``Skipped``."""
 
-    def __init__(self, excludes: Sequence[str], follow_symlinks: bool) -> None:
+    def __init__(
+        self, excludes: Sequence[str], follow_symlinks: bool, named_excludes: Sequence[str]
+    ) -> None:
         self.excludes = tuple(excludes)
+        # What applies to the paths named on the command line: the user's own patterns only.
+        self.named_excludes = tuple(named_excludes)
         self.follow_symlinks = follow_symlinks
         self.files: list[_Candidate] = []
         self.skipped: list[Skipped] = []
@@ -512,9 +564,11 @@ class _Walker:
         self._files_seen: dict[tuple[int, int], str] = {}
         self._directories_seen: dict[tuple[int, int], str] = {}
 
-    def _excluded_by(self, display: str, name: str) -> str | None:
+    def _excluded_by(
+        self, display: str, name: str, patterns: Sequence[str] | None = None
+    ) -> str | None:
         posix = display.replace(os.sep, "/")
-        for pattern in self.excludes:
+        for pattern in self.excludes if patterns is None else patterns:
             if fnmatch.fnmatchcase(name, pattern) or fnmatch.fnmatchcase(posix, pattern):
                 return pattern
         return None
@@ -534,7 +588,7 @@ class _Walker:
             raise PathArgumentError(f"{raw}: no such file or directory") from None
         except OSError as error:
             raise PathArgumentError(f"{raw}: {_os_reason(error)}") from None
-        pattern = self._excluded_by(display, path.name)
+        pattern = self._excluded_by(display, path.name, self.named_excludes)
         if pattern is not None:
             self.skipped.append(Skipped(display, f"excluded by {pattern!r}"))
         elif stat.S_ISDIR(info.st_mode):
@@ -625,14 +679,20 @@ class _DocumentOptions:
     profile: Profile = "strict"
     car_version: str | None = None
     manifest: Any = None
+    max_findings: int | None = None
 
 
 def _run_check(
-    kind: str, source: Path | _Replay, method: str | None, options: _DocumentOptions
+    kind: str,
+    source: Path | _Replay,
+    method: str | None,
+    options: _DocumentOptions,
+    progress: Callable[[int], object] | None = None,
 ) -> Report:
-    """One file's check: from its path, or streaming from a ``_Replay`` (stdin, a FIFO)."""
+    """One file's check: from its path, or streaming from a ``_Replay`` (stdin, a FIFO).
+    ``progress(bytes_read)`` is called while a journal is checked."""
     if kind == "journal":
-        return _journal_report(source, options.profile)
+        return _journal_report(source, options, progress)
     if kind == "transcript":
         lines = source if isinstance(source, Path) else source.lines()
         return check_transcript(lines, car_version=options.car_version)
@@ -663,10 +723,14 @@ def _document(source: Path | _Replay, limit: int) -> bytes:
     return data
 
 
-def _journal_report(source: Any, profile: Profile) -> Report:
+def _journal_report(
+    source: Any, options: _DocumentOptions, progress: Callable[[int], object] | None
+) -> Report:
     """A journal's report; after Ctrl-C the partial one (``stats["interrupted"]``)."""
     try:
-        return check_journal(source, profile=profile)
+        return check_journal(
+            source, profile=options.profile, max_findings=options.max_findings, progress=progress
+        )
     except JournalInterrupted as stopped:
         return stopped.report
 
@@ -679,7 +743,9 @@ def _run_on_cluster(
     if kind == "journal":
         from .distributed import check_journal as check_journal_on_cluster
 
-        return check_journal_on_cluster(path, client, profile=options.profile)
+        return check_journal_on_cluster(
+            path, client, profile=options.profile, max_findings=options.max_findings
+        )
     task = client.submit(
         _run_on_backend, _backend.active_name(), kind, path, method, options, pure=False
     )
@@ -706,22 +772,42 @@ def _apply_severities(
     return adjusted
 
 
-# Kinds that are one JSON document, whose pointers can be turned into lines.
+# Kinds that are one JSON document: read whole (so bounded by ``max_document_bytes``), and their
+# pointers can be turned into lines (``check_map`` locates its own findings).
 _DOCUMENT_KINDS = ("map", "rpc-result", "wire-schema", "rpc-params")
 
 
 def _with_lines(kind: str, path: Path, findings: list[Finding]) -> list[Finding]:
     """Findings of one-document kinds that have a pointer but no line get the pointer's line."""
-    if kind not in _DOCUMENT_KINDS:
+    if kind not in _DOCUMENT_KINDS or all(
+        f.line is not None or f.pointer is None for f in findings
+    ):
         return findings
-    wanted = {f.pointer for f in findings if f.pointer is not None and f.line is None}
-    if not wanted:
+    return with_lines(path.read_bytes(), findings)
+
+
+def _not_listed(
+    stats: Mapping[str, Any], severities: Mapping[str, SeverityOverride]
+) -> dict[Severity, int]:
+    """The findings a journal check counted over its cap, by severity after the overrides."""
+    counts: dict[Severity, int] = {}
+    for code, by_severity in stats.get("suppressed_codes", {}).items():
+        for severity, number in by_severity.items():
+            adjusted = severities.get(code, severity)
+            if adjusted != "off":
+                counts[adjusted] = counts.get(adjusted, 0) + number
+    return counts
+
+
+def _capped(
+    findings: list[Finding], not_listed: dict[Severity, int], max_findings: int | None
+) -> list[Finding]:
+    """The first ``max_findings`` findings; the rest are added to ``not_listed``."""
+    if max_findings is None or len(findings) <= max_findings:
         return findings
-    lines = pointer_lines(path.read_bytes(), wanted)
-    return [
-        replace(f, line=lines[f.pointer]) if f.line is None and f.pointer in lines else f
-        for f in findings
-    ]
+    for finding in findings[max_findings:]:
+        not_listed[finding.severity] = not_listed.get(finding.severity, 0) + 1
+    return findings[:max_findings]
 
 
 def _read_head(path: Path) -> bytes:
@@ -785,9 +871,12 @@ def _check_one(
     params: frozenset[str],
     options: _DocumentOptions,
     client: Any = None,
+    checking: Callable[[str, int], object] | None = None,
 ) -> FileResult | Skipped:
+    """One file's result; ``checking(display, bytes_read)`` is told how far a journal's check is."""
     started = time.perf_counter()
     result = FileResult(candidate.display, kind, size=candidate.size)
+    progress = None if checking is None else partial(checking, candidate.display)
     try:
         with ExitStack() as closing:
             if candidate.stream:
@@ -812,14 +901,16 @@ def _check_one(
             assert result.kind is not None
             if candidate.stream:
                 replay = _Replay(head, stream, candidate.display)
-                report = _run_check(result.kind, replay, classification.method, options)
+                report = _run_check(result.kind, replay, classification.method, options, progress)
                 findings = report.findings
             else:
                 limit = options.max_document_bytes
                 if result.kind in _DOCUMENT_KINDS and candidate.size > limit:
                     raise DocumentTooLarge(candidate.display, candidate.size, limit)
                 if client is None:
-                    report = _run_check(result.kind, candidate.path, classification.method, options)
+                    report = _run_check(
+                        result.kind, candidate.path, classification.method, options, progress
+                    )
                 else:
                     report = _run_on_cluster(
                         result.kind, candidate.path, classification.method, options, client
@@ -833,7 +924,12 @@ def _check_one(
     except Exception as error:  # one file's failure never stops the others
         message = f"the {result.kind} check failed: {type(error).__name__}: {error}"
         findings = [Finding(INTERNAL_ERROR, "error", message)]
-    result.findings = _apply_severities(findings, severities, candidate.display)
+    result.not_listed = _not_listed(result.stats, severities)
+    result.findings = _capped(
+        _apply_severities(findings, severities, candidate.display),
+        result.not_listed,
+        options.max_findings,
+    )
     result.seconds = time.perf_counter() - started
     return result
 
@@ -860,6 +956,7 @@ def check_paths(
     car_version: str | None = None,
     manifest: Any = None,
     max_document_bytes: int | None = None,
+    max_findings: int | None = DEFAULT_MAX_FINDINGS,
 ) -> PathsReport:
     """Check every document under ``paths`` (files or directories), in parallel.
 
@@ -868,7 +965,9 @@ def check_paths(
     ``severities`` maps finding codes to ``"error"``/``"warning"``/``"info"`` or ``"off"``
     (dropped); ``timings`` adds per-file time and throughput to the stats; ``profile`` is the
     journals' (``check_journal``): ``"car-compatible"`` reports what CAR's own parser tolerates
-    as PF304 warnings instead of errors. A path that does not
+    as PF304 warnings instead of errors. ``max_findings`` caps the findings listed per file
+    (``None``: all); the others are still counted (``FileResult.not_listed``, the summary's
+    ``not_listed``) and still decide ``ok``. A path that does not
     exist raises ``PathArgumentError``; a file that cannot be read is a PF501 finding. With a Dask
     ``client`` (``distributed.Client``) the checks run on its cluster, with the same report
     (docs/cluster.md). ``car_version`` picks the bundled wire schema transcripts, RPC results
@@ -905,17 +1004,18 @@ def check_paths(
                 car_version=car_version,
                 manifest=manifest,
                 max_document_bytes=max_document_bytes,
+                max_findings=max_findings,
             )
 
     started = time.perf_counter()
     excludes = (*DEFAULT_EXCLUDES, *exclude) if default_excludes else tuple(exclude)
-    walker = _Walker(excludes, follow_symlinks)
+    walker = _Walker(excludes, follow_symlinks, exclude)
     for raw in paths:
         walker.add_argument(os.fspath(raw))
     if car_version is not None:
         schemas.bundle_path(car_version)  # ValueError for a version not bundled, before any file
     options = _DocumentOptions(
-        _max_document_bytes(max_document_bytes), profile, car_version, manifest
+        _max_document_bytes(max_document_bytes), profile, car_version, manifest, max_findings
     )
     methods = rpc_methods()
     params = params_methods()
@@ -925,7 +1025,9 @@ def check_paths(
         backend=_backend.active_name(),
         fail_on=fail_on,
         timings=timings,
+        max_findings=max_findings,
     )
+    checking = getattr(progress, "checking", None)
     if progress is not None:
         progress.start(len(walker.files), sum(c.size for c in walker.files))
     workers = max(1, jobs if jobs is not None else (os.cpu_count() or 1))
@@ -933,7 +1035,16 @@ def check_paths(
     watch = _interrupt.Watch()
     futures = {
         pool.submit(
-            _watched_check, watch, candidate, kind, methods, overrides, params, options, client
+            _watched_check,
+            watch,
+            candidate,
+            kind,
+            methods,
+            overrides,
+            params,
+            options,
+            client,
+            checking,
         ): candidate
         for candidate in walker.files
     }

@@ -27,7 +27,8 @@ class Finding:
 
     ``code`` is stable (``PF101``…, see ``docs/findings.md``); ``pointer`` is an RFC 6901 JSON
     Pointer into the checked document, ``line`` is 1-based (JSONL inputs and syntax errors),
-    ``schema_pointer`` locates the failing keyword in the schema for schema findings.
+    ``schema_pointer`` locates the failing keyword in the schema for schema findings; ``column``
+    (1-based, on ``line``) is set where the position is known to the character (JSON syntax).
     """
 
     code: str
@@ -37,6 +38,7 @@ class Finding:
     line: int | None = None
     pointer: str | None = None
     schema_pointer: str | None = None
+    column: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -47,6 +49,7 @@ class Finding:
             "line": self.line,
             "pointer": self.pointer,
             "schema_pointer": self.schema_pointer,
+            "column": self.column,
         }
 
     @classmethod
@@ -65,6 +68,7 @@ class Finding:
             line=data.get("line"),
             pointer=data.get("pointer"),
             schema_pointer=data.get("schema_pointer"),
+            column=data.get("column"),
         )
 
     def location(self) -> str:

@@ -31,7 +31,12 @@ def json_error_finding(error: CanonicalizationError) -> Finding:
     if error.line is not None:
         message += f" (line {error.line}, column {error.column})"
     return Finding(
-        code=error.code, severity="error", message=message, line=error.line, pointer=error.pointer
+        code=error.code,
+        severity="error",
+        message=message,
+        line=error.line,
+        pointer=error.pointer,
+        column=error.column if error.line is not None else None,
     )
 
 

@@ -489,6 +489,8 @@ class _Checker:
     max_findings: int | None
     findings: list[RawFinding] = field(default_factory=list)
     suppressed: int = 0
+    # The suppressed findings by code and severity: true totals, severity overrides still apply.
+    suppressed_codes: dict[str, dict[str, int]] = field(default_factory=dict)
     errors: int = 0  # every error found, listed or suppressed: validity survives the cap
     lines: int = 0
     events: int = 0
@@ -518,6 +520,8 @@ class _Checker:
         self.errors += finding[1] == "error"
         if self.max_findings is not None and len(self.findings) >= self.max_findings:
             self.suppressed += 1
+            by_severity = self.suppressed_codes.setdefault(finding[0], {})
+            by_severity[finding[1]] = by_severity.get(finding[1], 0) + 1
         else:
             self.findings.append(finding)
 
@@ -794,6 +798,10 @@ class _Checker:
             "verified": self.verified,
             "chain": chain,
             "suppressed_findings": self.suppressed,
+            "suppressed_codes": {
+                code: dict(sorted(counts.items()))
+                for code, counts in sorted(self.suppressed_codes.items())
+            },
             "errors": self.errors,
             "open_runs": [run_id for _, run_id in open_runs],
             "open_proposals": [proposal_id for _, proposal_id in open_proposals],
@@ -808,10 +816,12 @@ def check_journal(
     max_findings: int | None = 1000,
     profile: str = "strict",
     max_line_length: int = DEFAULT_MAX_LINE_LENGTH,
+    progress: Callable[[int], object] | None = None,
 ) -> tuple[list[RawFinding], dict[str, Any]]:
     """Check a journal read from ``source``: a path (str) or a binary file object (``read(n)``).
 
     Ctrl-C during the check returns the report so far with ``stats["interrupted"]`` true.
+    ``progress(bytes_read)`` is called after every read and once at the end.
     """
     if chain not in CHAIN_MODES:
         raise ValueError(f"chain must be one of {', '.join(CHAIN_MODES)}, not {chain!r}")
@@ -821,11 +831,32 @@ def check_journal(
     interrupted = False
     if isinstance(source, str):
         with open(source, "rb") as stream:
-            interrupted = _run(checker, stream.read, chain, profile, max_line_length)
+            read = _counted(stream.read, progress)
+            interrupted = _run(checker, read, chain, profile, max_line_length)
     else:
-        interrupted = _run(checker, source.read, chain, profile, max_line_length)
+        read = _counted(source.read, progress)
+        interrupted = _run(checker, read, chain, profile, max_line_length)
     stats = checker.finish(interrupted)
     return checker.findings, stats
+
+
+def _counted(
+    read: Callable[[int], bytes], progress: Callable[[int], object] | None
+) -> Callable[[int], bytes]:
+    """``read`` telling ``progress`` the bytes read so far after each call (as the core does
+    between batches; the last call, at the end of the input, gives the total)."""
+    if progress is None:
+        return read
+    done = 0
+
+    def counted(size: int) -> bytes:
+        nonlocal done
+        chunk = read(size)
+        done += len(chunk)
+        progress(done)
+        return chunk
+
+    return counted
 
 
 def _run(
