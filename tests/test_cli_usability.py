@@ -10,7 +10,6 @@ import os
 import shutil
 import subprocess
 import threading
-import time
 import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any

@@ -444,7 +444,7 @@ def _add_check_parser(commands: Any) -> None:
     check.add_argument("--isolated", action="store_true", help="ignore configuration files")
     check.add_argument(
         "--car-version",
-        type=_car_version,
+        type=schemas.car_version_argument,
         metavar="VERSION",
         help="check transcripts, RPC results and params against this CAR release's bundled wire "
         "schema (0.58.0, 0.58, seed; default: the newest, or what a transcript names; see "
@@ -458,14 +458,6 @@ def _add_check_parser(commands: Any) -> None:
         "PF254-PF260 to every capability map",
     )
     check.set_defaults(run=_command_check)
-
-
-def _car_version(text: str) -> str:
-    try:
-        schemas.bundle_path(text)
-    except ValueError as error:
-        raise argparse.ArgumentTypeError(str(error)) from None
-    return text
 
 
 def _manifest(path: str | None) -> Any:

@@ -10,6 +10,7 @@ Nothing is ever fetched: ``$ref`` resolves only inside these documents.
 
 from __future__ import annotations
 
+import argparse
 from typing import Any, NamedTuple
 
 from . import _backend
@@ -57,6 +58,15 @@ def bundle_path(car_version: str) -> str:
             f"no bundled wire schema for CAR version {car_version!r} (bundled: {known})"
         )
     return str(_loader.schema_files() / bundle.file)
+
+
+def car_version_argument(text: str) -> str:
+    """``--car-version``'s argparse type: ``text`` if a bundle has it, else a usage error."""
+    try:
+        bundle_path(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+    return text
 
 
 def ids() -> list[str]:

@@ -23,6 +23,7 @@ import sys
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from .. import schemas
 from ..journal import chain_event, event_kinds, event_line
 
 __all__ = [
@@ -160,11 +161,13 @@ def _civil_from_days(days: int) -> tuple[int, int, int]:
 
 
 class _Journal:
-    def __init__(self, out: Sink, events: int, seed: int, chain: bool, defects: int) -> None:
+    def __init__(
+        self, out: Sink, events: int, seed: int, chain: bool, defects: int, car_version: str | None
+    ) -> None:
         self.rng = random.Random(seed)
         self.w = _Writer(out, chain, self.rng)
         self.target = events
-        self.misc_kinds = [k for k in event_kinds() if k not in STRUCTURAL_KINDS]
+        self.misc_kinds = [k for k in event_kinds(car_version) if k not in STRUCTURAL_KINDS]
         self.misc_next = 0
         self.runs = 0
         self.proposals = 0
@@ -351,11 +354,18 @@ class _Journal:
 
 
 def write_journal(
-    out: Sink, events: int, seed: int, chain: bool = False, defects: int = 0
+    out: Sink,
+    events: int,
+    seed: int,
+    chain: bool = False,
+    defects: int = 0,
+    car_version: str | None = None,
 ) -> list[ExpectedFinding]:
     """Stream a journal of about ``events`` events (the last run is completed) to ``out``; returns
-    the expected findings of the planted defects, sorted by line."""
-    expected = _Journal(out, events, seed, chain, defects).generate()
+    the expected findings of the planted defects, sorted by line. The events are of the kinds CAR
+    ``car_version`` knows (``event_kinds``; default: the newest bundled release), so that
+    release's ``EventLog`` loads the journal."""
+    expected = _Journal(out, events, seed, chain, defects, car_version).generate()
     return sorted(expected, key=lambda f: (f["line"], f["code"]))
 
 
@@ -371,12 +381,12 @@ class _Lines:
 
 
 def generate_journal(
-    events: int, seed: int, chain: bool = False, defects: int = 0
+    events: int, seed: int, chain: bool = False, defects: int = 0, car_version: str | None = None
 ) -> tuple[list[bytes], list[ExpectedFinding]]:
     """(the journal's lines, the expected findings of its planted defects), in memory; for large
     journals stream with ``write_journal`` instead."""
     lines = _Lines()
-    expected = write_journal(lines, events, seed, chain, defects)
+    expected = write_journal(lines, events, seed, chain, defects, car_version)
     return lines.lines, expected
 
 
@@ -390,6 +400,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=0,
         help="plant K known defects; their findings go to OUT.expected.json",
     )
+    parser.add_argument(
+        "--car-version",
+        type=schemas.car_version_argument,
+        metavar="VERSION",
+        help="only event kinds this bundled CAR release knows (default: the newest; see `schemas`)",
+    )
     parser.add_argument("-o", "--output", default="-", help="output file (default: stdout)")
 
 
@@ -401,10 +417,14 @@ def run(args: argparse.Namespace) -> int:
         )
         return 2
     if args.output == "-":
-        write_journal(sys.stdout.buffer, args.events, args.seed, args.chain, args.defects)
+        write_journal(
+            sys.stdout.buffer, args.events, args.seed, args.chain, args.defects, args.car_version
+        )
         return 0
     with open(args.output, "wb", buffering=1 << 20) as out:
-        expected = write_journal(out, args.events, args.seed, args.chain, args.defects)
+        expected = write_journal(
+            out, args.events, args.seed, args.chain, args.defects, args.car_version
+        )
     if args.defects:
         with open(args.output + ".expected.json", "w", encoding="utf-8") as out_expected:
             parameters = {
@@ -412,6 +432,7 @@ def run(args: argparse.Namespace) -> int:
                 "seed": args.seed,
                 "chain": args.chain,
                 "defects": args.defects,
+                "car_version": args.car_version,
                 "profile": "strict",
             }
             json.dump({"generator": parameters, "findings": expected}, out_expected, indent=1)
