@@ -2,7 +2,8 @@
 
 Pairling's companion repository (``mergimg0/pairling-helper``) has no licence, so nothing of it is
 in this repository: these tests import ``validate_capability_graph`` from a checkout named by the
-``PAIRLING_HELPER`` environment variable and are skipped without one (CI has none).
+``PAIRLING_HELPER`` environment variable and are skipped without one (``.ci/run`` clones it when
+GitHub is reachable).
 """
 
 from __future__ import annotations
