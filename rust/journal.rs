@@ -1050,7 +1050,7 @@ impl Checker {
                     open.line
                 );
                 self.sink.push(
-                    Finding::error(codes::RUN_ALREADY_OPEN, message)
+                    Finding::warning(codes::RUN_ALREADY_OPEN, message)
                         .at("/run_id")
                         .on_line(number),
                 );
@@ -1067,6 +1067,11 @@ impl Checker {
         }
         let Some(run) = self.runs.get_mut(run_id) else {
             if self.completed_runs.get(&run_id.to_string()).is_some() {
+                if kind == "run_cancellation_result" {
+                    // CAR writes a cancellation's receipt after the run's terminal, still bound
+                    // to the run (car-server-core 0.58.0 session.rs, reconcile_durable_run_journals).
+                    return;
+                }
                 let message = format!("{kind} event for run \"{run_id}\" after its run_completed");
                 self.push_once(
                     run_id,
@@ -1084,7 +1089,7 @@ impl Checker {
             "run_cancellation_result" if !run.cancellation_requested => {
                 let message = format!("run_cancellation_result for run \"{run_id}\" without a run_cancellation_requested");
                 self.sink.push(
-                    Finding::error(codes::CANCELLATION_NOT_REQUESTED, message)
+                    Finding::warning(codes::CANCELLATION_NOT_REQUESTED, message)
                         .at("/run_id")
                         .on_line(number),
                 );

@@ -458,6 +458,34 @@ def test_events_for_a_run_that_is_not_open(backend: _backend.Engine) -> None:
     assert located(report) == [(3, "PF321", "/run_id"), (4, "PF343", "")]
 
 
+def test_a_cancelled_runs_receipt_after_its_terminal_is_cars_order(
+    backend: _backend.Engine,
+) -> None:
+    """car-server-core 0.58.0 (session.rs, reconcile_durable_run_journals) writes the terminal,
+    then the cancellation receipt still bound to the run, then clears the binding."""
+    events = [
+        event("run_started", 0, run_id=RUN),
+        event("run_cancellation_requested", 1, run_id=RUN),
+        event("run_completed", 2, run_id=RUN, data={"termination_kind": "cancelled"}),
+        event("run_cancellation_result", 3, run_id=RUN),
+    ]
+    assert check(lines_of(*events)).findings == []
+    # Anything else stamped with the run after its terminal is still PF321.
+    report = check(lines_of(*events, event("state_changed", 4, run_id=RUN)))
+    assert located(report) == [(5, "PF321", "/run_id")]
+
+
+def test_what_cars_reconciliation_can_write_is_only_a_warning(backend: _backend.Engine) -> None:
+    """CAR's startup reconciliation (car-server-core 0.58.0 session.rs) re-appends a run's
+    run_started and writes a recovered cancellation result without the request: PF320 and PF322
+    are our lints, never errors."""
+    restarted = check(lines_of(*run_of(event("run_started"))))
+    unrequested = check(lines_of(*run_of(event("run_cancellation_result"))))
+    assert [(f.code, f.severity) for f in restarted.findings] == [("PF320", "warning")]
+    assert [(f.code, f.severity) for f in unrequested.findings] == [("PF322", "warning")]
+    assert restarted.ok and unrequested.ok
+
+
 def test_one_root_cause_gives_one_finding(backend: _backend.Engine) -> None:
     """A journal cut by CAR's retention compaction: hundreds of events of runs and proposals whose
     start is gone give one PF343; events after a run completed give one PF321 with a count."""

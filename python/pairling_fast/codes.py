@@ -508,21 +508,29 @@ CODES: dict[str, CodeInfo] = {
     ),
     "PF320": CodeInfo(
         "run started twice",
-        "error",
-        "A `run_started` event for a `run_id` that is already open (started and not completed).",
+        "warning",
+        "A `run_started` event for a `run_id` that is already open (started and not completed). "
+        "pairling_fast's own lint, not a CAR rule: CAR's startup reconciliation appends a run's "
+        "`run_started` from its run store to a journal it loads (car-server-core 0.58.0 "
+        "session.rs, `reconcile_durable_run_journals`), so after a crash it can repeat one.",
     ),
     "PF321": CodeInfo(
         "event for a run that is not open",
         "error",
-        "An event stamped with a `run_id` after that run's `run_completed` (CAR clears the run "
-        "binding at completion, so nothing more is stamped with it). Reported once per run; "
-        "later events of the run are counted in the message. A run never started in the "
-        "journal is PF343.",
+        "An event stamped with a `run_id` after that run's `run_completed`, other than its "
+        "`run_cancellation_result`: CAR writes the terminal, then a cancelled run's receipt, and "
+        "then clears the run binding, so nothing else is stamped with the run (car-server-core "
+        "0.58.0 session.rs, `reconcile_durable_run_journals`). Reported once per run; later "
+        "events of the run are counted in the message. A run never started in the journal is "
+        "PF343.",
     ),
     "PF322": CodeInfo(
         "cancellation result without a request",
-        "error",
-        "A `run_cancellation_result` for a run with no earlier `run_cancellation_requested`.",
+        "warning",
+        "A `run_cancellation_result` for an open run with no earlier "
+        "`run_cancellation_requested`. pairling_fast's own lint, not a CAR rule: CAR's startup "
+        "reconciliation writes a recovered result whether or not the request is in the journal "
+        "(car-server-core 0.58.0 session.rs, `append_recovered_cancellation_result_journal`).",
     ),
     "PF323": CodeInfo(
         "proposal not received",
