@@ -237,6 +237,17 @@ def test_check_of_a_journal_behind_junk_exits_1(tmp_path: Path, backend_name: st
     assert run_cli(backend_name, "check", str(path), cwd=tmp_path).returncode == 1
 
 
+@pytest.mark.parametrize("name", ["vectors.jsonl", "vectors.ndjson"])
+def test_json_lines_of_other_records_are_not_journals(name: str) -> None:
+    """A test-vector file (tests/data/oracle/car-proposal-digests.jsonl is one) is skipped with
+    the reason, not checked as a journal with an error per line; a *.jsonl whose lines do not
+    read as JSON at all is still a (broken) journal."""
+    vectors = b'{"preimage": "a", "sha256_hex": "00"}\n{"preimage": "b", "sha256_hex": "01"}\n'
+    skipped = paths.classify(name, vectors, ())
+    assert skipped.kind is None and "JSON Lines" in skipped.reason
+    assert paths.classify(name, b"\x00\x01 not json\n{broken\n", ()).kind == "journal"
+
+
 def test_a_pretty_printed_array_of_events_is_still_one_document() -> None:
     events = [{"kind": "a", "timestamp": "t"}] * 2
     head = json.dumps(events, indent=1).encode()

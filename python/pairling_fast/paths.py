@@ -250,6 +250,12 @@ def _json_lines_kind(name: str, text: bytes, complete_head: bool) -> Classificat
     ):
         return Classification("journal", "first line is cut off but marked as a CAR event")
     if name.endswith(_JSON_LINES_SUFFIXES):
+        # Only when no line of the head reads as JSON: other JSON Lines (say, of test vectors) are
+        # not journals, and a journal broken from its first line is still checked.
+        if any(line.complete for line in lines):
+            return Classification(
+                None, "JSON Lines, but none of the first lines is a CAR event or JSON-RPC message"
+            )
         return Classification("journal", "named *.jsonl / *.ndjson: checked as a CAR journal")
     return None
 
@@ -306,8 +312,8 @@ def classify(
     ``schema_version`` 2.0.0 with ``providers``) or a CAR wire-schema bundle (``format``
     ``car.wire-schema.v1``) by its top-level members. A broken or junk first line does not hide
     a journal or transcript: any of the first ``SNIFF_LINES`` lines being a record, a first line
-    cut off by the head but marked as an event, or a ``*.jsonl``/``*.ndjson`` name makes one (its
-    broken lines are then findings). Else the name ``*.<method>.result.json`` makes an RPC result
+    cut off by the head but marked as an event, or a ``*.jsonl``/``*.ndjson`` name when none of
+    those lines reads as JSON makes one (its broken lines are then findings). Else the name ``*.<method>.result.json`` makes an RPC result
     and ``*.<method>.params.json`` (a method of ``params``) a request's params. ``complete`` says
     whether ``head`` is the whole file (default: it is shorter than ``SNIFF_BYTES``).
     """
