@@ -313,9 +313,10 @@ def classify(
     ``car.wire-schema.v1``) by its top-level members. A broken or junk first line does not hide
     a journal or transcript: any of the first ``SNIFF_LINES`` lines being a record, a first line
     cut off by the head but marked as an event, or a ``*.jsonl``/``*.ndjson`` name when none of
-    those lines reads as JSON makes one (its broken lines are then findings). Else the name ``*.<method>.result.json`` makes an RPC result
-    and ``*.<method>.params.json`` (a method of ``params``) a request's params. ``complete`` says
-    whether ``head`` is the whole file (default: it is shorter than ``SNIFF_BYTES``).
+    those lines reads as JSON makes one (its broken lines are then findings). Else the name
+    ``*.<method>.result.json`` makes an RPC result and ``*.<method>.params.json`` (a method of
+    ``params``) a request's params. ``complete`` says whether ``head`` is the whole file
+    (default: it is shorter than ``SNIFF_BYTES``).
     """
     if complete is None:
         complete = len(head) < SNIFF_BYTES
