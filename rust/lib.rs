@@ -4,6 +4,7 @@
 
 pub mod canonical;
 pub mod car_event;
+pub mod codes;
 #[cfg(any(test, feature = "fuzzing"))]
 pub mod fuzzing;
 pub mod graph;

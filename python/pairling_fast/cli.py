@@ -317,7 +317,7 @@ def findings_markdown() -> str:
         "# Finding codes",
         "",
         "Every finding pairling_fast reports has one of these stable codes. This file is",
-        "generated from `python/pairling_fast/codes.py` by",
+        "generated from `python/pairling_fast/codes.toml` by",
         "`python -m pairling_fast explain --all --markdown` (a test keeps it in sync);",
         "`pairling-fast explain CODE` prints one entry. Severities are the defaults; a project",
         'can change them (`severity = {PF224 = "off"}`, see the README).',

@@ -22,6 +22,13 @@ from typing import IO, Any, Literal, Union, cast
 
 from . import _backend, schemas
 from ._atomic import atomic_write
+from .codes import (
+    CHAINED_WITHOUT_TIMESTAMP,
+    DIGEST_UNCOMPUTABLE,
+    HASH_MISMATCH,
+    LINK_MISMATCH,
+    TRUNCATED_FINAL_LINE,
+)
 from .errors import CanonicalizationError, ValidationError
 from .report import Finding, Report
 from .validator import schema_validator
@@ -51,8 +58,6 @@ JournalSource = Union[
 ]
 """A path, the journal's text as bytes (as ``check_map`` takes a map's), a binary file object,
 or an iterable of lines (bytes or str, one line each)."""
-
-_CHAIN_GAP = "PF312"
 
 
 class JournalInterrupted(KeyboardInterrupt):
@@ -177,7 +182,11 @@ def _chain_digest(line: bytes, path: str | None = None, number: int | None = Non
     try:
         return _backend.active().journal_chain_digest(line)
     except ValueError as error:
-        code = "PF332" if str(error).startswith('no "timestamp"') else "PF331"
+        code = (
+            CHAINED_WITHOUT_TIMESTAMP
+            if str(error).startswith('no "timestamp"')
+            else DIGEST_UNCOMPUTABLE
+        )
         message = f"CAR cannot compute the chain digest of this event: {error}"
         raise ValidationError([Finding(code, "error", message, path, number, "")]) from None
 
@@ -339,24 +348,28 @@ def _existing_link_problem(
     try:
         recomputed = _backend.active().journal_chain_digest(line)
     except ValueError as error:
-        return ("PF331", "/hash", f"CAR cannot compute the chain digest of this event: {error}")
+        return (
+            DIGEST_UNCOMPUTABLE,
+            "/hash",
+            f"CAR cannot compute the chain digest of this event: {error}",
+        )
     if recomputed != existing:
         return (
-            "PF310",
+            HASH_MISMATCH,
             "/hash",
             f'"hash" does not match the event\'s content (recomputed {recomputed})',
         )
     if previous_hash is None:
         if newly_chained:
             return (
-                "PF311",
+                LINK_MISMATCH,
                 "/prev_hash",
                 "the existing chain starts after unchained events: chaining those would break it",
             )
         return None
     if event.get("prev_hash") != previous_hash:
         return (
-            "PF311",
+            LINK_MISMATCH,
             "/prev_hash",
             f'"prev_hash" does not link to the previous hash "{previous_hash}"',
         )
@@ -432,7 +445,7 @@ class JournalWriter:
                 "repair it before appending"
             )
             raise ValidationError(
-                [Finding("PF302", "error", message, self.path, None, "")]
+                [Finding(TRUNCATED_FINAL_LINE, "error", message, self.path, None, "")]
             ) from None
         if not terminated:
             self._file.write(b"\n")

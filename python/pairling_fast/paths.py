@@ -28,6 +28,7 @@ from ._atomic import is_temporary_name
 from ._files import DocumentTooLarge, read_document, special_file_kind
 from ._files import max_document_bytes as _max_document_bytes
 from .canonical import parse_json
+from .codes import INTERNAL_ERROR, TOO_LARGE, UNREADABLE
 from .errors import CanonicalizationError, PairlingError
 from .journal import (
     DEFAULT_MAX_FINDINGS,
@@ -86,9 +87,6 @@ DEFAULT_EXCLUDES = (
 thousands of files under ``target/``): listed as skipped when met while walking. A path named
 explicitly is checked even when one of these matches it."""
 
-UNREADABLE = "PF501"
-TOO_LARGE = "PF502"
-INTERNAL_ERROR = "PF901"
 
 # Enough to see the top-level markers of a document and the first line of a JSONL file.
 SNIFF_BYTES = 1 << 20

@@ -32,6 +32,7 @@ from jsonschema.protocols import Validator
 from jsonschema_specifications import REGISTRY  # type: ignore[import-untyped]
 from referencing import Registry, Resource
 
+from ..codes import INVALID_SCHEMA, UNRESOLVABLE_REF
 from ..errors import CanonicalizationError, SchemaCompileError
 from .ecma_regex import EcmaSyntaxError, compile_pattern
 from .formats import BUILTIN_NAMES as _BUILTIN_NAMES
@@ -64,8 +65,6 @@ Violation = tuple[str, str, str, str]
 # The meta-schemas python-jsonschema knows (the same registry it uses itself).
 METASCHEMAS: Registry[Any] = REGISTRY
 
-INVALID_SCHEMA = "PF102"
-UNRESOLVABLE_REF = "PF103"
 
 # ---------------------------------------------------------------------------------------------
 # Formats (docs/formats.md); the same rules as `FormatCheck` in rust/validate.rs.
