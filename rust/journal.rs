@@ -27,8 +27,9 @@ pub mod chunks;
 
 pub const SCHEMA_ID: &str = "car.journal.event";
 pub use car_event::CHAIN_RULE;
-/// A longer line is reported (PF303) and skipped without being held in memory.
-pub const DEFAULT_MAX_LINE_LENGTH: usize = 64 << 20;
+// `DEFAULT_MAX_LINE_LENGTH` (a longer line is reported, PF303, and skipped without being held in
+// memory) and `DEFAULT_MAX_FINDINGS`, from python/pairling_fast/journal_defaults.toml (build.rs).
+include!(concat!(env!("OUT_DIR"), "/journal_defaults.rs"));
 /// How many completed proposals and ended actions are remembered to catch events after their end.
 pub const CLOSED_WINDOW: usize = 65_536;
 const BATCH_LINES: usize = 4096;
@@ -86,7 +87,7 @@ impl Default for Options {
         Options {
             chain: ChainMode::Auto,
             lifecycle: true,
-            max_findings: Some(1000),
+            max_findings: Some(DEFAULT_MAX_FINDINGS),
             profile: Profile::Strict,
             max_line_length: DEFAULT_MAX_LINE_LENGTH,
         }

@@ -10,16 +10,10 @@ one place. Regenerate the docs with
 
 from __future__ import annotations
 
-import sys
-from importlib import resources
 from typing import TYPE_CHECKING, NamedTuple, cast
 
+from ._tables import read_table
 from .report import SEVERITIES, Severity
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - Python 3.9/3.10 read TOML with tomli (a dependency there)
-    import tomli as tomllib
 
 __all__ = ["CODES", "NAMES", "CodeInfo"]
 
@@ -31,9 +25,7 @@ class CodeInfo(NamedTuple):
 
 
 def _load() -> tuple[dict[str, CodeInfo], dict[str, str]]:
-    table = tomllib.loads(
-        resources.files(__package__).joinpath("codes.toml").read_text(encoding="utf-8")
-    )
+    table = read_table("codes.toml")
     codes: dict[str, CodeInfo] = {}
     names: dict[str, str] = {}
     for code, entry in table.items():

@@ -34,6 +34,7 @@ from .journal import (
     DEFAULT_MAX_LINE_LENGTH,
     ChainMode,
     JournalInterrupted,
+    JournalOptions,
     Profile,
 )
 from .report import Finding, Report
@@ -173,6 +174,7 @@ def journal_reports(
     cluster's threads) and consumed in file order, so the driver holds a bounded number of chunk
     results. On Ctrl-C the chunks in flight are cancelled and ``JournalInterrupted`` carries the
     partial report of the file being checked."""
+    options = JournalOptions(chain, lifecycle, max_findings, profile, max_line_length)
     backend = _backend.active_name()
     engine = _backend.active()
     check_workers(client, backend)
@@ -188,9 +190,9 @@ def journal_reports(
             chunk.path,
             chunk.start,
             chunk.end,
-            chain,
-            profile,
-            max_line_length,
+            options.chain,
+            options.profile,
+            options.max_line_length,
             pure=False,
         )
 
@@ -209,9 +211,7 @@ def journal_reports(
                 return
             chunk, future = pending.popleft()
             if checker is None:
-                checker = engine.JournalChecker(
-                    chain, lifecycle, max_findings, profile, max_line_length
-                )
+                checker = engine.JournalChecker(*options.engine_args())
                 current = chunk.path
             try:
                 encoded = future.result()

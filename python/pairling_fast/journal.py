@@ -22,6 +22,7 @@ from typing import IO, Any, Literal, Union, cast
 
 from . import _backend, schemas
 from ._atomic import atomic_write
+from ._tables import DEFAULT_MAX_FINDINGS, DEFAULT_MAX_LINE_LENGTH
 from .codes import (
     CHAINED_WITHOUT_TIMESTAMP,
     DIGEST_UNCOMPUTABLE,
@@ -35,8 +36,10 @@ from .validator import schema_validator
 
 __all__ = [
     "CHAIN_RULE",
+    "DEFAULT_MAX_FINDINGS",
     "DEFAULT_MAX_LINE_LENGTH",
     "JournalInterrupted",
+    "JournalOptions",
     "JournalSource",
     "JournalWriter",
     "chain_event",
@@ -48,11 +51,27 @@ __all__ = [
 
 CHAIN_RULE = "car-eventlog-0.58.0.event_digest"
 SCHEMA_ID = "car.journal.event"
-DEFAULT_MAX_LINE_LENGTH = 64 << 20
-DEFAULT_MAX_FINDINGS = 1000
-"""Findings listed per journal (and per file in ``check``); the rest are counted, not listed."""
 ChainMode = Literal["auto", "require", "off"]
 Profile = Literal["strict", "car-compatible"]
+
+
+@dataclasses.dataclass(frozen=True)
+class JournalOptions:
+    """How a journal is checked: the mirror of Rust's ``journal::Options``, with the defaults every
+    journal signature shares (the numbers come from ``journal_defaults.toml``, which the Rust core
+    reads too). Built once where a check starts and handed to the engine whole."""
+
+    chain: ChainMode = "auto"
+    lifecycle: bool = True
+    max_findings: int | None = DEFAULT_MAX_FINDINGS
+    profile: Profile = "strict"
+    max_line_length: int = DEFAULT_MAX_LINE_LENGTH
+
+    def engine_args(self) -> tuple[ChainMode, bool, int | None, Profile, int]:
+        """In the order both engines' ``check_journal`` and ``JournalChecker`` take them."""
+        return (self.chain, self.lifecycle, self.max_findings, self.profile, self.max_line_length)
+
+
 JournalSource = Union[
     str, "os.PathLike[str]", bytes, bytearray, IO[bytes], Iterable[Union[bytes, str]]
 ]
@@ -141,9 +160,8 @@ def check_journal(
     ``OSError`` if the file cannot be read.
     """
     engine_source, path = _engine_source(source)
-    raw, stats = _backend.active().check_journal(
-        engine_source, chain, lifecycle, max_findings, profile, max_line_length, progress
-    )
+    options = JournalOptions(chain, lifecycle, max_findings, profile, max_line_length)
+    raw, stats = _backend.active().check_journal(engine_source, *options.engine_args(), progress)
     report = Report(findings=[Finding.from_raw(r, path) for r in raw], stats=stats)
     if stats.get("interrupted"):
         raise JournalInterrupted(report)

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from functools import cache
 from typing import Any, Callable, Generic, TypeVar
 
+from .._tables import DEFAULT_MAX_FINDINGS, DEFAULT_MAX_LINE_LENGTH
 from ..codes import (
     AFTER_ACTION_ENDED,
     AFTER_PROPOSAL_COMPLETED,
@@ -58,6 +59,7 @@ from .validate import bundled_schema, bundled_validator
 
 __all__ = [
     "CLOSED_WINDOW",
+    "DEFAULT_MAX_FINDINGS",
     "DEFAULT_MAX_LINE_LENGTH",
     "check_journal",
     "is_event_kind",
@@ -67,7 +69,6 @@ __all__ = [
 ]
 
 SCHEMA_ID = "car.journal.event"
-DEFAULT_MAX_LINE_LENGTH = 64 << 20
 CLOSED_WINDOW = 65_536
 READ_SIZE = 1 << 20
 
@@ -818,7 +819,7 @@ def check_journal(
     source: Any,
     chain: str = "auto",
     lifecycle: bool = True,
-    max_findings: int | None = 1000,
+    max_findings: int | None = DEFAULT_MAX_FINDINGS,
     profile: str = "strict",
     max_line_length: int = DEFAULT_MAX_LINE_LENGTH,
     progress: Callable[[int], object] | None = None,
