@@ -26,7 +26,8 @@ use serde_json::{Map, Number, Value};
 /// The deepest nesting of arrays and objects accepted; the outermost container is depth 1.
 pub const MAX_DEPTH: usize = 512;
 
-// Messages shared with `python/pyvalue.rs` and the fallback, so every backend words a defect alike.
+// Messages shared with `python/pyvalue.rs` and the fallback, so every backend words a defect
+// alike.
 pub(crate) const TOO_DEEP: &str = "nesting deeper than 512 arrays/objects";
 pub(crate) const LONE_SURROGATE: &str = "string contains a lone UTF-16 surrogate";
 pub(crate) const NOT_FINITE: &str = "NaN and Infinity are not JSON numbers";

@@ -25,7 +25,7 @@ __all__ = ["MAX_DEPTH", "check_value", "escape_pointer_token", "parse_json"]
 MAX_DEPTH = 512
 """The deepest nesting of arrays and objects accepted; the outermost container is depth 1."""
 
-# Messages shared with the Rust core (rust/parse.rs, rust/pyvalue.rs), word for word.
+# Messages shared with the Rust core (rust/parse.rs, rust/python/pyvalue.rs), word for word.
 TOO_DEEP = "nesting deeper than 512 arrays/objects"
 LONE_SURROGATE = "string contains a lone UTF-16 surrogate"
 NOT_FINITE = "NaN and Infinity are not JSON numbers"
