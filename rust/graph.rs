@@ -1770,7 +1770,7 @@ fn document_position(document: &Value, pointer: &str) -> Vec<(usize, String)> {
     let mut position = Vec::new();
     let mut node = Some(document);
     for raw_token in pointer.split('/').skip(1) {
-        let token = raw_token.replace("~1", "/").replace("~0", "~");
+        let token = parse::unescape_pointer_token(raw_token).into_owned();
         let step = match node {
             Some(Value::Object(map)) => map
                 .keys()

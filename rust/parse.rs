@@ -71,6 +71,15 @@ impl fmt::Display for JsonError {
 
 impl std::error::Error for JsonError {}
 
+/// Unescapes one JSON Pointer reference token (RFC 6901 §4: `~1` to `/` first, then `~0` to `~`).
+pub fn unescape_pointer_token(token: &str) -> Cow<'_, str> {
+    if token.contains('~') {
+        Cow::Owned(token.replace("~1", "/").replace("~0", "~"))
+    } else {
+        Cow::Borrowed(token)
+    }
+}
+
 /// Escapes one JSON Pointer reference token (RFC 6901: `~` as `~0`, `/` as `~1`).
 pub fn escape_pointer_token(token: &str) -> Cow<'_, str> {
     if token.contains(['~', '/']) {

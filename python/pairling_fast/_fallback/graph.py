@@ -80,7 +80,7 @@ from ..codes import (
 from ..errors import CanonicalizationError
 from ..report import RawFinding, Severity
 from .canonical import canonicalize, digest_hex
-from .parse import check_value, parse_json
+from .parse import check_value, parse_json, unescape_pointer_token
 from .validate import CompiledSchema, bundled_schema, compile_schema
 
 __all__ = ["check_map", "check_map_json", "seal_map", "seal_map_json"]
@@ -1250,7 +1250,7 @@ def _document_position(document: Any, pointer: str | None) -> list[tuple[int, st
     node: Any = document
     resolved = True
     for raw_token in (pointer or "").split("/")[1:]:
-        token = raw_token.replace("~1", "/").replace("~0", "~")
+        token = unescape_pointer_token(raw_token)
         if resolved and isinstance(node, dict) and token in node:
             position.append((list(node).index(token), ""))
             node = node[token]

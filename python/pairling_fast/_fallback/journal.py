@@ -54,7 +54,7 @@ from ..codes import (
 from ..errors import CanonicalizationError
 from ..report import RawFinding, Severity
 from . import car_event
-from .parse import escape_pointer_token, parse_json
+from .parse import escape_pointer_token, parse_json, unescape_pointer_token
 from .validate import bundled_schema, bundled_validator
 
 __all__ = [
@@ -346,7 +346,7 @@ def _pointed(value: Any, pointer: str) -> Any:
     if not pointer:
         return value
     for token in pointer[1:].split("/"):
-        token = token.replace("~1", "/").replace("~0", "~")
+        token = unescape_pointer_token(token)
         if isinstance(value, dict) and token in value:
             value = value[token]
         elif isinstance(value, list) and token.isdigit() and int(token) < len(value):

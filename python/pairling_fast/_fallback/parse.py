@@ -54,6 +54,11 @@ Location = Optional[tuple[Any, Union[str, int]]]
 """Where a value is: ``None`` for the root, else ``(parent path, key or index)``."""
 
 
+def unescape_pointer_token(token: str) -> str:
+    """Unescapes one JSON Pointer reference token (RFC 6901 §4: ``~1`` to ``/``, then ``~0``)."""
+    return token.replace("~1", "/").replace("~0", "~")
+
+
 def escape_pointer_token(token: str) -> str:
     """Escapes one JSON Pointer reference token (RFC 6901: ``~`` as ``~0``, ``/`` as ``~1``)."""
     return token.replace("~", "~0").replace("/", "~1")

@@ -53,7 +53,7 @@ from ..codes import (
 from ..errors import CanonicalizationError, SchemaCompileError
 from ..report import RawFinding, Severity
 from .canonical import digest_hex
-from .parse import check_value, parse_json
+from .parse import check_value, escape_pointer_token, parse_json
 from .validate import (
     WireBundle,
     compile_schema,
@@ -100,7 +100,7 @@ def _error(code: str, message: str, pointer: str | None) -> RawFinding:
 
 
 def _token(key: str | int) -> str:
-    return "/" + str(key).replace("~", "~0").replace("/", "~1")
+    return "/" + escape_pointer_token(str(key))
 
 
 def _quoted(text: str) -> str:
