@@ -248,7 +248,7 @@ impl<S: ByteSink + ?Sized> Writer<'_, S> {
             (None, Some(signed)) if safe(signed.unsigned_abs()) => write_integer(self.sink, signed),
             // serde_json numbers that are neither u64 nor i64 are finite f64.
             (None, None) => {
-                write_finite(self.sink, &mut self.numbers, number.as_f64().unwrap_or(0.0))
+                write_finite(self.sink, &mut self.numbers, number.as_f64().unwrap_or(0.0));
             }
             _ => {
                 return Err(Box::new(Failure {

@@ -180,7 +180,7 @@ impl MapStats {
         let collections: Map<String, Value> = COLLECTIONS
             .iter()
             .zip(self.collections)
-            .map(|(name, count)| (name.to_string(), json!(count)))
+            .map(|(name, count)| ((*name).to_string(), json!(count)))
             .collect();
         json!({
             "collections": collections,
@@ -1124,7 +1124,7 @@ impl<'a> Graph<'a> {
                              validator but not by the bundled schema"
                         ),
                         format!("{base}/classification"),
-                    ))
+                    ));
                 }
                 _ => {}
             }
@@ -1162,10 +1162,10 @@ impl<'a> Graph<'a> {
             match outcome {
                 None => {}
                 Some((_, Err(problem))) => {
-                    findings.push(Finding::from(binding_error(*index, problem)))
+                    findings.push(Finding::from(binding_error(*index, problem)));
                 }
                 Some((recorded, Ok(expected))) if expected == recorded => {
-                    stats.digests_verified += 1
+                    stats.digests_verified += 1;
                 }
                 Some((recorded, Ok(expected))) => {
                     stats.digests_mismatched += 1;

@@ -715,7 +715,7 @@ impl TranscriptChecker {
         match message.get("jsonrpc") {
             None => self.malformed("missing \"jsonrpc\": \"2.0\"", ""),
             Some(version) if version.as_str() != Some("2.0") => {
-                self.malformed("jsonrpc must be \"2.0\"", "/jsonrpc")
+                self.malformed("jsonrpc must be \"2.0\"", "/jsonrpc");
             }
             Some(_) => {}
         }
@@ -922,14 +922,14 @@ impl TranscriptChecker {
         match error.get("code") {
             None => found.push(problem("error has no code", "/error")),
             Some(code) if !(code.is_i64() || code.is_u64()) => {
-                found.push(problem("error.code must be an integer", "/error/code"))
+                found.push(problem("error.code must be an integer", "/error/code"));
             }
             Some(_) => {}
         }
         match error.get("message") {
             None => found.push(problem("error has no message", "/error")),
             Some(message) if !message.is_string() => {
-                found.push(problem("error.message must be a string", "/error/message"))
+                found.push(problem("error.message must be a string", "/error/message"));
             }
             Some(_) => {}
         }
@@ -1629,7 +1629,7 @@ pub fn bundle_findings(bundle: &Value) -> Vec<Finding> {
     if let Some(notifications) = coverage.get("notifications") {
         match notifications.as_object() {
             Some(notifications) => {
-                check_notification_coverage(notifications, schemas, &mut findings)
+                check_notification_coverage(notifications, schemas, &mut findings);
             }
             None => findings.push(error_at(
                 codes::MALFORMED_BUNDLE,

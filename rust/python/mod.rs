@@ -94,7 +94,7 @@ fn guarded<T>(py: Python<'_>, context: &str, work: impl FnOnce() -> PyResult<T>)
         Err(payload) => {
             let detail = payload
                 .downcast_ref::<&str>()
-                .map(|s| s.to_string())
+                .map(|s| (*s).to_string())
                 .or_else(|| payload.downcast_ref::<String>().cloned())
                 .unwrap_or_else(|| "unknown panic".to_string());
             Err(raise(

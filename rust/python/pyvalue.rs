@@ -40,18 +40,19 @@ fn utf8_of<'a>(string: &'a Bound<'_, PyString>) -> Option<&'a str> {
 /// `string` must point to a live str that outlives 'a; the GIL must be held.
 unsafe fn utf8_at<'a>(string: *mut ffi::PyObject) -> Option<&'a str> {
     let mut size: ffi::Py_ssize_t = 0;
-    let data = PyUnicode_AsUTF8AndSize(string, &mut size);
+    // SAFETY: a live str and the GIL, as the caller guarantees.
+    let data = unsafe { PyUnicode_AsUTF8AndSize(string, &mut size) };
     if data.is_null() {
         // The UnicodeEncodeError is not ours to raise: the caller reports PF004 instead.
-        ffi::PyErr_Clear();
+        // SAFETY: the GIL is held, as the caller guarantees.
+        unsafe { ffi::PyErr_Clear() };
         return None;
     }
     let length = usize::try_from(size).ok()?;
-    // CPython guarantees `length` bytes of valid UTF-8 at `data`, kept with the str.
-    Some(std::str::from_utf8_unchecked(std::slice::from_raw_parts(
-        data.cast::<u8>(),
-        length,
-    )))
+    // SAFETY: CPython guarantees `length` bytes of valid UTF-8 at `data`, kept with the str.
+    Some(unsafe {
+        std::str::from_utf8_unchecked(std::slice::from_raw_parts(data.cast::<u8>(), length))
+    })
 }
 
 /// A conversion failure; the pointer is collected in reverse while the error unwinds, so the
