@@ -20,12 +20,13 @@ import os
 import socket
 import threading
 import time
+import weakref
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Union
+from typing import TYPE_CHECKING, Any, Union
 
 from . import _backend
 from .errors import PairlingError
@@ -105,6 +106,18 @@ def _worker_build(backend: str) -> tuple[str, str | None]:
     return pairling_fast.__version__, None
 
 
+# The clients whose workers passed ``check_workers``, with the backends checked: a run checks its
+# cluster once, not once per journal (``check_paths`` sends each journal here on its own).
+_VERIFIED: weakref.WeakKeyDictionary[Any, set[str]] = weakref.WeakKeyDictionary()
+
+
+def _check_workers_once(client: Client, backend: str) -> None:
+    verified = _VERIFIED.setdefault(client, set())
+    if backend not in verified:
+        check_workers(client, backend)
+        verified.add(backend)
+
+
 def check_workers(client: Client, backend: str | None = None) -> None:
     """Raise ``ClusterError`` unless every worker has this pairling_fast version and ``backend``
     (default: the active one)."""
@@ -177,7 +190,7 @@ def journal_reports(
     options = JournalOptions(chain, lifecycle, max_findings, profile, max_line_length)
     backend = _backend.active_name()
     engine = _backend.active()
-    check_workers(client, backend)
+    _check_workers_once(client, backend)
     if max_in_flight is None:
         max_in_flight = 2 * max(1, sum(client.nthreads().values()))
     if max_in_flight < 1:
