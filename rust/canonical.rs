@@ -5,6 +5,7 @@
 //! beyond ±(2^53-1) has no exact I-JSON form, so it is an error (PF005) rather than silently
 //! rounded. Errors name the first offending value in canonical (sorted) order.
 
+use crate::codes;
 use std::cmp::Ordering;
 use std::fmt;
 
@@ -247,11 +248,11 @@ impl<S: ByteSink + ?Sized> Writer<'_, S> {
             (None, Some(signed)) if safe(signed.unsigned_abs()) => write_integer(self.sink, signed),
             // serde_json numbers that are neither u64 nor i64 are finite f64.
             (None, None) => {
-                write_finite(self.sink, &mut self.numbers, number.as_f64().unwrap_or(0.0))
+                write_finite(self.sink, &mut self.numbers, number.as_f64().unwrap_or(0.0));
             }
             _ => {
                 return Err(Box::new(Failure {
-                    code: "PF005",
+                    code: codes::INTEGER_OUT_OF_RANGE,
                     message: "integer beyond ±(2^53-1) has no exact canonical form",
                     pointer: Some(UnwindingPointer::default()),
                 }))
@@ -339,7 +340,7 @@ pub(crate) fn write_string<S: ByteSink + ?Sized>(sink: &mut S, string: &str) {
 fn enter(depth: usize) -> Result<usize, Box<Failure>> {
     if depth >= MAX_DEPTH {
         return Err(Box::new(Failure {
-            code: "PF008",
+            code: codes::TOO_DEEP,
             message: TOO_DEEP,
             pointer: None,
         }));

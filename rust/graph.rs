@@ -11,6 +11,7 @@
 //! Findings come out in document order. `_fallback/graph.py` is the same module in Python, rule
 //! for rule.
 
+use crate::codes;
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::sync::OnceLock;
 
@@ -148,8 +149,8 @@ struct SameProviderRule {
 const TRANSPORTS_OF_IMPLEMENTATION: SameProviderRule = SameProviderRule {
     field: "transport_ids",
     target: TRANSPORTS,
-    unknown_code: "PF205",
-    foreign_code: "PF206",
+    unknown_code: codes::UNKNOWN_TRANSPORT,
+    foreign_code: codes::FOREIGN_TRANSPORT,
     foreign_severity: Severity::Warning,
     target_noun: "transport",
     owner_noun: "implementation",
@@ -157,8 +158,8 @@ const TRANSPORTS_OF_IMPLEMENTATION: SameProviderRule = SameProviderRule {
 const IMPLEMENTATIONS_OF_CAPABILITY: SameProviderRule = SameProviderRule {
     field: "implementation_ids",
     target: IMPLEMENTATIONS,
-    unknown_code: "PF209",
-    foreign_code: "PF210",
+    unknown_code: codes::UNKNOWN_CAPABILITY_IMPLEMENTATION,
+    foreign_code: codes::FOREIGN_IMPLEMENTATION,
     foreign_severity: Severity::Error,
     target_noun: "implementation",
     owner_noun: "capability",
@@ -179,7 +180,7 @@ impl MapStats {
         let collections: Map<String, Value> = COLLECTIONS
             .iter()
             .zip(self.collections)
-            .map(|(name, count)| (name.to_string(), json!(count)))
+            .map(|(name, count)| ((*name).to_string(), json!(count)))
             .collect();
         json!({
             "collections": collections,
@@ -240,7 +241,7 @@ fn other_version(document: &Value) -> Option<Finding> {
     let version = document.get("schema_version")?.as_str()?;
     (version != MAP_SCHEMA_VERSION).then(|| {
         error(
-            "PF253",
+            codes::UNSUPPORTED_MAP_VERSION,
             format!(
                 "capability map schema_version '{version}': pairling_fast checks schema_version \
                  {MAP_SCHEMA_VERSION} only (Pairling's validator rejects other versions too)"
@@ -281,7 +282,11 @@ fn schema_findings(document: &Value) -> Vec<Finding> {
             .map(Finding::from)
             .collect(),
         None => {
-            vec![Finding::error("PF901", format!("schema {MAP_SCHEMA_ID} does not compile")).at("")]
+            vec![Finding::error(
+                codes::INTERNAL_ERROR,
+                format!("schema {MAP_SCHEMA_ID} does not compile"),
+            )
+            .at("")]
         }
     }
 }
@@ -466,7 +471,7 @@ impl<'a> Graph<'a> {
                 let first = collection.by_id[id].0;
                 if first != *index {
                     findings.push(error(
-                        "PF201",
+                        codes::DUPLICATE_ID,
                         format!("duplicate {id_field} '{id}': already used by /{name}/{first}"),
                         format!("/{name}/{index}/{id_field}"),
                     ));
@@ -482,7 +487,7 @@ impl<'a> Graph<'a> {
                         owners.insert(id, (collection, index));
                     }
                     Some(&(owner, owner_index)) => findings.push(warning(
-                        "PF202",
+                        codes::ID_REUSED_ACROSS_COLLECTIONS,
                         format!(
                             "graph id '{id}' is also the {} of /{}/{owner_index}",
                             ID_FIELDS[owner].unwrap_or_default(),
@@ -502,7 +507,7 @@ impl<'a> Graph<'a> {
                 for (position, source_id) in texts(entry, "source_refs") {
                     if !sources.contains(source_id) {
                         findings.push(error(
-                            "PF203",
+                            codes::UNKNOWN_EVIDENCE_SOURCE,
                             format!("source_refs entry '{source_id}' names no evidence source"),
                             format!(
                                 "/{}/{index}/source_refs/{position}",
@@ -533,7 +538,7 @@ impl<'a> Graph<'a> {
         }
         for (provider, pointers) in unknown {
             findings.push(error(
-                "PF204",
+                codes::UNKNOWN_PROVIDER,
                 format!(
                     "provider_id '{provider}' names no provider; {}",
                     references(&pointers)
@@ -585,7 +590,7 @@ impl<'a> Graph<'a> {
         if let Some(observed_at) = text(document, "observed_at") {
             if !observed_at.ends_with('Z') {
                 findings.push(error(
-                    "PF232",
+                    codes::OBSERVED_AT_NOT_UTC,
                     format!(
                         "observed_at '{observed_at}' is not in UTC (Pairling requires the 'Z' suffix)"
                     ),
@@ -593,7 +598,7 @@ impl<'a> Graph<'a> {
                 ));
             } else if leap_second(observed_at) {
                 findings.push(error(
-                    "PF232",
+                    codes::OBSERVED_AT_NOT_UTC,
                     format!(
                         "observed_at '{observed_at}' has second 60: RFC 3339 allows a leap second, \
                          Pairling's timestamp parser does not"
@@ -616,7 +621,7 @@ impl<'a> Graph<'a> {
             .is_some_and(Vec::is_empty)
         {
             findings.push(error(
-                "PF228",
+                codes::SCHEMA_LOOSER_THAN_PAIRLING,
                 "exclusions is empty: the schema allows it, Pairling's validator requires at least \
                  one exclusion"
                     .to_string(),
@@ -632,7 +637,7 @@ impl<'a> Graph<'a> {
                 text(source, "source_id").filter(|id| is_graph_id(id) && !is_schema_source_id(id))
             {
                 findings.push(warning(
-                    "PF229",
+                    codes::PAIRLING_LOOSER_THAN_SCHEMA,
                     format!(
                         "source_id '{id}' is accepted by Pairling's validator but not by the \
                          bundled schema's source_id pattern ^[a-z][a-z0-9-]{{1,127}}$"
@@ -645,7 +650,7 @@ impl<'a> Graph<'a> {
                 text(source, "uri").filter(|uri| !uri.is_empty() && !direct_source_uri(uri, kind))
             {
                 findings.push(error(
-                    "PF231",
+                    codes::SOURCE_URI_NOT_DIRECT,
                     format!(
                         "uri '{uri}' is neither a direct https:// URL nor, for a checked_in_source, \
                          a relative repository path"
@@ -663,7 +668,7 @@ impl<'a> Graph<'a> {
                 let (pairling, schema) = (is_graph_id(id), is_schema_provider_id(id));
                 if pairling && !schema {
                     findings.push(warning(
-                        "PF229",
+                        codes::PAIRLING_LOOSER_THAN_SCHEMA,
                         format!(
                             "provider_id '{id}' is accepted by Pairling's validator but not by the \
                              bundled schema's provider_id pattern ^[a-z][a-z0-9_]{{0,63}}$"
@@ -672,7 +677,7 @@ impl<'a> Graph<'a> {
                     ));
                 } else if schema && !pairling {
                     findings.push(error(
-                        "PF228",
+                        codes::SCHEMA_LOOSER_THAN_PAIRLING,
                         format!(
                             "provider_id '{id}' matches the bundled schema but Pairling's \
                              validator requires ids of at least two characters"
@@ -701,7 +706,7 @@ impl<'a> Graph<'a> {
             let status = text(entry, "identity_status");
             if status == Some("unversioned") {
                 findings.push(warning(
-                    "PF229",
+                    codes::PAIRLING_LOOSER_THAN_SCHEMA,
                     "identity_status 'unversioned' is accepted by Pairling's validator but not by \
                      the bundled schema"
                         .to_string(),
@@ -720,7 +725,7 @@ impl<'a> Graph<'a> {
             else {
                 if status == Some("release_pinned") {
                     findings.push(error(
-                        "PF219",
+                        codes::PINNED_WITHOUT_MEMBERSHIP,
                         "identity_status is release_pinned but the implementation has no \
                          release_membership"
                             .to_string(),
@@ -734,7 +739,7 @@ impl<'a> Graph<'a> {
             let runtime = text(membership, "runtime_provider_id");
             if let Some(runtime) = runtime.filter(|id| explicit(id) && !is_schema_provider_id(id)) {
                 findings.push(warning(
-                    "PF229",
+                    codes::PAIRLING_LOOSER_THAN_SCHEMA,
                     format!(
                         "runtime_provider_id '{runtime}' is accepted by Pairling's validator but \
                          not by the bundled schema's provider_id pattern"
@@ -746,7 +751,7 @@ impl<'a> Graph<'a> {
                 if runtime != own {
                     findings.push(
                         Finding::info(
-                            "PF208",
+                            codes::RUNTIME_PROVIDER_DIFFERS,
                             format!(
                                 "runtime_provider_id '{runtime}' (the runtime's provider key) \
                                  differs from the map provider '{own}'"
@@ -758,7 +763,7 @@ impl<'a> Graph<'a> {
             }
             if let Some(status) = status.filter(|status| *status != "release_pinned") {
                 findings.push(error(
-                    "PF245",
+                    codes::RELEASED_NOT_PINNED,
                     format!(
                         "the implementation has a release_membership but its identity_status is \
                          '{status}', not release_pinned"
@@ -766,7 +771,10 @@ impl<'a> Graph<'a> {
                     format!("{base}/identity_status"),
                 ));
             }
-            for (code, field) in [("PF246", "provider_version"), ("PF247", "provider_channel")] {
+            for (code, field) in [
+                (codes::VERSION_DIFFERS_FROM_MEMBERSHIP, "provider_version"),
+                (codes::CHANNEL_DIFFERS_FROM_MEMBERSHIP, "provider_channel"),
+            ] {
                 if let (Some(own), Some(released)) = (text(entry, field), text(membership, field)) {
                     if own != released {
                         findings.push(error(
@@ -793,7 +801,7 @@ impl<'a> Graph<'a> {
                     .or_insert(*index);
                 if prior != *index {
                     findings.push(error(
-                        "PF248",
+                        codes::AMBIGUOUS_RUNTIME_IDENTITY,
                         format!(
                             "runtime identity {runtime} {version} {channel} (runtime_provider_id, \
                              provider_version, provider_channel) is also \
@@ -812,7 +820,7 @@ impl<'a> Graph<'a> {
             explicit_texts(&base, transport, &["description"], findings);
             if text(transport, "kind") == Some("manager") {
                 findings.push(error(
-                    "PF228",
+                    codes::SCHEMA_LOOSER_THAN_PAIRLING,
                     "transport kind 'manager' is in the bundled schema but not among the kinds \
                      Pairling's validator accepts"
                         .to_string(),
@@ -836,7 +844,7 @@ impl<'a> Graph<'a> {
                 for (position, value) in texts(entry, "exact_exposure") {
                     if !seen.insert(value) {
                         findings.push(error(
-                            "PF252",
+                            codes::DUPLICATE_EXACT_EXPOSURE,
                             format!("exact_exposure entry '{value}' is repeated"),
                             format!("{base}/exact_exposure/{position}"),
                         ));
@@ -846,13 +854,13 @@ impl<'a> Graph<'a> {
             if let Some(shared) = text(entry, "shared_semantics") {
                 if blank(shared) {
                     findings.push(error(
-                        "PF230",
+                        codes::WHITESPACE_ONLY,
                         "shared_semantics is only whitespace".to_string(),
                         format!("{base}/shared_semantics"),
                     ));
                 } else if !shared.is_empty() && !is_graph_id(shared) {
                     findings.push(warning(
-                        "PF229",
+                        codes::PAIRLING_LOOSER_THAN_SCHEMA,
                         format!(
                             "shared_semantics '{shared}' is accepted by Pairling's validator but \
                              is not a graph id as the bundled schema requires"
@@ -868,7 +876,7 @@ impl<'a> Graph<'a> {
                     .is_some_and(explicit)
                 {
                     findings.push(error(
-                        "PF242",
+                        codes::LOCAL_ONLY_WITHOUT_REASON,
                         format!(
                             "remote_safety is {safety} but required_pairling_addition does not \
                              say why or what would make it safe"
@@ -891,7 +899,7 @@ impl<'a> Graph<'a> {
             let implementation = implementation_id.and_then(|id| implementations.get(id));
             if let (Some(id), None) = (implementation_id, implementation) {
                 findings.push(error(
-                    "PF212",
+                    codes::UNKNOWN_BINDING_IMPLEMENTATION,
                     format!("implementation_id '{id}' names no implementation"),
                     format!("{base}/implementation_id"),
                 ));
@@ -903,7 +911,7 @@ impl<'a> Graph<'a> {
                 let pointer = format!("{base}/capability_ids/{position}");
                 let Some(capability) = capabilities.get(capability_id) else {
                     findings.push(error(
-                        "PF213",
+                        codes::UNKNOWN_BINDING_CAPABILITY,
                         format!("capability_ids entry '{capability_id}' names no capability"),
                         pointer,
                     ));
@@ -915,7 +923,7 @@ impl<'a> Graph<'a> {
                         .is_some_and(Value::is_array);
                     if listed && !contains(capability, "implementation_ids", id) {
                         findings.push(error(
-                            "PF214",
+                            codes::CAPABILITY_NOT_OFFERED,
                             format!(
                                 "capability '{capability_id}' does not list implementation '{id}' in its \
                                  implementation_ids"
@@ -927,7 +935,7 @@ impl<'a> Graph<'a> {
                 let safety = text(capability, "remote_safety");
                 if safety == Some("do_not_expose") && exposed {
                     findings.push(warning(
-                        "PF222",
+                        codes::DO_NOT_EXPOSE_RELEASED,
                         format!(
                             "implemented and released binding exposes capability '{capability_id}' \
                              whose remote_safety is do_not_expose"
@@ -937,7 +945,7 @@ impl<'a> Graph<'a> {
                 }
                 if safety == Some("confirmation") && !confirmed {
                     findings.push(warning(
-                        "PF223",
+                        codes::CONFIRMATION_NOT_BOUND,
                         format!(
                             "capability '{capability_id}' requires confirmation but the binding has no \
                              confirmation requirement with a mode other than none"
@@ -955,7 +963,7 @@ impl<'a> Graph<'a> {
                 let pointer = format!("{base}/evidence_claim_ids/{position}");
                 let Some(claim) = claims.get(claim_id) else {
                     findings.push(error(
-                        "PF215",
+                        codes::UNKNOWN_EVIDENCE_CLAIM,
                         format!("evidence_claim_ids entry '{claim_id}' names no evidence claim"),
                         pointer,
                     ));
@@ -965,7 +973,7 @@ impl<'a> Graph<'a> {
                 if !subject.is_some_and(|id| related.contains(id)) {
                     let about = subject.map_or("no subject id".to_string(), |id| format!("'{id}'"));
                     findings.push(error(
-                        "PF249",
+                        codes::UNRELATED_EVIDENCE,
                         format!(
                             "evidence claim '{claim_id}' is about {about}, neither this binding \
                              nor one of its capabilities"
@@ -982,7 +990,7 @@ impl<'a> Graph<'a> {
                 };
                 if blank(target) {
                     findings.push(error(
-                        "PF230",
+                        codes::WHITESPACE_ONLY,
                         "target is only whitespace".to_string(),
                         pointer.clone(),
                     ));
@@ -990,7 +998,7 @@ impl<'a> Graph<'a> {
                 let length = target.chars().count();
                 if length > SCHEMA_TARGET_MAX && explicit(target) {
                     findings.push(warning(
-                        "PF229",
+                        codes::PAIRLING_LOOSER_THAN_SCHEMA,
                         format!(
                             "target of {length} characters is accepted by Pairling's validator but \
                              the bundled schema allows at most {SCHEMA_TARGET_MAX}"
@@ -1004,7 +1012,7 @@ impl<'a> Graph<'a> {
                 if let Some(kind) = text(row, "kind") {
                     if !forbidden.insert(kind) {
                         findings.push(error(
-                            "PF251",
+                            codes::FORBIDDEN_ACTION_REPEATED,
                             format!("forbidden action {kind} is repeated"),
                             format!("{base}/forbids/{position}"),
                         ));
@@ -1019,7 +1027,7 @@ impl<'a> Graph<'a> {
                     .is_some_and(explicit)
             {
                 findings.push(error(
-                    "PF241",
+                    codes::NOT_RELEASED_WITHOUT_REASON,
                     "the binding is not_released but required_pairling_addition gives no reason"
                         .to_string(),
                     format!("{base}/required_pairling_addition"),
@@ -1032,7 +1040,7 @@ impl<'a> Graph<'a> {
                 text(binding, "implementation_status").filter(|status| *status != "implemented")
             {
                 findings.push(error(
-                    "PF243",
+                    codes::RELEASED_NOT_IMPLEMENTED,
                     format!("release_status is released but implementation_status is '{status}'"),
                     format!("{base}/implementation_status"),
                 ));
@@ -1045,7 +1053,7 @@ impl<'a> Graph<'a> {
                 .is_some_and(Value::is_object)
             {
                 findings.push(error(
-                    "PF220",
+                    codes::RELEASED_BINDING_UNRELEASED_IMPLEMENTATION,
                     format!("release_status is released but implementation '{id}' has no release_membership"),
                     format!("{base}/release_status"),
                 ));
@@ -1060,7 +1068,7 @@ impl<'a> Graph<'a> {
                     .and_then(|eligibility| text(eligibility, "status"));
                 if status != Some(RELEASABLE) {
                     findings.push(error(
-                        "PF244",
+                        codes::RELEASED_NON_RELEASABLE_PROVIDER,
                         format!(
                             "release_status is released but provider '{provider_id}' is {}, not \
                              {RELEASABLE}",
@@ -1090,7 +1098,7 @@ impl<'a> Graph<'a> {
                     collection.filter(|&c| !self.collections[c].contains(subject_id))
                 {
                     findings.push(error(
-                        "PF216",
+                        codes::UNRESOLVED_CLAIM_SUBJECT,
                         format!(
                             "subject_id '{subject_id}' names no entry of {} (subject_type {subject_type})",
                             COLLECTIONS[collection]
@@ -1101,7 +1109,7 @@ impl<'a> Graph<'a> {
             }
             match text(claim, "classification") {
                 Some("behavioral_evidence") => findings.push(error(
-                    "PF228",
+                    codes::SCHEMA_LOOSER_THAN_PAIRLING,
                     "classification 'behavioral_evidence' is in the bundled schema but Pairling's \
                      validator accepts vendor_surface, pairling_support, runtime_behavior and \
                      exclusion"
@@ -1110,13 +1118,13 @@ impl<'a> Graph<'a> {
                 )),
                 Some(classification @ ("runtime_behavior" | "exclusion")) => {
                     findings.push(warning(
-                        "PF229",
+                        codes::PAIRLING_LOOSER_THAN_SCHEMA,
                         format!(
                             "classification '{classification}' is accepted by Pairling's \
                              validator but not by the bundled schema"
                         ),
                         format!("{base}/classification"),
-                    ))
+                    ));
                 }
                 _ => {}
             }
@@ -1133,7 +1141,7 @@ impl<'a> Graph<'a> {
                 let prior = *items.entry(item).or_insert(*index);
                 if prior != *index {
                     findings.push(error(
-                        "PF250",
+                        codes::DUPLICATE_EXCLUSION,
                         format!("exclusion item '{item}' is already /exclusions/{prior}"),
                         format!("{base}/item"),
                     ));
@@ -1154,15 +1162,15 @@ impl<'a> Graph<'a> {
             match outcome {
                 None => {}
                 Some((_, Err(problem))) => {
-                    findings.push(Finding::from(binding_error(*index, problem)))
+                    findings.push(Finding::from(binding_error(*index, problem)));
                 }
                 Some((recorded, Ok(expected))) if expected == recorded => {
-                    stats.digests_verified += 1
+                    stats.digests_verified += 1;
                 }
                 Some((recorded, Ok(expected))) => {
                     stats.digests_mismatched += 1;
                     findings.push(error(
-                        "PF221",
+                        codes::DIGEST_MISMATCH,
                         format!("semantic_digest mismatch: expected {expected}, found {recorded}"),
                         format!("/operation_bindings/{index}/{DIGEST_FIELD}"),
                     ));
@@ -1187,25 +1195,39 @@ impl<'a> Graph<'a> {
                 .filter(|(_, claim)| text(claim, "subject_type") == Some("capability"))
                 .filter_map(|(_, claim)| text(claim, "subject_id"))
                 .collect();
-            self.unused(CAPABILITIES, &evidenced, findings, "PF224", |id| {
-                format!(
-                    "no evidence claim has capability '{id}' as its subject \
+            self.unused(
+                CAPABILITIES,
+                &evidenced,
+                findings,
+                codes::CAPABILITY_WITHOUT_EVIDENCE,
+                |id| {
+                    format!(
+                        "no evidence claim has capability '{id}' as its subject \
                      (evidence_policy.missing_evidence_is_unsupported)"
-                )
-            });
+                    )
+                },
+            );
         }
         let used = self.cited(&[IMPLEMENTATIONS], "transport_ids");
-        self.unused(TRANSPORTS, &used, findings, "PF225", |id| {
+        self.unused(TRANSPORTS, &used, findings, codes::ORPHAN_TRANSPORT, |id| {
             format!("no implementation uses transport '{id}'")
         });
         let cited = self.cited(&CITING_COLLECTIONS, "source_refs");
-        self.unused(SOURCES, &cited, findings, "PF226", |id| {
-            format!("nothing cites evidence source '{id}'")
-        });
+        self.unused(
+            SOURCES,
+            &cited,
+            findings,
+            codes::ORPHAN_EVIDENCE_SOURCE,
+            |id| format!("nothing cites evidence source '{id}'"),
+        );
         let bound = self.cited(&[BINDINGS], "capability_ids");
-        self.unused(CAPABILITIES, &bound, findings, "PF227", |id| {
-            format!("no operation binding binds capability '{id}'")
-        });
+        self.unused(
+            CAPABILITIES,
+            &bound,
+            findings,
+            codes::ORPHAN_CAPABILITY,
+            |id| format!("no operation binding binds capability '{id}'"),
+        );
     }
 
     /// A warning for each entry of `collection` whose id is not in `used`.
@@ -1354,7 +1376,7 @@ fn explicit_texts(base: &str, entry: &Object, fields: &[&str], findings: &mut Ve
     for field in fields {
         if text(entry, field).is_some_and(blank) {
             findings.push(error(
-                "PF230",
+                codes::WHITESPACE_ONLY,
                 format!("{field} is only whitespace"),
                 format!("{base}/{field}"),
             ));
@@ -1366,7 +1388,7 @@ fn explicit_items(base: &str, entry: &Object, field: &str, findings: &mut Vec<Fi
     for (position, value) in texts(entry, field) {
         if blank(value) {
             findings.push(error(
-                "PF230",
+                codes::WHITESPACE_ONLY,
                 format!("{field} entry is only whitespace"),
                 format!("{base}/{field}/{position}"),
             ));
@@ -1394,7 +1416,7 @@ fn requirements(binding: &Object, base: &str, findings: &mut Vec<Finding>) {
         let pointer = format!("{base}/requires/{position}");
         if !kinds.insert(kind) {
             findings.push(error(
-                "PF235",
+                codes::REQUIREMENT_KIND_REPEATED,
                 format!("requirement kind {kind} is repeated"),
                 pointer.clone(),
             ));
@@ -1409,7 +1431,7 @@ fn requirements(binding: &Object, base: &str, findings: &mut Vec<Finding>) {
             kind == "fresh_snapshot" && (1.0..=30.0).contains(age) && age.fract() == 0.0
         }) {
             findings.push(error(
-                "PF233",
+                codes::MAX_AGE_NOT_INTEGER,
                 format!(
                     "max_age_seconds {age:.1} is a float: Pairling's validator wants an integer \
                      literal (and its digest of the binding differs)"
@@ -1427,7 +1449,7 @@ fn requirements(binding: &Object, base: &str, findings: &mut Vec<Finding>) {
                 .collect();
             if !lacking.is_empty() {
                 findings.push(error(
-                    "PF236",
+                    codes::EXACT_IDENTITY_INCOMPLETE,
                     format!(
                         "exact_identity dimensions lack {} (an exact implementation identity is \
                          provider, implementation and binding)",
@@ -1438,7 +1460,7 @@ fn requirements(binding: &Object, base: &str, findings: &mut Vec<Finding>) {
             }
             if dimensions.contains("session") != dimensions.contains("generation") {
                 findings.push(error(
-                    "PF237",
+                    codes::SESSION_WITHOUT_GENERATION,
                     "exact_identity dimensions must name session and generation together"
                         .to_string(),
                     format!("{pointer}/dimensions"),
@@ -1452,7 +1474,7 @@ fn requirements(binding: &Object, base: &str, findings: &mut Vec<Finding>) {
         .collect();
     if !missing.is_empty() {
         findings.push(error(
-            "PF234",
+            codes::REQUIREMENT_KINDS_MISSING,
             format!(
                 "requires lacks the mandatory requirement kinds {}",
                 missing.join(", ")
@@ -1476,21 +1498,21 @@ fn retry(binding: &Object, base: &str, findings: &mut Vec<Finding>) {
     let field = |name: &str| text(retry, name);
     if field("replay") == Some("safe") && !read_only {
         findings.push(error(
-            "PF238",
+            codes::MUTATING_REPLAY_SAFE,
             "retry.replay is safe but the binding has effects other than return_data".to_string(),
             format!("{base}/retry/replay"),
         ));
     }
     if field("replay") == Some("recover_only") && field("recovery") == Some("unavailable") {
         findings.push(error(
-            "PF239",
+            codes::RECOVERY_UNAVAILABLE,
             "retry.replay is recover_only but recovery is unavailable".to_string(),
             format!("{base}/retry/recovery"),
         ));
     }
     if field("ambiguity") == Some("outcome_unknown") && field("correlation") == Some("none") {
         findings.push(error(
-            "PF240",
+            codes::UNCORRELATED_AMBIGUITY,
             "retry.ambiguity is outcome_unknown but correlation is none: an unknown outcome \
              could never be matched to its action"
                 .to_string(),
@@ -1518,7 +1540,7 @@ fn read_manifest<'m>(manifest: &'m Value, findings: &mut Vec<Finding>) -> Manife
     let mut index = Manifest::default();
     let Some(manifest) = manifest.as_object() else {
         findings.push(error(
-            "PF260",
+            codes::MALFORMED_MANIFEST,
             "the operation manifest is not an object".to_string(),
             String::new(),
         ));
@@ -1527,7 +1549,7 @@ fn read_manifest<'m>(manifest: &'m Value, findings: &mut Vec<Finding>) -> Manife
     for field in ["operations", "release_memberships"] {
         if !manifest.get(field).is_some_and(Value::is_array) {
             findings.push(error(
-                "PF260",
+                codes::MALFORMED_MANIFEST,
                 format!("the operation manifest's {field} is not an array"),
                 String::new(),
             ));
@@ -1578,7 +1600,7 @@ impl<'a> Graph<'a> {
             }
             let Some(definition) = reviewed.operations.get(operation_id) else {
                 findings.push(error(
-                    "PF254",
+                    codes::OPERATION_NOT_REVIEWED,
                     format!("operation '{operation_id}' is not in the reviewed operation manifest"),
                     format!("{base}/operation_id"),
                 ));
@@ -1596,7 +1618,7 @@ impl<'a> Graph<'a> {
                 let actual = row.map(|(_, row)| row.get(field).unwrap_or(&Value::Null));
                 if actual != Some(expected) {
                     findings.push(error(
-                        "PF255",
+                        codes::REQUIREMENT_DIFFERS_FROM_REVIEW,
                         format!(
                             "{kind} {field} differs from the reviewed operation's {reviewed_field} {}",
                             shown(expected)
@@ -1618,7 +1640,7 @@ impl<'a> Graph<'a> {
         missing.sort_unstable();
         if !missing.is_empty() {
             findings.push(error(
-                "PF256",
+                codes::REVIEWED_WITHOUT_BINDING,
                 format!(
                     "reviewed operations without a binding: {}",
                     missing.join(", ")
@@ -1635,7 +1657,7 @@ impl<'a> Graph<'a> {
         strangers.sort_unstable();
         if !strangers.is_empty() {
             findings.push(error(
-                "PF257",
+                codes::MEMBERSHIP_UNKNOWN_PROVIDER,
                 format!(
                     "release memberships of the manifest name no map provider: {}",
                     strangers.join(", ")
@@ -1659,7 +1681,7 @@ impl<'a> Graph<'a> {
             };
             if actual != expected {
                 findings.push(error(
-                    "PF258",
+                    codes::RELEASED_BINDINGS_DIFFER,
                     format!(
                         "released bindings of provider '{provider_id}' differ from the manifest: \
                          missing {}, not in the manifest {}",
@@ -1687,7 +1709,7 @@ impl<'a> Graph<'a> {
                 let expected = membership.get(field).unwrap_or(&Value::Null);
                 if value != expected {
                     findings.push(error(
-                        "PF259",
+                        codes::RELEASE_IDENTITY_DIFFERS,
                         format!(
                             "release {field} {} differs from the manifest's {}",
                             shown(value),
@@ -1748,7 +1770,7 @@ fn document_position(document: &Value, pointer: &str) -> Vec<(usize, String)> {
     let mut position = Vec::new();
     let mut node = Some(document);
     for raw_token in pointer.split('/').skip(1) {
-        let token = raw_token.replace("~1", "/").replace("~0", "~");
+        let token = parse::unescape_pointer_token(raw_token).into_owned();
         let step = match node {
             Some(Value::Object(map)) => map
                 .keys()

@@ -8,6 +8,7 @@
 //! open runs / proposals / actions and a fixed window of recently closed ids, never by file size.
 //! `python/pairling_fast/_fallback/journal.py` implements the same rules line for line.
 
+use crate::codes;
 use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 use std::hash::Hash;
 use std::io::{self, BufRead};
@@ -26,47 +27,13 @@ pub mod chunks;
 
 pub const SCHEMA_ID: &str = "car.journal.event";
 pub use car_event::CHAIN_RULE;
-/// A longer line is reported (PF303) and skipped without being held in memory.
-pub const DEFAULT_MAX_LINE_LENGTH: usize = 64 << 20;
+// `DEFAULT_MAX_LINE_LENGTH` (a longer line is reported, PF303, and skipped without being held in
+// memory) and `DEFAULT_MAX_FINDINGS`, from python/pairling_fast/journal_defaults.toml (build.rs).
+include!(concat!(env!("OUT_DIR"), "/journal_defaults.rs"));
 /// How many completed proposals and ended actions are remembered to catch events after their end.
 pub const CLOSED_WINDOW: usize = 65_536;
 const BATCH_LINES: usize = 4096;
 const BATCH_BYTES: usize = 4 << 20;
-
-/// The journal codes (PF3xx); line-level parse errors keep the parser's own PF0xx codes.
-pub mod codes {
-    pub const NOT_AN_OBJECT: &str = "PF301";
-    pub const TRUNCATED_FINAL_LINE: &str = "PF302";
-    pub const LINE_TOO_LONG: &str = "PF303";
-    pub const CAR_TOLERATED: &str = "PF304";
-    pub const HASH_MISMATCH: &str = "PF310";
-    pub const LINK_MISMATCH: &str = "PF311";
-    pub const CHAIN_GAP: &str = "PF312";
-    pub const CHAIN_REQUIRED: &str = "PF313";
-    pub const RUN_ALREADY_OPEN: &str = "PF320";
-    pub const RUN_NOT_OPEN: &str = "PF321";
-    pub const CANCELLATION_NOT_REQUESTED: &str = "PF322";
-    pub const PROPOSAL_NOT_RECEIVED: &str = "PF323";
-    pub const AFTER_PROPOSAL_COMPLETED: &str = "PF324";
-    pub const AFTER_ACTION_ENDED: &str = "PF326";
-    pub const SUCCEEDED_WITHOUT_EXECUTING: &str = "PF327";
-    pub const TIMESTAMP_BACKWARDS: &str = "PF328";
-    pub const RUN_OPEN_AT_END: &str = "PF329";
-    pub const PROPOSAL_OPEN_AT_END: &str = "PF330";
-    pub const DIGEST_UNCOMPUTABLE: &str = "PF331";
-    pub const CHAINED_WITHOUT_TIMESTAMP: &str = "PF332";
-    pub const CAR_DUPLICATE_KEY: &str = "PF333";
-    pub const CAR_WIDE_INTEGER: &str = "PF334";
-    pub const CAR_IGNORED_VALUE: &str = "PF335";
-    pub const CAR_TIMESTAMP: &str = "PF336";
-    pub const CAR_ARRAY_EVENT: &str = "PF337";
-    pub const CAR_NULL_MEMBER: &str = "PF338";
-    pub const CAR_SCHEMA_TOLERATED: &str = "PF339";
-    pub const CAR_REJECTS: &str = "PF340";
-    pub const FORM_FEED_LINE: &str = "PF341";
-    pub const CAR_TORN_TAIL: &str = "PF342";
-    pub const BEGINS_MID_RUN: &str = "PF343";
-}
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ChainMode {
@@ -120,7 +87,7 @@ impl Default for Options {
         Options {
             chain: ChainMode::Auto,
             lifecycle: true,
-            max_findings: Some(1000),
+            max_findings: Some(DEFAULT_MAX_FINDINGS),
             profile: Profile::Strict,
             max_line_length: DEFAULT_MAX_LINE_LENGTH,
         }
@@ -384,8 +351,8 @@ fn check_line(raw: RawLine, options: &Options) -> CheckedLine {
             // CAR reads it: the defect is in a member CAR ignores or inside `data`, where
             // serde_json keeps the last duplicate and reads a wide integer as a float.
             let code = match error.code {
-                "PF002" => codes::CAR_DUPLICATE_KEY,
-                "PF005" => codes::CAR_WIDE_INTEGER,
+                codes::DUPLICATE_KEY => codes::CAR_DUPLICATE_KEY,
+                codes::INTEGER_OUT_OF_RANGE => codes::CAR_WIDE_INTEGER,
                 _ => codes::CAR_IGNORED_VALUE,
             };
             findings.push(

@@ -236,7 +236,7 @@ fn encode_line(line: &CheckedLine, out: &mut Vec<u8>) {
         match &facts.recomputed {
             None => out.push(NOT_RECOMPUTED),
             Some(Ok(recomputed)) if Some(recomputed) == facts.hash.as_ref() => {
-                out.push(RECOMPUTED_SAME)
+                out.push(RECOMPUTED_SAME);
             }
             Some(Ok(recomputed)) => {
                 out.push(RECOMPUTED_OTHER);
@@ -315,7 +315,7 @@ fn interned_code(code: &str) -> Result<&'static str, DecodeError> {
     let mut codes = CODES
         .get_or_init(Default::default)
         .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner());
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
     if let Some(known) = codes.get(code) {
         return Ok(known);
     }

@@ -16,6 +16,7 @@
 //! `-0` is the integer 0, as in Python. `NaN`, `Infinity` and `-Infinity` are reported as PF006
 //! (not PF001) because `json.loads` accepts them as literals.
 
+use crate::codes;
 use std::borrow::Cow;
 use std::fmt;
 
@@ -25,7 +26,8 @@ use serde_json::{Map, Number, Value};
 /// The deepest nesting of arrays and objects accepted; the outermost container is depth 1.
 pub const MAX_DEPTH: usize = 512;
 
-// Messages shared with `pyvalue.rs` and the fallback, so every backend words a defect alike.
+// Messages shared with `python/pyvalue.rs` and the fallback, so every backend words a defect
+// alike.
 pub(crate) const TOO_DEEP: &str = "nesting deeper than 512 arrays/objects";
 pub(crate) const LONE_SURROGATE: &str = "string contains a lone UTF-16 surrogate";
 pub(crate) const NOT_FINITE: &str = "NaN and Infinity are not JSON numbers";
@@ -69,6 +71,15 @@ impl fmt::Display for JsonError {
 
 impl std::error::Error for JsonError {}
 
+/// Unescapes one JSON Pointer reference token (RFC 6901 §4: `~1` to `/` first, then `~0` to `~`).
+pub fn unescape_pointer_token(token: &str) -> Cow<'_, str> {
+    if token.contains('~') {
+        Cow::Owned(token.replace("~1", "/").replace("~0", "~"))
+    } else {
+        Cow::Borrowed(token)
+    }
+}
+
 /// Escapes one JSON Pointer reference token (RFC 6901: `~` as `~0`, `/` as `~1`).
 pub fn escape_pointer_token(token: &str) -> Cow<'_, str> {
     if token.contains(['~', '/']) {
@@ -107,10 +118,15 @@ impl UnwindingPointer {
 /// Parses one strict JSON text (see the module documentation for the rules and their ranking).
 pub fn parse_strict(bytes: &[u8]) -> Result<Value, JsonError> {
     let text = std::str::from_utf8(bytes).map_err(|error| {
-        Failure::text("PF003", "text is not valid UTF-8", error.valid_up_to()).into_error(bytes)
+        Failure::text(
+            codes::NOT_UTF8,
+            "text is not valid UTF-8",
+            error.valid_up_to(),
+        )
+        .into_error(bytes)
     })?;
     if text.starts_with('\u{feff}') {
-        return Err(Failure::text("PF001", "BOM not allowed", 0).into_error(bytes));
+        return Err(Failure::text(codes::INVALID_JSON, "BOM not allowed", 0).into_error(bytes));
     }
     Parser::new(text, true).document().map_err(|failure| {
         let failure = match failure.location {
@@ -227,7 +243,7 @@ impl<'a> Parser<'a> {
         let value = self.value()?;
         self.skip_whitespace();
         if self.pos != self.bytes.len() {
-            return Err(Failure::text("PF001", EXTRA_DATA, self.pos));
+            return Err(Failure::text(codes::INVALID_JSON, EXTRA_DATA, self.pos));
         }
         Ok(value)
     }
@@ -256,7 +272,7 @@ impl<'a> Parser<'a> {
             Some(b'"') => {
                 let (string, has_lone_surrogate) = self.string()?;
                 if has_lone_surrogate {
-                    return self.value_defect("PF004", LONE_SURROGATE);
+                    return self.value_defect(codes::LONE_SURROGATE, LONE_SURROGATE);
                 }
                 Ok(Value::String(string))
             }
@@ -271,17 +287,21 @@ impl<'a> Parser<'a> {
                 self.literal("-Infinity", self.non_finite())
             }
             Some(b'-' | b'0'..=b'9') => self.number(),
-            _ => Err(Failure::text("PF001", EXPECTING_VALUE, start)),
+            _ => Err(Failure::text(codes::INVALID_JSON, EXPECTING_VALUE, start)),
         }
     }
 
     fn non_finite(&self) -> Parsed<Value> {
-        self.value_defect("PF006", NOT_FINITE)
+        self.value_defect(codes::NOT_FINITE, NOT_FINITE)
     }
 
     fn literal(&mut self, word: &str, parsed: Parsed<Value>) -> Parsed<Value> {
         if !self.bytes[self.pos..].starts_with(word.as_bytes()) {
-            return Err(Failure::text("PF001", EXPECTING_VALUE, self.pos));
+            return Err(Failure::text(
+                codes::INVALID_JSON,
+                EXPECTING_VALUE,
+                self.pos,
+            ));
         }
         self.pos += word.len();
         parsed
@@ -297,7 +317,7 @@ impl<'a> Parser<'a> {
         match bytes.get(pos) {
             Some(b'0') => pos += 1,
             Some(b'1'..=b'9') => pos = skip_digits(bytes, pos + 1),
-            _ => return Err(Failure::text("PF001", EXPECTING_VALUE, start)),
+            _ => return Err(Failure::text(codes::INVALID_JSON, EXPECTING_VALUE, start)),
         }
         let integer_end = pos;
         if bytes.get(pos) == Some(&b'.') && bytes.get(pos + 1).is_some_and(u8::is_ascii_digit) {
@@ -332,7 +352,10 @@ impl<'a> Parser<'a> {
         };
         match number {
             Some(number) => Ok(Value::Number(number)),
-            None => self.value_defect("PF005", "integer outside the 64-bit range"),
+            None => self.value_defect(
+                codes::INTEGER_OUT_OF_RANGE,
+                "integer outside the 64-bit range",
+            ),
         }
     }
 
@@ -353,7 +376,7 @@ impl<'a> Parser<'a> {
     fn enter(&mut self) -> Parsed<()> {
         self.depth += 1;
         if self.depth > MAX_DEPTH {
-            return Err(Failure::text("PF008", TOO_DEEP, self.pos));
+            return Err(Failure::text(codes::TOO_DEEP, TOO_DEEP, self.pos));
         }
         self.pos += 1;
         self.skip_whitespace();
@@ -374,7 +397,13 @@ impl<'a> Parser<'a> {
                         self.pos += 1;
                         self.skip_whitespace();
                     }
-                    _ => return Err(Failure::text("PF001", EXPECTING_COMMA, self.pos)),
+                    _ => {
+                        return Err(Failure::text(
+                            codes::INVALID_JSON,
+                            EXPECTING_COMMA,
+                            self.pos,
+                        ))
+                    }
                 }
             }
         }
@@ -389,15 +418,21 @@ impl<'a> Parser<'a> {
         if self.peek() != Some(b'}') {
             loop {
                 if self.peek() != Some(b'"') {
-                    return Err(Failure::text("PF001", EXPECTING_NAME, self.pos));
+                    return Err(Failure::text(codes::INVALID_JSON, EXPECTING_NAME, self.pos));
                 }
                 let (key, has_lone_surrogate) = self.string()?;
                 if has_lone_surrogate && self.check_values {
-                    return Err(Failure::value("PF004", LONE_SURROGATE).within_key(&key));
+                    return Err(
+                        Failure::value(codes::LONE_SURROGATE, LONE_SURROGATE).within_key(&key)
+                    );
                 }
                 self.skip_whitespace();
                 if self.peek() != Some(b':') {
-                    return Err(Failure::text("PF001", EXPECTING_COLON, self.pos));
+                    return Err(Failure::text(
+                        codes::INVALID_JSON,
+                        EXPECTING_COLON,
+                        self.pos,
+                    ));
                 }
                 self.pos += 1;
                 self.skip_whitespace();
@@ -407,7 +442,8 @@ impl<'a> Parser<'a> {
                         slot.insert(value);
                     }
                     Entry::Occupied(slot) if self.check_values => {
-                        return Err(Failure::value("PF002", "duplicate key").within_key(slot.key()));
+                        return Err(Failure::value(codes::DUPLICATE_KEY, "duplicate key")
+                            .within_key(slot.key()));
                     }
                     Entry::Occupied(mut slot) => {
                         slot.insert(self.value()?);
@@ -420,7 +456,13 @@ impl<'a> Parser<'a> {
                         self.pos += 1;
                         self.skip_whitespace();
                     }
-                    _ => return Err(Failure::text("PF001", EXPECTING_COMMA, self.pos)),
+                    _ => {
+                        return Err(Failure::text(
+                            codes::INVALID_JSON,
+                            EXPECTING_COMMA,
+                            self.pos,
+                        ))
+                    }
                 }
             }
         }
@@ -454,8 +496,14 @@ impl<'a> Parser<'a> {
                     pos = self.escape(pos, quote, &mut decoded, &mut has_lone_surrogate)?;
                     chunk_start = pos;
                 }
-                Some(_) => return Err(Failure::text("PF001", CONTROL_CHARACTER, pos)),
-                None => return Err(Failure::text("PF001", UNTERMINATED_STRING, quote)),
+                Some(_) => return Err(Failure::text(codes::INVALID_JSON, CONTROL_CHARACTER, pos)),
+                None => {
+                    return Err(Failure::text(
+                        codes::INVALID_JSON,
+                        UNTERMINATED_STRING,
+                        quote,
+                    ))
+                }
             }
         }
     }
@@ -469,7 +517,13 @@ impl<'a> Parser<'a> {
         has_lone_surrogate: &mut bool,
     ) -> Parsed<usize> {
         let unescaped = match self.bytes.get(backslash + 1) {
-            None => return Err(Failure::text("PF001", UNTERMINATED_STRING, quote)),
+            None => {
+                return Err(Failure::text(
+                    codes::INVALID_JSON,
+                    UNTERMINATED_STRING,
+                    quote,
+                ))
+            }
             Some(b'u') => return self.unicode_escape(backslash + 1, decoded, has_lone_surrogate),
             Some(b'"') => '"',
             Some(b'\\') => '\\',
@@ -479,7 +533,13 @@ impl<'a> Parser<'a> {
             Some(b'n') => '\n',
             Some(b'r') => '\r',
             Some(b't') => '\t',
-            Some(_) => return Err(Failure::text("PF001", INVALID_ESCAPE, backslash)),
+            Some(_) => {
+                return Err(Failure::text(
+                    codes::INVALID_JSON,
+                    INVALID_ESCAPE,
+                    backslash,
+                ))
+            }
         };
         decoded.push(unescaped);
         Ok(backslash + 2)
@@ -521,7 +581,7 @@ impl<'a> Parser<'a> {
                     Some(acc << 4 | char::from(digit).to_digit(16)?)
                 })
             })
-            .ok_or_else(|| Failure::text("PF001", INVALID_UNICODE_ESCAPE, u_pos))
+            .ok_or_else(|| Failure::text(codes::INVALID_JSON, INVALID_UNICODE_ESCAPE, u_pos))
     }
 }
 

@@ -5,6 +5,7 @@
 //! reports from both backends compare field by field. Codes are documented in `docs/findings.md`.
 
 use crate::canonical::CanonicalizationError;
+use crate::codes;
 use crate::parse::JsonError;
 use crate::validate::SchemaViolation;
 
@@ -77,13 +78,10 @@ impl Finding {
     }
 }
 
-/// Schema violations all share one code; the keyword and schema pointer say which rule failed.
-pub const SCHEMA_VIOLATION: &str = "PF101";
-
 impl From<SchemaViolation> for Finding {
     fn from(violation: SchemaViolation) -> Self {
         Finding {
-            code: SCHEMA_VIOLATION,
+            code: codes::SCHEMA_VIOLATION,
             severity: Severity::Error,
             message: violation.message,
             line: None,

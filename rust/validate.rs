@@ -2,6 +2,7 @@
 //! checks. `python/pairling_fast/_fallback/validate.py` mirrors this module; keep them in step
 //! (the rules are written down in `docs/formats.md` and `docs/architecture.md`).
 
+use crate::codes;
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
@@ -31,9 +32,6 @@ pub struct CompileError {
     /// Where in the schema the problem is (`""` when the resolver does not say).
     pub schema_pointer: String,
 }
-
-pub const INVALID_SCHEMA: &str = "PF102";
-pub const UNRESOLVABLE_REF: &str = "PF103";
 
 #[derive(Debug, Clone, Default)]
 pub struct CompileOptions {
@@ -198,8 +196,8 @@ fn draft_asserts_formats(draft: Draft) -> bool {
 
 fn compile_error(error: &ValidationError<'_>) -> CompileError {
     let code = match error.kind() {
-        ValidationErrorKind::Referencing(_) => UNRESOLVABLE_REF,
-        _ => INVALID_SCHEMA,
+        ValidationErrorKind::Referencing(_) => codes::UNRESOLVABLE_REF,
+        _ => codes::INVALID_SCHEMA,
     };
     CompileError {
         code,
@@ -858,14 +856,14 @@ mod tests {
         let remote = compile(json!({"$ref": "https://example.com/s.json"}), None)
             .err()
             .unwrap();
-        assert_eq!(remote.code, UNRESOLVABLE_REF);
+        assert_eq!(remote.code, codes::UNRESOLVABLE_REF);
         assert!(remote
             .message
             .contains("remote $ref refused (no network): https://example.com/s.json"));
         let invalid = compile(json!({"properties": {"a": {"type": 5}}}), None)
             .err()
             .unwrap();
-        assert_eq!(invalid.code, INVALID_SCHEMA);
+        assert_eq!(invalid.code, codes::INVALID_SCHEMA);
         assert_eq!(invalid.schema_pointer, "/properties/a/type");
     }
 

@@ -5,6 +5,7 @@
 //! `python/pairling_fast/_fallback/wire.py` mirrors this module rule for rule: the same codes,
 //! pointers, lines, messages and stats. The rules are written down in `docs/wire.md`.
 
+use crate::codes;
 use std::collections::{HashMap, HashSet};
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read};
@@ -20,41 +21,6 @@ use crate::validate::{self, CompileOptions, SchemaValidator, WireBundle};
 
 pub const WIRE_FORMAT: &str = "car.wire-schema.v1";
 pub const DRAFT_07: &str = "http://json-schema.org/draft-07/schema#";
-
-pub const UNCHECKED_METHOD: &str = "PF401";
-pub const UNKNOWN_METHOD: &str = "PF402";
-pub const COUNT_MISMATCH: &str = "PF403";
-pub const USAGE_TOTAL_MISMATCH: &str = "PF404";
-pub const POLL_PAYLOAD_MISSING: &str = "PF405";
-pub const POLL_TERMINAL_CHUNK: &str = "PF406";
-pub const CATALOG_UNSORTED: &str = "PF407";
-pub const CATALOG_DUPLICATE_ID: &str = "PF408";
-pub const ROW_DIGEST_MISMATCH: &str = "PF409";
-pub const CATALOG_REVISION_MISMATCH: &str = "PF410";
-pub const MODEL_NOT_IN_CATALOG: &str = "PF411";
-pub const INFER_ROW_DIGEST_MISMATCH: &str = "PF412";
-pub const CATALOG_NOT_A_SNAPSHOT: &str = "PF413";
-pub const SCHEMA_DIGEST_MISMATCH: &str = "PF414";
-pub const MALFORMED_MESSAGE: &str = "PF420";
-pub const MALFORMED_ERROR_OBJECT: &str = "PF421";
-pub const RESPONSE_WITHOUT_REQUEST: &str = "PF422";
-pub const DUPLICATE_ID_IN_FLIGHT: &str = "PF423";
-pub const REQUEST_UNANSWERED: &str = "PF424";
-pub const BUNDLE_SCHEMA_INVALID: &str = "PF430";
-pub const COVERED_SCHEMAS_MISMATCH: &str = "PF431";
-pub const COVERAGE_UNSORTED: &str = "PF432";
-pub const COVERAGE_TOTAL_MISMATCH: &str = "PF433";
-pub const COVERAGE_LISTED_TWICE: &str = "PF434";
-pub const RPC_COVERAGE_MISMATCH: &str = "PF435";
-pub const EVENT_KIND_COVERAGE_MISMATCH: &str = "PF436";
-pub const MALFORMED_BUNDLE: &str = "PF437";
-pub const UNKNOWN_SCHEMA_DIGEST: &str = "PF438";
-pub const CATALOG_REVISION_WRONG: &str = "PF439";
-pub const PARAMS_UNCHECKED: &str = "PF440";
-pub const PARAMS_UNKNOWN_METHOD: &str = "PF441";
-pub const PARAMS_COVERAGE_MISMATCH: &str = "PF442";
-pub const NOTIFICATION_COVERAGE_MISMATCH: &str = "PF443";
-pub const SCHEMA_DIGEST_OTHER_BUNDLE: &str = "PF444";
 
 const SNAPSHOT_METHOD: &str = "models.catalog_snapshot";
 const TERMINAL_CHUNKS: [&str; 2] = ["done", "error"];
@@ -168,14 +134,14 @@ pub fn result_findings(
                 "unchecked: no schema in {} for {method} results",
                 bundle.label()
             );
-            Finding::info(UNCHECKED_METHOD, message)
+            Finding::info(codes::UNCHECKED_METHOD, message)
         } else {
             let message = format!(
                 "unknown method {}: not in the coverage of {}",
                 quoted(method),
                 bundle.label()
             );
-            Finding::warning(UNKNOWN_METHOD, message)
+            Finding::warning(codes::UNKNOWN_METHOD, message)
         };
         return (vec![finding.at("")], false);
     };
@@ -209,7 +175,7 @@ fn count_matches(result: &Value, list_member: &str) -> Option<Finding> {
         "count is {} but {list_member} has {entries} entries",
         display_integer(count)
     );
-    Some(Finding::error(COUNT_MISMATCH, message).at("/count"))
+    Some(Finding::error(codes::COUNT_MISMATCH, message).at("/count"))
 }
 
 fn check_infer(result: &Value, catalog: Option<&CatalogIndex>, findings: &mut Vec<Finding>) {
@@ -224,8 +190,9 @@ fn check_infer(result: &Value, catalog: Option<&CatalogIndex>, findings: &mut Ve
                 display_integer(total),
                 prompt + completion
             );
-            findings
-                .push(Finding::warning(USAGE_TOTAL_MISMATCH, message).at("/usage/total_tokens"));
+            findings.push(
+                Finding::warning(codes::USAGE_TOTAL_MISMATCH, message).at("/usage/total_tokens"),
+            );
         }
     }
     let Some(catalog) = catalog else { return };
@@ -236,7 +203,9 @@ fn check_infer(result: &Value, catalog: Option<&CatalogIndex>, findings: &mut Ve
             quoted(revision),
             quoted(&catalog.revision)
         );
-        findings.push(Finding::error(CATALOG_REVISION_MISMATCH, message).at("/catalog_revision"));
+        findings.push(
+            Finding::error(codes::CATALOG_REVISION_MISMATCH, message).at("/catalog_revision"),
+        );
     }
     let model_id = text_of(&result["resolved_model_id"]);
     let row_digest = text_of(&result["row_digest"]);
@@ -246,7 +215,9 @@ fn check_infer(result: &Value, catalog: Option<&CatalogIndex>, findings: &mut Ve
                 "resolved_model_id {} is not in the catalog snapshot",
                 quoted(model_id)
             );
-            findings.push(Finding::error(MODEL_NOT_IN_CATALOG, message).at("/resolved_model_id"));
+            findings.push(
+                Finding::error(codes::MODEL_NOT_IN_CATALOG, message).at("/resolved_model_id"),
+            );
         }
         Some(expected) if expected != row_digest => {
             let message = format!(
@@ -255,7 +226,8 @@ fn check_infer(result: &Value, catalog: Option<&CatalogIndex>, findings: &mut Ve
                 quoted(model_id),
                 quoted(expected)
             );
-            findings.push(Finding::error(INFER_ROW_DIGEST_MISMATCH, message).at("/row_digest"));
+            findings
+                .push(Finding::error(codes::INFER_ROW_DIGEST_MISMATCH, message).at("/row_digest"));
         }
         Some(_) => {}
     }
@@ -278,7 +250,7 @@ fn check_tools_poll(result: &Value, findings: &mut Vec<Finding>) {
     if status == "succeeded" && !poll.contains_key("result") {
         findings.push(
             Finding::error(
-                POLL_PAYLOAD_MISSING,
+                codes::POLL_PAYLOAD_MISSING,
                 "status is succeeded but result is missing",
             )
             .at(""),
@@ -293,7 +265,7 @@ fn check_tools_poll(result: &Value, findings: &mut Vec<Finding>) {
         };
         findings.push(
             Finding::error(
-                POLL_PAYLOAD_MISSING,
+                codes::POLL_PAYLOAD_MISSING,
                 "status is failed but error is not set",
             )
             .at(pointer),
@@ -308,8 +280,9 @@ fn check_tools_poll(result: &Value, findings: &mut Vec<Finding>) {
         if TERMINAL_CHUNKS.contains(&chunk_kind.as_str()) {
             let message =
                 format!("chunk {index} is a terminal {chunk_kind} chunk but more chunks follow it");
-            findings
-                .push(Finding::error(POLL_TERMINAL_CHUNK, message).at(format!("/chunks/{index}")));
+            findings.push(
+                Finding::error(codes::POLL_TERMINAL_CHUNK, message).at(format!("/chunks/{index}")),
+            );
         }
     }
     let last_pointer = format!("/chunks/{}", earlier.len());
@@ -318,12 +291,12 @@ fn check_tools_poll(result: &Value, findings: &mut Vec<Finding>) {
         Some(expected) if last_kind != expected => {
             let message =
                 format!("status is {status} but the last chunk is {last_kind}, not {expected}");
-            findings.push(Finding::error(POLL_TERMINAL_CHUNK, message).at(last_pointer));
+            findings.push(Finding::error(codes::POLL_TERMINAL_CHUNK, message).at(last_pointer));
         }
         None if status == "running" && TERMINAL_CHUNKS.contains(&last_kind.as_str()) => {
             let message =
                 format!("status is running but the last chunk is the terminal {last_kind} chunk");
-            findings.push(Finding::error(POLL_TERMINAL_CHUNK, message).at(last_pointer));
+            findings.push(Finding::error(codes::POLL_TERMINAL_CHUNK, message).at(last_pointer));
         }
         _ => {}
     }
@@ -335,7 +308,7 @@ fn check_tools_poll(result: &Value, findings: &mut Vec<Finding>) {
                 quoted(text_of(error)),
                 quoted(text_of(chunk_message))
             );
-            findings.push(Finding::error(POLL_PAYLOAD_MISSING, message).at("/error"));
+            findings.push(Finding::error(codes::POLL_PAYLOAD_MISSING, message).at("/error"));
         }
     }
 }
@@ -353,7 +326,7 @@ fn check_catalog_snapshot(result: &Value, findings: &mut Vec<Finding>) {
         let id_pointer = format!("/models/{index}/model/id");
         if seen.contains(model_id) {
             let message = format!("model id {} appears more than once", quoted(model_id));
-            findings.push(Finding::error(CATALOG_DUPLICATE_ID, message).at(id_pointer));
+            findings.push(Finding::error(codes::CATALOG_DUPLICATE_ID, message).at(id_pointer));
         } else if previous.is_some_and(|previous| canonical::cmp_utf16(model_id, previous).is_lt())
         {
             let message = format!(
@@ -361,7 +334,7 @@ fn check_catalog_snapshot(result: &Value, findings: &mut Vec<Finding>) {
                 quoted(model_id),
                 quoted(previous.unwrap_or_default())
             );
-            findings.push(Finding::error(CATALOG_UNSORTED, message).at(id_pointer));
+            findings.push(Finding::error(codes::CATALOG_UNSORTED, message).at(id_pointer));
         }
         seen.insert(model_id);
         previous = Some(model_id);
@@ -381,7 +354,7 @@ fn check_catalog_snapshot(result: &Value, findings: &mut Vec<Finding>) {
                 quoted(&computed)
             );
             findings.push(
-                Finding::error(ROW_DIGEST_MISMATCH, message)
+                Finding::error(codes::ROW_DIGEST_MISMATCH, message)
                     .at(format!("/models/{index}/row_digest")),
             );
         }
@@ -396,7 +369,9 @@ fn check_catalog_snapshot(result: &Value, findings: &mut Vec<Finding>) {
                 quoted(given),
                 quoted(&computed)
             );
-            findings.push(Finding::error(CATALOG_REVISION_WRONG, message).at("/catalog_revision"));
+            findings.push(
+                Finding::error(codes::CATALOG_REVISION_WRONG, message).at("/catalog_revision"),
+            );
         }
     }
 }
@@ -412,7 +387,7 @@ fn check_server_schema(result: &Value, wire_schema_digest: Option<&str>) -> Opti
         quoted(digest),
         quoted(expected)
     );
-    Some(Finding::error(SCHEMA_DIGEST_MISMATCH, message).at("/digest"))
+    Some(Finding::error(codes::SCHEMA_DIGEST_MISMATCH, message).at("/digest"))
 }
 
 /// The catalog given alongside an `infer` result, if it is a valid snapshot; else a PF413.
@@ -430,7 +405,7 @@ fn catalog_argument(bundle: &WireBundle, catalog: &Value) -> Result<CatalogIndex
         quoted(&first.pointer),
         first.message
     );
-    Err(Finding::error(CATALOG_NOT_A_SNAPSHOT, message))
+    Err(Finding::error(codes::CATALOG_NOT_A_SNAPSHOT, message))
 }
 
 /// Findings on one RPC result and the stats `{"method", "coverage", "car_version"}`.
@@ -557,7 +532,7 @@ fn params_unchecked_finding(
             let message = format!(
                 "unchecked: {label} lists the params of {method} as {category}{typed}, with no schema"
             );
-            Finding::info(PARAMS_UNCHECKED, message)
+            Finding::info(codes::PARAMS_UNCHECKED, message)
         }
         ParamsCoverage::NotificationNotInventoried => {
             let message = format!(
@@ -565,19 +540,19 @@ fn params_unchecked_finding(
                  inventory server-to-client notifications yet (coverage.notifications.inventoried \
                  is false)"
             );
-            Finding::info(PARAMS_UNCHECKED, message)
+            Finding::info(codes::PARAMS_UNCHECKED, message)
         }
         ParamsCoverage::NoInventory => {
             let message =
                 format!("unchecked: {label} has no params schemas (no coverage.rpc_params)");
-            Finding::info(PARAMS_UNCHECKED, message)
+            Finding::info(codes::PARAMS_UNCHECKED, message)
         }
         ParamsCoverage::Unknown => {
             let message = format!(
                 "unknown method {}: not in the rpc_params inventory of {label}",
                 quoted(method)
             );
-            Finding::warning(PARAMS_UNKNOWN_METHOD, message)
+            Finding::warning(codes::PARAMS_UNKNOWN_METHOD, message)
         }
     };
     Some(finding.at(""))
@@ -714,7 +689,7 @@ impl TranscriptChecker {
     }
 
     fn malformed(&mut self, message: &str, pointer: &str) {
-        self.add(Finding::error(MALFORMED_MESSAGE, message).at(pointer));
+        self.add(Finding::error(codes::MALFORMED_MESSAGE, message).at(pointer));
     }
 
     /// One line of the transcript, with or without its line end.
@@ -740,7 +715,7 @@ impl TranscriptChecker {
         match message.get("jsonrpc") {
             None => self.malformed("missing \"jsonrpc\": \"2.0\"", ""),
             Some(version) if version.as_str() != Some("2.0") => {
-                self.malformed("jsonrpc must be \"2.0\"", "/jsonrpc")
+                self.malformed("jsonrpc must be \"2.0\"", "/jsonrpc");
             }
             Some(_) => {}
         }
@@ -810,7 +785,7 @@ impl TranscriptChecker {
                 "id {rendered_id} is already in flight (request on line {})",
                 in_flight.line
             );
-            return self.add(Finding::error(DUPLICATE_ID_IN_FLIGHT, text).at("/id"));
+            return self.add(Finding::error(codes::DUPLICATE_ID_IN_FLIGHT, text).at("/id"));
         }
         let request = Request {
             method,
@@ -864,7 +839,7 @@ impl TranscriptChecker {
                 "id {} is already awaiting its request (response on line {})",
                 response.rendered_id, waiting.line
             );
-            return self.add(Finding::error(DUPLICATE_ID_IN_FLIGHT, text).at("/id"));
+            return self.add(Finding::error(codes::DUPLICATE_ID_IN_FLIGHT, text).at("/id"));
         }
         self.orphans.insert(key, response);
         self.track_in_flight();
@@ -906,7 +881,7 @@ impl TranscriptChecker {
                     self.bundle.label()
                 );
                 self.add(
-                    Finding::warning(SCHEMA_DIGEST_OTHER_BUNDLE, message)
+                    Finding::warning(codes::SCHEMA_DIGEST_OTHER_BUNDLE, message)
                         .at("/result/digest")
                         .on_line(line),
                 );
@@ -925,7 +900,7 @@ impl TranscriptChecker {
                     self.bundle.label()
                 );
                 self.add(
-                    Finding::warning(UNKNOWN_SCHEMA_DIGEST, message)
+                    Finding::warning(codes::UNKNOWN_SCHEMA_DIGEST, message)
                         .at("/result/digest")
                         .on_line(line),
                 );
@@ -936,24 +911,25 @@ impl TranscriptChecker {
     fn check_error_object(&mut self, error: &Value) {
         let Some(error) = error.as_object() else {
             return self.add(
-                Finding::error(MALFORMED_ERROR_OBJECT, "error must be an object").at("/error"),
+                Finding::error(codes::MALFORMED_ERROR_OBJECT, "error must be an object")
+                    .at("/error"),
             );
         };
         let problem = |message: &str, pointer: &str| {
-            Finding::error(MALFORMED_ERROR_OBJECT, message).at(pointer)
+            Finding::error(codes::MALFORMED_ERROR_OBJECT, message).at(pointer)
         };
         let mut found = Vec::new();
         match error.get("code") {
             None => found.push(problem("error has no code", "/error")),
             Some(code) if !(code.is_i64() || code.is_u64()) => {
-                found.push(problem("error.code must be an integer", "/error/code"))
+                found.push(problem("error.code must be an integer", "/error/code"));
             }
             Some(_) => {}
         }
         match error.get("message") {
             None => found.push(problem("error has no message", "/error")),
             Some(message) if !message.is_string() => {
-                found.push(problem("error.message must be a string", "/error/message"))
+                found.push(problem("error.message must be a string", "/error/message"));
             }
             Some(_) => {}
         }
@@ -1012,7 +988,7 @@ impl TranscriptChecker {
                 request.rendered_id
             );
             self.add(
-                Finding::warning(REQUEST_UNANSWERED, message)
+                Finding::warning(codes::REQUEST_UNANSWERED, message)
                     .at("/id")
                     .on_line(request.line),
             );
@@ -1020,7 +996,7 @@ impl TranscriptChecker {
         for response in orphans.values() {
             let message = format!("response to id {} has no request", response.rendered_id);
             self.add(
-                Finding::error(RESPONSE_WITHOUT_REQUEST, message)
+                Finding::error(codes::RESPONSE_WITHOUT_REQUEST, message)
                     .at("/id")
                     .on_line(response.line),
             );
@@ -1113,7 +1089,7 @@ fn string_list<'a>(
     let strings: Option<Vec<&str>> = list.and_then(|list| list.iter().map(Value::as_str).collect());
     if strings.is_none() {
         findings.push(error_at(
-            MALFORMED_BUNDLE,
+            codes::MALFORMED_BUNDLE,
             format!("{member} must be an array of strings"),
             pointer,
         ));
@@ -1128,7 +1104,7 @@ fn sorted_and_unique(items: &[&str], pointer: &str, findings: &mut Vec<Finding>)
         if seen.contains(item) {
             let message = format!("{} is listed twice", quoted(item));
             findings.push(error_at(
-                COVERAGE_LISTED_TWICE,
+                codes::COVERAGE_LISTED_TWICE,
                 message,
                 format!("{pointer}/{index}"),
             ));
@@ -1139,7 +1115,7 @@ fn sorted_and_unique(items: &[&str], pointer: &str, findings: &mut Vec<Finding>)
                 quoted(previous)
             );
             findings.push(error_at(
-                COVERAGE_UNSORTED,
+                codes::COVERAGE_UNSORTED,
                 message,
                 format!("{pointer}/{index}"),
             ));
@@ -1160,7 +1136,7 @@ fn partition<'a>(
     let pointer = format!("/coverage/{member}");
     let Some(part) = coverage.get(member).and_then(Value::as_object) else {
         findings.push(error_at(
-            MALFORMED_BUNDLE,
+            codes::MALFORMED_BUNDLE,
             format!("coverage.{member} must be an object"),
             pointer,
         ));
@@ -1175,7 +1151,7 @@ fn partition<'a>(
     if total.is_none() {
         let message = format!("coverage.{member}.total must be a non-negative integer");
         findings.push(error_at(
-            MALFORMED_BUNDLE,
+            codes::MALFORMED_BUNDLE,
             message,
             format!("{pointer}/total"),
         ));
@@ -1188,7 +1164,7 @@ fn partition<'a>(
         if covered_set.contains(item) {
             let message = format!("{} is both covered and uncovered", quoted(item));
             findings.push(error_at(
-                COVERAGE_LISTED_TWICE,
+                codes::COVERAGE_LISTED_TWICE,
                 message,
                 format!("{pointer}/uncovered/{index}"),
             ));
@@ -1202,7 +1178,7 @@ fn partition<'a>(
             uncovered.len()
         );
         findings.push(error_at(
-            COVERAGE_TOTAL_MISMATCH,
+            codes::COVERAGE_TOTAL_MISMATCH,
             message,
             format!("{pointer}/total"),
         ));
@@ -1253,7 +1229,7 @@ fn check_schemas(schemas: &Map<String, Value>, findings: &mut Vec<Finding>) {
                 quoted(name),
                 quoted(DRAFT_07)
             );
-            findings.push(error_at(BUNDLE_SCHEMA_INVALID, message, pointer));
+            findings.push(error_at(codes::BUNDLE_SCHEMA_INVALID, message, pointer));
             continue;
         }
         if let Err(error) = SchemaValidator::compile(schema, &options) {
@@ -1264,7 +1240,7 @@ fn check_schemas(schemas: &Map<String, Value>, findings: &mut Vec<Finding>) {
                 error.message
             );
             findings.push(error_at(
-                BUNDLE_SCHEMA_INVALID,
+                codes::BUNDLE_SCHEMA_INVALID,
                 message,
                 pointer + &error.schema_pointer,
             ));
@@ -1285,7 +1261,7 @@ fn check_covered_schemas(
                 quoted(name)
             );
             findings.push(error_at(
-                COVERED_SCHEMAS_MISMATCH,
+                codes::COVERED_SCHEMAS_MISMATCH,
                 message,
                 format!("/coverage/covered/{index}"),
             ));
@@ -1298,7 +1274,7 @@ fn check_covered_schemas(
     {
         let message = format!("schema {} is not listed in coverage.covered", quoted(name));
         findings.push(error_at(
-            COVERED_SCHEMAS_MISMATCH,
+            codes::COVERED_SCHEMAS_MISMATCH,
             message,
             format!("/schemas{}", token(name)),
         ));
@@ -1313,7 +1289,7 @@ fn check_rpc_coverage(methods: &[&str], schemas: &Map<String, Value>, findings: 
                 quoted(method)
             );
             let pointer = format!("/coverage/rpc_results/covered/{index}");
-            findings.push(error_at(RPC_COVERAGE_MISMATCH, message, pointer));
+            findings.push(error_at(codes::RPC_COVERAGE_MISMATCH, message, pointer));
         }
     }
     let covered: HashSet<&str> = methods.iter().copied().collect();
@@ -1327,7 +1303,7 @@ fn check_rpc_coverage(methods: &[&str], schemas: &Map<String, Value>, findings: 
                 quoted(name)
             );
             findings.push(error_at(
-                RPC_COVERAGE_MISMATCH,
+                codes::RPC_COVERAGE_MISMATCH,
                 message,
                 format!("/schemas{}", token(name)),
             ));
@@ -1343,7 +1319,11 @@ fn check_event_coverage(partition: &Partition<'_>, kinds: &[&str], findings: &mu
             "event kind {} is in neither covered nor uncovered",
             quoted(kind)
         );
-        findings.push(error_at(EVENT_KIND_COVERAGE_MISMATCH, message, pointer));
+        findings.push(error_at(
+            codes::EVENT_KIND_COVERAGE_MISMATCH,
+            message,
+            pointer,
+        ));
     }
     let known: HashSet<&str> = kinds.iter().copied().collect();
     for (member, items) in [("covered", &partition.0), ("uncovered", &partition.1)] {
@@ -1354,7 +1334,7 @@ fn check_event_coverage(partition: &Partition<'_>, kinds: &[&str], findings: &mu
         {
             let message = format!("{} is not an EventKind of journal.event", quoted(item));
             findings.push(error_at(
-                EVENT_KIND_COVERAGE_MISMATCH,
+                codes::EVENT_KIND_COVERAGE_MISMATCH,
                 message,
                 format!("{pointer}/{member}/{index}"),
             ));
@@ -1382,7 +1362,7 @@ fn check_params_coverage(
         .filter(|typed| typed.values().all(Value::is_string));
     if typed.is_none() {
         findings.push(error_at(
-            MALFORMED_BUNDLE,
+            codes::MALFORMED_BUNDLE,
             "uncovered.typed_without_schema must be an object of Rust type names",
             format!("{pointer}/uncovered/typed_without_schema"),
         ));
@@ -1398,7 +1378,7 @@ fn check_params_coverage(
     if total.is_none() {
         let message = "coverage.rpc_params.total must be a non-negative integer";
         findings.push(error_at(
-            MALFORMED_BUNDLE,
+            codes::MALFORMED_BUNDLE,
             message,
             format!("{pointer}/total"),
         ));
@@ -1424,7 +1404,7 @@ fn check_params_coverage(
                 Some(&other) if other != bucket => {
                     let message = format!("{} is in both {other} and {bucket}", quoted(item));
                     findings.push(error_at(
-                        COVERAGE_LISTED_TWICE,
+                        codes::COVERAGE_LISTED_TWICE,
                         message,
                         format!("{at}/{index}"),
                     ));
@@ -1440,7 +1420,7 @@ fn check_params_coverage(
                     quoted(item)
                 );
                 findings.push(error_at(
-                    PARAMS_COVERAGE_MISMATCH,
+                    codes::PARAMS_COVERAGE_MISMATCH,
                     message,
                     format!("{at}/{index}"),
                 ));
@@ -1455,13 +1435,13 @@ fn check_params_coverage(
     missing.sort_unstable();
     for method in missing {
         let message = format!("RPC method {} is in no rpc_params bucket", quoted(method));
-        findings.push(error_at(PARAMS_COVERAGE_MISMATCH, message, pointer));
+        findings.push(error_at(codes::PARAMS_COVERAGE_MISMATCH, message, pointer));
     }
     let listed = (covered.len() + not_read.len() + typed.len() + unresolved.len()) as i128;
     if let Some(total) = total.filter(|total| *total != listed) {
         let message = format!("total is {total} but the four buckets list {listed}");
         findings.push(error_at(
-            COVERAGE_TOTAL_MISMATCH,
+            codes::COVERAGE_TOTAL_MISMATCH,
             message,
             format!("{pointer}/total"),
         ));
@@ -1473,7 +1453,7 @@ fn check_params_coverage(
                 quoted(method)
             );
             findings.push(error_at(
-                PARAMS_COVERAGE_MISMATCH,
+                codes::PARAMS_COVERAGE_MISMATCH,
                 message,
                 format!("{pointer}/covered/{index}"),
             ));
@@ -1490,7 +1470,7 @@ fn check_params_coverage(
                 quoted(name)
             );
             findings.push(error_at(
-                PARAMS_COVERAGE_MISMATCH,
+                codes::PARAMS_COVERAGE_MISMATCH,
                 message,
                 format!("/schemas{}", token(name)),
             ));
@@ -1513,7 +1493,7 @@ fn check_notification_coverage(
     {
         let message = "coverage.notifications.inventoried must be true or false";
         findings.push(error_at(
-            MALFORMED_BUNDLE,
+            codes::MALFORMED_BUNDLE,
             message,
             format!("{pointer}/inventoried"),
         ));
@@ -1525,7 +1505,7 @@ fn check_notification_coverage(
             if !schemas.contains_key(*name) {
                 let message = format!("covered notification {} has no schema", quoted(name));
                 findings.push(error_at(
-                    NOTIFICATION_COVERAGE_MISMATCH,
+                    codes::NOTIFICATION_COVERAGE_MISMATCH,
                     message,
                     format!("{at}/{index}"),
                 ));
@@ -1541,7 +1521,7 @@ fn check_notification_coverage(
                 quoted(name)
             );
             findings.push(error_at(
-                NOTIFICATION_COVERAGE_MISMATCH,
+                codes::NOTIFICATION_COVERAGE_MISMATCH,
                 message,
                 format!("/schemas{}", token(name)),
             ));
@@ -1553,7 +1533,7 @@ fn check_notification_coverage(
     let Some(payloads) = payloads else {
         let message = "coverage.notifications.host_event_payloads must be an object";
         findings.push(error_at(
-            MALFORMED_BUNDLE,
+            codes::MALFORMED_BUNDLE,
             message,
             format!("{pointer}/host_event_payloads"),
         ));
@@ -1567,7 +1547,7 @@ fn check_notification_coverage(
                 name
             );
             findings.push(error_at(
-                NOTIFICATION_COVERAGE_MISMATCH,
+                codes::NOTIFICATION_COVERAGE_MISMATCH,
                 message,
                 format!("{pointer}/host_event_payloads{}", token(kind)),
             ));
@@ -1579,7 +1559,7 @@ fn check_notification_coverage(
 pub fn bundle_findings(bundle: &Value) -> Vec<Finding> {
     let Some(bundle) = bundle.as_object() else {
         return vec![error_at(
-            MALFORMED_BUNDLE,
+            codes::MALFORMED_BUNDLE,
             "the wire-schema bundle must be an object",
             "",
         )];
@@ -1592,7 +1572,7 @@ pub fn bundle_findings(bundle: &Value) -> Vec<Finding> {
             ""
         };
         findings.push(error_at(
-            MALFORMED_BUNDLE,
+            codes::MALFORMED_BUNDLE,
             format!("format must be {}", quoted(WIRE_FORMAT)),
             pointer,
         ));
@@ -1604,14 +1584,14 @@ pub fn bundle_findings(bundle: &Value) -> Vec<Finding> {
             ""
         };
         let message = format!("json_schema_draft must be {}", quoted(DRAFT_07));
-        findings.push(error_at(MALFORMED_BUNDLE, message, pointer));
+        findings.push(error_at(codes::MALFORMED_BUNDLE, message, pointer));
     }
     let empty = Map::new();
     let schemas = match bundle.get("schemas").and_then(Value::as_object) {
         Some(schemas) => schemas,
         None => {
             findings.push(error_at(
-                MALFORMED_BUNDLE,
+                codes::MALFORMED_BUNDLE,
                 "schemas must be an object",
                 "/schemas",
             ));
@@ -1621,7 +1601,7 @@ pub fn bundle_findings(bundle: &Value) -> Vec<Finding> {
     check_schemas(schemas, &mut findings);
     let Some(coverage) = bundle.get("coverage").and_then(Value::as_object) else {
         findings.push(error_at(
-            MALFORMED_BUNDLE,
+            codes::MALFORMED_BUNDLE,
             "coverage must be an object",
             "/coverage",
         ));
@@ -1639,7 +1619,7 @@ pub fn bundle_findings(bundle: &Value) -> Vec<Finding> {
                     check_params_coverage(params, &inventory, schemas, &mut findings);
                 }
                 None => findings.push(error_at(
-                    MALFORMED_BUNDLE,
+                    codes::MALFORMED_BUNDLE,
                     "coverage.rpc_params must be an object",
                     "/coverage/rpc_params",
                 )),
@@ -1649,10 +1629,10 @@ pub fn bundle_findings(bundle: &Value) -> Vec<Finding> {
     if let Some(notifications) = coverage.get("notifications") {
         match notifications.as_object() {
             Some(notifications) => {
-                check_notification_coverage(notifications, schemas, &mut findings)
+                check_notification_coverage(notifications, schemas, &mut findings);
             }
             None => findings.push(error_at(
-                MALFORMED_BUNDLE,
+                codes::MALFORMED_BUNDLE,
                 "coverage.notifications must be an object",
                 "/coverage/notifications",
             )),
@@ -1663,7 +1643,7 @@ pub fn bundle_findings(bundle: &Value) -> Vec<Finding> {
         (None, _) => {
             let message = "journal.event has no EventKind enum (definitions.EventKind)";
             findings.push(error_at(
-                EVENT_KIND_COVERAGE_MISMATCH,
+                codes::EVENT_KIND_COVERAGE_MISMATCH,
                 message,
                 "/schemas/journal.event",
             ));
@@ -1727,7 +1707,10 @@ mod tests {
         params["not_read"].as_array_mut().unwrap().remove(0);
         assert_eq!(
             codes(&bundle_findings(&bundle)),
-            [PARAMS_COVERAGE_MISMATCH, COVERAGE_TOTAL_MISMATCH]
+            [
+                codes::PARAMS_COVERAGE_MISMATCH,
+                codes::COVERAGE_TOTAL_MISMATCH
+            ]
         );
     }
 
@@ -1739,7 +1722,7 @@ mod tests {
         rpc["total"] = json!(1);
         assert_eq!(
             codes(&bundle_findings(&bundle)),
-            [COVERAGE_UNSORTED, COVERAGE_TOTAL_MISMATCH]
+            [codes::COVERAGE_UNSORTED, codes::COVERAGE_TOTAL_MISMATCH]
         );
     }
 
@@ -1778,7 +1761,10 @@ mod tests {
         assert!(findings[..findings.len() - 1]
             .iter()
             .all(|f| f.code == "PF101"));
-        assert_eq!(findings.last().map(|f| f.code), Some(UNKNOWN_SCHEMA_DIGEST));
+        assert_eq!(
+            findings.last().map(|f| f.code),
+            Some(codes::UNKNOWN_SCHEMA_DIGEST)
+        );
         assert_eq!(stats["car_version"], "0.58.0");
     }
 
@@ -1789,7 +1775,7 @@ mod tests {
             &json!({"catalog_revision": "r", "models": []}),
             &mut findings,
         );
-        assert_eq!(codes(&findings), [CATALOG_REVISION_WRONG]);
+        assert_eq!(codes(&findings), [codes::CATALOG_REVISION_WRONG]);
         let empty = canonical::digest_hex(&json!([])).unwrap();
         findings.clear();
         check_catalog_snapshot(
@@ -1805,7 +1791,7 @@ mod tests {
         let bundle = validate::default_wire_bundle();
         let (findings, valid) = result_findings(bundle, "tools.list", &result, None, None);
         assert!(valid);
-        assert_eq!(codes(&findings), [COUNT_MISMATCH]);
+        assert_eq!(codes(&findings), [codes::COUNT_MISMATCH]);
     }
 
     #[test]
@@ -1824,7 +1810,7 @@ mod tests {
         checker.feed_line(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"state.set\"}\n");
         checker.feed_line(br#"{"jsonrpc":"2.0","id":2,"method":"state.set"}"#);
         let (findings, stats) = checker.finish();
-        assert_eq!(codes(&findings), [REQUEST_UNANSWERED]);
+        assert_eq!(codes(&findings), [codes::REQUEST_UNANSWERED]);
         assert_eq!(findings[0].line, Some(3));
         assert_eq!(stats["max_in_flight"], 1);
     }

@@ -301,3 +301,20 @@ def test_workers_of_another_build_are_refused(client: Any) -> None:
     missing = (pf.__version__, "No module named 'pairling_fast._core'")
     with pytest.raises(pfd.ClusterError, match="w1: the rust backend is unavailable"):
         pfd.check_workers(_ReportingClient({"w1": missing}), "rust")
+
+
+def test_workers_are_checked_once_per_client_not_per_journal(
+    client: Any, journals: dict[str, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    calls: list[str] = []
+    real = pfd.check_workers
+
+    def counting(cluster: Any, backend: str | None = None) -> None:
+        calls.append(backend or "")
+        real(cluster, backend)
+
+    monkeypatch.setattr(pfd, "check_workers", counting)
+    monkeypatch.setattr(pfd, "_VERIFIED", type(pfd._VERIFIED)())
+    for path in list(journals.values()) * 2:
+        pfd.check_journal(path, client, chunk_bytes=1 << 16)
+    assert calls == [_backend.active_name()]

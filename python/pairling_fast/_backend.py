@@ -11,7 +11,7 @@ import os
 import warnings
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from .report import RawFinding
 
@@ -115,6 +115,15 @@ class Engine(Protocol):
     ) -> tuple[list[RawFinding], dict[str, Any]]: ...
     def seal_map(self, document: Any) -> Any: ...
     def seal_map_json(self, data: bytes | str) -> Any: ...
+
+
+if TYPE_CHECKING:
+    from . import _core, _fallback
+
+    # The engine API is written out in _core.pyi (checked against the extension by stubtest), in
+    # _fallback and in Engine: mypy holds both backends' modules to this one protocol.
+    _RUST_ENGINE: Engine = _core
+    _PYTHON_ENGINE: Engine = _fallback
 
 
 def engine(name: str) -> Engine:

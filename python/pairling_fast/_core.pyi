@@ -55,9 +55,9 @@ def check_journal(
     source: Any,
     chain: str = "auto",
     lifecycle: bool = True,
-    max_findings: int | None = 1000,
+    max_findings: int | None = ...,
     profile: str = "strict",
-    max_line_length: int = 67108864,
+    max_line_length: int = ...,
     progress: Callable[[int], object] | None = None,
 ) -> tuple[list[_RawFinding], dict[str, Any]]: ...
 def journal_event_kinds() -> list[str]: ...
@@ -68,7 +68,7 @@ def check_journal_chunk(
     end: int,
     chain: str = "auto",
     profile: str = "strict",
-    max_line_length: int = 67108864,
+    max_line_length: int = ...,
 ) -> bytes: ...
 
 @final
@@ -77,9 +77,9 @@ class JournalChecker:
         cls,
         chain: str = "auto",
         lifecycle: bool = True,
-        max_findings: int | None = 1000,
+        max_findings: int | None = ...,
         profile: str = "strict",
-        max_line_length: int = 67108864,
+        max_line_length: int = ...,
     ) -> JournalChecker: ...
     def feed(self, chunk: bytes) -> None: ...
     def finish(self, interrupted: bool = False) -> tuple[list[_RawFinding], dict[str, Any]]: ...

@@ -5,7 +5,7 @@ threads would never see it: the main thread would wait for the whole file. When 
 is interrupted it calls ``stop`` for the threads still working:
 
 - the Rust core's long loops (journals, transcripts) call ``stop_requested`` between batches from
-  the PyO3 glue (``rust/lib.rs``) and return their partial report;
+  the PyO3 glue (``rust/python/``) and return their partial report;
 - Python code (the fallback) gets a ``KeyboardInterrupt`` raised in that thread at its next
   bytecode, which the fallback's journal loop turns into a partial report like the main thread's.
 """

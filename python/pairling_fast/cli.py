@@ -24,6 +24,7 @@ from rich.console import Console
 
 from . import _backend, schemas
 from ._atomic import write_atomically
+from ._fallback.parse import unescape_pointer_token
 from ._files import DEFAULT_MAX_DOCUMENT_BYTES, LIMIT_VARIABLE, read_document
 from .canonical import DIGEST_PREFIX, canonicalize_json, digest_hex, parse_json
 from .codes import CODES
@@ -229,7 +230,7 @@ def _resolve_pointer(document: Any, pointer: str) -> Any:
         _fail(f"--pointer {pointer!r}: a JSON Pointer starts with '/' (or is empty)")
     value = document
     for raw in pointer[1:].split("/"):
-        token = raw.replace("~1", "/").replace("~0", "~")
+        token = unescape_pointer_token(raw)
         if isinstance(value, dict) and token in value:
             value = value[token]
         elif isinstance(value, list) and _ARRAY_INDEX.fullmatch(token) and int(token) < len(value):
@@ -317,7 +318,7 @@ def findings_markdown() -> str:
         "# Finding codes",
         "",
         "Every finding pairling_fast reports has one of these stable codes. This file is",
-        "generated from `python/pairling_fast/codes.py` by",
+        "generated from `python/pairling_fast/codes.toml` by",
         "`python -m pairling_fast explain --all --markdown` (a test keeps it in sync);",
         "`pairling-fast explain CODE` prints one entry. Severities are the defaults; a project",
         'can change them (`severity = {PF224 = "off"}`, see the README).',

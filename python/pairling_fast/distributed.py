@@ -20,12 +20,13 @@ import os
 import socket
 import threading
 import time
+import weakref
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Union
+from typing import TYPE_CHECKING, Any, Union
 
 from . import _backend
 from .errors import PairlingError
@@ -34,6 +35,7 @@ from .journal import (
     DEFAULT_MAX_LINE_LENGTH,
     ChainMode,
     JournalInterrupted,
+    JournalOptions,
     Profile,
 )
 from .report import Finding, Report
@@ -102,6 +104,18 @@ def _worker_build(backend: str) -> tuple[str, str | None]:
     except ImportError as error:
         return pairling_fast.__version__, str(error)
     return pairling_fast.__version__, None
+
+
+# The clients whose workers passed ``check_workers``, with the backends checked: a run checks its
+# cluster once, not once per journal (``check_paths`` sends each journal here on its own).
+_VERIFIED: weakref.WeakKeyDictionary[Any, set[str]] = weakref.WeakKeyDictionary()
+
+
+def _check_workers_once(client: Client, backend: str) -> None:
+    verified = _VERIFIED.setdefault(client, set())
+    if backend not in verified:
+        check_workers(client, backend)
+        verified.add(backend)
 
 
 def check_workers(client: Client, backend: str | None = None) -> None:
@@ -173,9 +187,10 @@ def journal_reports(
     cluster's threads) and consumed in file order, so the driver holds a bounded number of chunk
     results. On Ctrl-C the chunks in flight are cancelled and ``JournalInterrupted`` carries the
     partial report of the file being checked."""
+    options = JournalOptions(chain, lifecycle, max_findings, profile, max_line_length)
     backend = _backend.active_name()
     engine = _backend.active()
-    check_workers(client, backend)
+    _check_workers_once(client, backend)
     if max_in_flight is None:
         max_in_flight = 2 * max(1, sum(client.nthreads().values()))
     if max_in_flight < 1:
@@ -188,9 +203,9 @@ def journal_reports(
             chunk.path,
             chunk.start,
             chunk.end,
-            chain,
-            profile,
-            max_line_length,
+            options.chain,
+            options.profile,
+            options.max_line_length,
             pure=False,
         )
 
@@ -209,9 +224,7 @@ def journal_reports(
                 return
             chunk, future = pending.popleft()
             if checker is None:
-                checker = engine.JournalChecker(
-                    chain, lifecycle, max_findings, profile, max_line_length
-                )
+                checker = engine.JournalChecker(*options.engine_args())
                 current = chunk.path
             try:
                 encoded = future.result()

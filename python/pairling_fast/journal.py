@@ -22,14 +22,24 @@ from typing import IO, Any, Literal, Union, cast
 
 from . import _backend, schemas
 from ._atomic import atomic_write
+from ._tables import DEFAULT_MAX_FINDINGS, DEFAULT_MAX_LINE_LENGTH
+from .codes import (
+    CHAINED_WITHOUT_TIMESTAMP,
+    DIGEST_UNCOMPUTABLE,
+    HASH_MISMATCH,
+    LINK_MISMATCH,
+    TRUNCATED_FINAL_LINE,
+)
 from .errors import CanonicalizationError, ValidationError
 from .report import Finding, Report
 from .validator import schema_validator
 
 __all__ = [
     "CHAIN_RULE",
+    "DEFAULT_MAX_FINDINGS",
     "DEFAULT_MAX_LINE_LENGTH",
     "JournalInterrupted",
+    "JournalOptions",
     "JournalSource",
     "JournalWriter",
     "chain_event",
@@ -41,18 +51,32 @@ __all__ = [
 
 CHAIN_RULE = "car-eventlog-0.58.0.event_digest"
 SCHEMA_ID = "car.journal.event"
-DEFAULT_MAX_LINE_LENGTH = 64 << 20
-DEFAULT_MAX_FINDINGS = 1000
-"""Findings listed per journal (and per file in ``check``); the rest are counted, not listed."""
 ChainMode = Literal["auto", "require", "off"]
 Profile = Literal["strict", "car-compatible"]
+
+
+@dataclasses.dataclass(frozen=True)
+class JournalOptions:
+    """How a journal is checked: the mirror of Rust's ``journal::Options``, with the defaults every
+    journal signature shares (the numbers come from ``journal_defaults.toml``, which the Rust core
+    reads too). Built once where a check starts and handed to the engine whole."""
+
+    chain: ChainMode = "auto"
+    lifecycle: bool = True
+    max_findings: int | None = DEFAULT_MAX_FINDINGS
+    profile: Profile = "strict"
+    max_line_length: int = DEFAULT_MAX_LINE_LENGTH
+
+    def engine_args(self) -> tuple[ChainMode, bool, int | None, Profile, int]:
+        """In the order both engines' ``check_journal`` and ``JournalChecker`` take them."""
+        return (self.chain, self.lifecycle, self.max_findings, self.profile, self.max_line_length)
+
+
 JournalSource = Union[
     str, "os.PathLike[str]", bytes, bytearray, IO[bytes], Iterable[Union[bytes, str]]
 ]
 """A path, the journal's text as bytes (as ``check_map`` takes a map's), a binary file object,
 or an iterable of lines (bytes or str, one line each)."""
-
-_CHAIN_GAP = "PF312"
 
 
 class JournalInterrupted(KeyboardInterrupt):
@@ -136,9 +160,8 @@ def check_journal(
     ``OSError`` if the file cannot be read.
     """
     engine_source, path = _engine_source(source)
-    raw, stats = _backend.active().check_journal(
-        engine_source, chain, lifecycle, max_findings, profile, max_line_length, progress
-    )
+    options = JournalOptions(chain, lifecycle, max_findings, profile, max_line_length)
+    raw, stats = _backend.active().check_journal(engine_source, *options.engine_args(), progress)
     report = Report(findings=[Finding.from_raw(r, path) for r in raw], stats=stats)
     if stats.get("interrupted"):
         raise JournalInterrupted(report)
@@ -177,7 +200,11 @@ def _chain_digest(line: bytes, path: str | None = None, number: int | None = Non
     try:
         return _backend.active().journal_chain_digest(line)
     except ValueError as error:
-        code = "PF332" if str(error).startswith('no "timestamp"') else "PF331"
+        code = (
+            CHAINED_WITHOUT_TIMESTAMP
+            if str(error).startswith('no "timestamp"')
+            else DIGEST_UNCOMPUTABLE
+        )
         message = f"CAR cannot compute the chain digest of this event: {error}"
         raise ValidationError([Finding(code, "error", message, path, number, "")]) from None
 
@@ -339,24 +366,28 @@ def _existing_link_problem(
     try:
         recomputed = _backend.active().journal_chain_digest(line)
     except ValueError as error:
-        return ("PF331", "/hash", f"CAR cannot compute the chain digest of this event: {error}")
+        return (
+            DIGEST_UNCOMPUTABLE,
+            "/hash",
+            f"CAR cannot compute the chain digest of this event: {error}",
+        )
     if recomputed != existing:
         return (
-            "PF310",
+            HASH_MISMATCH,
             "/hash",
             f'"hash" does not match the event\'s content (recomputed {recomputed})',
         )
     if previous_hash is None:
         if newly_chained:
             return (
-                "PF311",
+                LINK_MISMATCH,
                 "/prev_hash",
                 "the existing chain starts after unchained events: chaining those would break it",
             )
         return None
     if event.get("prev_hash") != previous_hash:
         return (
-            "PF311",
+            LINK_MISMATCH,
             "/prev_hash",
             f'"prev_hash" does not link to the previous hash "{previous_hash}"',
         )
@@ -432,7 +463,7 @@ class JournalWriter:
                 "repair it before appending"
             )
             raise ValidationError(
-                [Finding("PF302", "error", message, self.path, None, "")]
+                [Finding(TRUNCATED_FINAL_LINE, "error", message, self.path, None, "")]
             ) from None
         if not terminated:
             self._file.write(b"\n")

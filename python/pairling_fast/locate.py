@@ -14,6 +14,8 @@ from collections.abc import Collection, Sequence
 from dataclasses import replace
 from typing import Any
 
+# RFC 6901 token rules once for the package: the fallback's JSON model (pure Python, always there).
+from ._fallback.parse import unescape_pointer_token
 from .report import Finding
 
 __all__ = ["pointer_lines", "with_lines"]
@@ -23,10 +25,6 @@ _DECODER = json.JSONDecoder()
 _HERE = ""  # a trie key no member can collide with: member names are stored with a "/" prefix
 
 
-def _unescape(token: str) -> str:
-    return token.replace("~1", "/").replace("~0", "~")
-
-
 def _trie(wanted: Collection[str]) -> dict[str, Any]:
     root: dict[str, Any] = {}
     for pointer in wanted:
@@ -34,7 +32,7 @@ def _trie(wanted: Collection[str]) -> dict[str, Any]:
             continue
         node = root
         for token in pointer.split("/")[1:]:
-            node = node.setdefault("/" + _unescape(token), {})
+            node = node.setdefault("/" + unescape_pointer_token(token), {})
         node[_HERE] = pointer
     return root
 

@@ -20,6 +20,7 @@ from . import _backend
 from ._atomic import write_atomically
 from ._files import read_document
 from .canonical import parse_json
+from .codes import DIGEST_MISMATCH
 from .errors import MapInvalidError
 from .locate import with_lines
 from .report import Finding, Report
@@ -37,7 +38,6 @@ __all__ = [
 ]
 
 SEMANTIC_DIGEST_VERSION = "pairling.semantic-digest.v1"
-DIGEST_MISMATCH = "PF221"
 
 MapSource = Union[str, "os.PathLike[str]", bytes, bytearray, "dict[str, Any]"]
 """A map to check: a file path, JSON text as bytes, or an already parsed dict."""

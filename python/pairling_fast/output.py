@@ -29,7 +29,7 @@ from rich.progress import (
 from rich.table import Table
 from rich.text import Text
 
-from .codes import CODES
+from .codes import CODES, UNREADABLE
 from .paths import FileResult, PathsReport, Skipped
 from .report import Finding, Severity
 
@@ -441,7 +441,7 @@ def junit(report: PathsReport) -> str:
         if file.unlisted:
             details += f"\n… {_not_listed_note(file.unlisted, report.max_findings)}"
         if _unreadable(file):
-            element = ET.SubElement(case, "error", {"type": "PF501"})
+            element = ET.SubElement(case, "error", {"type": UNREADABLE})
         elif file.fails(report.fail_on):
             first = next(f for f in file.findings if f.severity in _at_least(report.fail_on))
             element = ET.SubElement(case, "failure", {"type": first.code})
@@ -457,7 +457,7 @@ def junit(report: PathsReport) -> str:
 
 
 def _unreadable(file: FileResult) -> bool:
-    return any(f.code == "PF501" for f in file.findings)
+    return any(f.code == UNREADABLE for f in file.findings)
 
 
 def _at_least(fail_on: Severity) -> tuple[Severity, ...]:

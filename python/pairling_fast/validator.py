@@ -6,12 +6,11 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from . import _backend
+from .codes import SCHEMA_VIOLATION
 from .errors import CanonicalizationError, ValidationError
 from .report import Finding, Report
 
 __all__ = ["SCHEMA_VIOLATION", "Validator", "schema_validator"]
-
-SCHEMA_VIOLATION = "PF101"
 
 
 def _violation_finding(raw: _backend.RawViolation) -> Finding:

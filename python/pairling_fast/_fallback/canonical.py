@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from json.encoder import encode_basestring
 from typing import Any
 
+from ..codes import INTEGER_OUT_OF_RANGE
 from ..errors import CanonicalizationError
 from .parse import MAX_DEPTH, Location, check_value, parse_json, pointer_of
 
@@ -75,7 +76,9 @@ def _canonical_text(root: Any) -> str:
             parts.append(encode_basestring(value))
         elif isinstance(value, int):
             if not -_MAX_SAFE_INTEGER <= value <= _MAX_SAFE_INTEGER:
-                raise CanonicalizationError("PF005", BEYOND_SAFE_INTEGER, pointer_of(path))
+                raise CanonicalizationError(
+                    INTEGER_OUT_OF_RANGE, BEYOND_SAFE_INTEGER, pointer_of(path)
+                )
             parts.append(int.__repr__(value))
         elif isinstance(value, float):
             parts.append(_ecmascript_number(value))

@@ -18,17 +18,75 @@ from collections.abc import Callable, Iterable, Iterator
 from functools import cache
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from ..codes import (
+    AMBIGUOUS_RUNTIME_IDENTITY,
+    CAPABILITY_NOT_OFFERED,
+    CAPABILITY_WITHOUT_EVIDENCE,
+    CHANNEL_DIFFERS_FROM_MEMBERSHIP,
+    CONFIRMATION_NOT_BOUND,
+    DIGEST_MISMATCH,
+    DO_NOT_EXPOSE_RELEASED,
+    DUPLICATE_EXACT_EXPOSURE,
+    DUPLICATE_EXCLUSION,
+    DUPLICATE_ID,
+    EXACT_IDENTITY_INCOMPLETE,
+    FORBIDDEN_ACTION_REPEATED,
+    FOREIGN_IMPLEMENTATION,
+    FOREIGN_TRANSPORT,
+    ID_REUSED_ACROSS_COLLECTIONS,
+    LOCAL_ONLY_WITHOUT_REASON,
+    MALFORMED_MANIFEST,
+    MAX_AGE_NOT_INTEGER,
+    MEMBERSHIP_UNKNOWN_PROVIDER,
+    MUTATING_REPLAY_SAFE,
+    NOT_RELEASED_WITHOUT_REASON,
+    OBSERVED_AT_NOT_UTC,
+    OPERATION_NOT_REVIEWED,
+    ORPHAN_CAPABILITY,
+    ORPHAN_EVIDENCE_SOURCE,
+    ORPHAN_TRANSPORT,
+    PAIRLING_LOOSER_THAN_SCHEMA,
+    PINNED_WITHOUT_MEMBERSHIP,
+    RECOVERY_UNAVAILABLE,
+    RELEASE_IDENTITY_DIFFERS,
+    RELEASED_BINDING_UNRELEASED_IMPLEMENTATION,
+    RELEASED_BINDINGS_DIFFER,
+    RELEASED_NON_RELEASABLE_PROVIDER,
+    RELEASED_NOT_IMPLEMENTED,
+    RELEASED_NOT_PINNED,
+    REQUIREMENT_DIFFERS_FROM_REVIEW,
+    REQUIREMENT_KIND_REPEATED,
+    REQUIREMENT_KINDS_MISSING,
+    REVIEWED_WITHOUT_BINDING,
+    RUNTIME_PROVIDER_DIFFERS,
+    SCHEMA_LOOSER_THAN_PAIRLING,
+    SCHEMA_VIOLATION,
+    SESSION_WITHOUT_GENERATION,
+    SOURCE_URI_NOT_DIRECT,
+    UNCORRELATED_AMBIGUITY,
+    UNKNOWN_BINDING_CAPABILITY,
+    UNKNOWN_BINDING_IMPLEMENTATION,
+    UNKNOWN_CAPABILITY_IMPLEMENTATION,
+    UNKNOWN_EVIDENCE_CLAIM,
+    UNKNOWN_EVIDENCE_SOURCE,
+    UNKNOWN_PROVIDER,
+    UNKNOWN_TRANSPORT,
+    UNRELATED_EVIDENCE,
+    UNRESOLVED_CLAIM_SUBJECT,
+    UNSUPPORTED_MAP_VERSION,
+    VERSION_DIFFERS_FROM_MEMBERSHIP,
+    WHITESPACE_ONLY,
+)
 from ..errors import CanonicalizationError
 from ..report import RawFinding, Severity
 from .canonical import canonicalize, digest_hex
-from .parse import check_value, parse_json
+from .parse import check_value, parse_json, unescape_pointer_token
 from .validate import CompiledSchema, bundled_schema, compile_schema
 
 __all__ = ["check_map", "check_map_json", "seal_map", "seal_map_json"]
 
 MAP_SCHEMA_ID = "pairling.capability-map.2.0.0"
 MAP_SCHEMA_VERSION = "2.0.0"
-SCHEMA_VIOLATION = "PF101"
 DIGEST_FIELD = "semantic_digest"
 DIGEST_PREFIX = "sha256:"
 
@@ -316,7 +374,7 @@ def _uniqueness(graph: _Map) -> Iterator[RawFinding]:
             entry_id = _text(entry, id_field)
             if entry_id is not None and first[entry_id] != i:
                 yield _error(
-                    "PF201",
+                    DUPLICATE_ID,
                     f"duplicate {id_field} '{entry_id}': already used by "
                     f"/{collection}/{first[entry_id]}",
                     f"/{collection}/{i}/{id_field}",
@@ -331,7 +389,7 @@ def _uniqueness(graph: _Map) -> Iterator[RawFinding]:
                 continue
             owner_collection, owner_index = owner
             yield _warning(
-                "PF202",
+                ID_REUSED_ACROSS_COLLECTIONS,
                 f"graph id '{entry_id}' is also the {ID_FIELDS[owner_collection]} of "
                 f"/{owner_collection}/{owner_index}",
                 f"/{collection}/{i}/{id_field}",
@@ -345,7 +403,7 @@ def _source_refs(graph: _Map) -> Iterator[RawFinding]:
             for j, source_id in _texts(entry, "source_refs"):
                 if source_id not in sources:
                     yield _error(
-                        "PF203",
+                        UNKNOWN_EVIDENCE_SOURCE,
                         f"source_refs entry '{source_id}' names no evidence source",
                         f"/{collection}/{i}/source_refs/{j}",
                     )
@@ -362,7 +420,7 @@ def _providers(graph: _Map) -> Iterator[RawFinding]:
                 unknown.setdefault(provider, []).append(f"/{collection}/{i}/provider_id")
     for provider, pointers in unknown.items():
         yield _error(
-            "PF204",
+            UNKNOWN_PROVIDER,
             f"provider_id '{provider}' names no provider; {_references(pointers)}",
             pointers[0],
         )
@@ -384,13 +442,19 @@ class _SameProviderRule(NamedTuple):
 
 # PF206 is pairling_fast's own lint: Pairling's validator does not compare transport providers.
 TRANSPORTS_OF_IMPLEMENTATION = _SameProviderRule(
-    "transport_ids", "transports", "PF205", "PF206", "warning", "transport", "implementation"
+    "transport_ids",
+    "transports",
+    UNKNOWN_TRANSPORT,
+    FOREIGN_TRANSPORT,
+    "warning",
+    "transport",
+    "implementation",
 )
 IMPLEMENTATIONS_OF_CAPABILITY = _SameProviderRule(
     "implementation_ids",
     "implementations",
-    "PF209",
-    "PF210",
+    UNKNOWN_CAPABILITY_IMPLEMENTATION,
+    FOREIGN_IMPLEMENTATION,
     "error",
     "implementation",
     "capability",
@@ -423,13 +487,15 @@ def _explicit_texts(
 ) -> Iterator[RawFinding]:
     for field in fields:
         if _blank(entry.get(field)):
-            yield _error("PF230", f"{field} is only whitespace", f"{base}/{field}")
+            yield _error(WHITESPACE_ONLY, f"{field} is only whitespace", f"{base}/{field}")
 
 
 def _explicit_items(base: str, entry: dict[str, Any], field: str) -> Iterator[RawFinding]:
     for j, value in _texts(entry, field):
         if _blank(value):
-            yield _error("PF230", f"{field} entry is only whitespace", f"{base}/{field}/{j}")
+            yield _error(
+                WHITESPACE_ONLY, f"{field} entry is only whitespace", f"{base}/{field}/{j}"
+            )
 
 
 def _document(graph: _Map) -> Iterator[RawFinding]:
@@ -437,13 +503,13 @@ def _document(graph: _Map) -> Iterator[RawFinding]:
     observed_at = _text(document, "observed_at")
     if observed_at is not None and not observed_at.endswith("Z"):
         yield _error(
-            "PF232",
+            OBSERVED_AT_NOT_UTC,
             f"observed_at '{observed_at}' is not in UTC (Pairling requires the 'Z' suffix)",
             "/observed_at",
         )
     elif observed_at is not None and _leap_second(observed_at):
         yield _error(
-            "PF232",
+            OBSERVED_AT_NOT_UTC,
             f"observed_at '{observed_at}' has second 60: RFC 3339 allows a leap second, "
             "Pairling's timestamp parser does not",
             "/observed_at",
@@ -456,7 +522,7 @@ def _document(graph: _Map) -> Iterator[RawFinding]:
     exclusions = document.get("exclusions")
     if _is_array(exclusions) and not exclusions:
         yield _error(
-            "PF228",
+            SCHEMA_LOOSER_THAN_PAIRLING,
             "exclusions is empty: the schema allows it, Pairling's validator requires at least "
             "one exclusion",
             "/exclusions",
@@ -469,7 +535,7 @@ def _sources(graph: _Map) -> Iterator[RawFinding]:
         source_id = _text(source, "source_id")
         if source_id is not None and _graph_id(source_id) and not _schema_source_id(source_id):
             yield _warning(
-                "PF229",
+                PAIRLING_LOOSER_THAN_SCHEMA,
                 f"source_id '{source_id}' is accepted by Pairling's validator but not by the "
                 "bundled schema's source_id pattern ^[a-z][a-z0-9-]{1,127}$",
                 f"{base}/source_id",
@@ -477,7 +543,7 @@ def _sources(graph: _Map) -> Iterator[RawFinding]:
         uri = _text(source, "uri")
         if uri and not _direct_source_uri(uri, source.get("kind")):
             yield _error(
-                "PF231",
+                SOURCE_URI_NOT_DIRECT,
                 f"uri '{uri}' is neither a direct https:// URL nor, for a checked_in_source, a "
                 "relative repository path",
                 f"{base}/uri",
@@ -491,14 +557,14 @@ def _provider_entries(graph: _Map) -> Iterator[RawFinding]:
         if provider_id is not None and _graph_id(provider_id) != _schema_provider_id(provider_id):
             if _graph_id(provider_id):
                 yield _warning(
-                    "PF229",
+                    PAIRLING_LOOSER_THAN_SCHEMA,
                     f"provider_id '{provider_id}' is accepted by Pairling's validator but not by "
                     "the bundled schema's provider_id pattern ^[a-z][a-z0-9_]{0,63}$",
                     f"{base}/provider_id",
                 )
             elif _schema_provider_id(provider_id):
                 yield _error(
-                    "PF228",
+                    SCHEMA_LOOSER_THAN_PAIRLING,
                     f"provider_id '{provider_id}' matches the bundled schema but Pairling's "
                     "validator requires ids of at least two characters",
                     f"{base}/provider_id",
@@ -520,7 +586,7 @@ def _implementations(graph: _Map) -> Iterator[RawFinding]:
         status = _text(entry, "identity_status")
         if status == "unversioned":
             yield _warning(
-                "PF229",
+                PAIRLING_LOOSER_THAN_SCHEMA,
                 "identity_status 'unversioned' is accepted by Pairling's validator but not by the "
                 "bundled schema",
                 f"{base}/identity_status",
@@ -532,7 +598,7 @@ def _implementations(graph: _Map) -> Iterator[RawFinding]:
         if not isinstance(membership, dict):
             if status == "release_pinned":
                 yield _error(
-                    "PF219",
+                    PINNED_WITHOUT_MEMBERSHIP,
                     "identity_status is release_pinned but the implementation has no "
                     "release_membership",
                     f"{base}/identity_status",
@@ -543,26 +609,29 @@ def _implementations(graph: _Map) -> Iterator[RawFinding]:
         runtime = _text(membership, "runtime_provider_id")
         if _explicit(runtime) and not _schema_provider_id(runtime or ""):
             yield _warning(
-                "PF229",
+                PAIRLING_LOOSER_THAN_SCHEMA,
                 f"runtime_provider_id '{runtime}' is accepted by Pairling's validator but not "
                 "by the bundled schema's provider_id pattern",
                 f"{release}/runtime_provider_id",
             )
         if runtime is not None and own_provider is not None and runtime != own_provider:
             yield _info(
-                "PF208",
+                RUNTIME_PROVIDER_DIFFERS,
                 f"runtime_provider_id '{runtime}' (the runtime's provider key) differs from the "
                 f"map provider '{own_provider}'",
                 f"{release}/runtime_provider_id",
             )
         if status is not None and status != "release_pinned":
             yield _error(
-                "PF245",
+                RELEASED_NOT_PINNED,
                 f"the implementation has a release_membership but its identity_status is "
                 f"'{status}', not release_pinned",
                 f"{base}/identity_status",
             )
-        for code, field in (("PF246", "provider_version"), ("PF247", "provider_channel")):
+        for code, field in (
+            (VERSION_DIFFERS_FROM_MEMBERSHIP, "provider_version"),
+            (CHANNEL_DIFFERS_FROM_MEMBERSHIP, "provider_channel"),
+        ):
             own, released = _text(entry, field), _text(membership, field)
             if own is not None and released is not None and own != released:
                 yield _error(
@@ -578,7 +647,7 @@ def _implementations(graph: _Map) -> Iterator[RawFinding]:
             prior = runtime_identities.setdefault(key, i)
             if prior != i:
                 yield _error(
-                    "PF248",
+                    AMBIGUOUS_RUNTIME_IDENTITY,
                     f"runtime identity {key[0]} {key[1]} {key[2]} (runtime_provider_id, "
                     f"provider_version, provider_channel) is also /implementations/{prior}'s: "
                     "the runtime cannot tell them apart",
@@ -592,7 +661,7 @@ def _transports(graph: _Map) -> Iterator[RawFinding]:
         yield from _explicit_texts(base, transport, ("description",))
         if _text(transport, "kind") == "manager":
             yield _error(
-                "PF228",
+                SCHEMA_LOOSER_THAN_PAIRLING,
                 "transport kind 'manager' is in the bundled schema but not among the kinds "
                 "Pairling's validator accepts",
                 f"{base}/kind",
@@ -611,17 +680,19 @@ def _capabilities(graph: _Map) -> Iterator[RawFinding]:
             for j, value in _texts(entry, "exact_exposure"):
                 if value in seen:
                     yield _error(
-                        "PF252",
+                        DUPLICATE_EXACT_EXPOSURE,
                         f"exact_exposure entry '{value}' is repeated",
                         f"{base}/exact_exposure/{j}",
                     )
                 seen.add(value)
         shared = _text(entry, "shared_semantics")
         if _blank(shared):
-            yield _error("PF230", "shared_semantics is only whitespace", f"{base}/shared_semantics")
+            yield _error(
+                WHITESPACE_ONLY, "shared_semantics is only whitespace", f"{base}/shared_semantics"
+            )
         elif shared and not _graph_id(shared):
             yield _warning(
-                "PF229",
+                PAIRLING_LOOSER_THAN_SCHEMA,
                 f"shared_semantics '{shared}' is accepted by Pairling's validator but is not a "
                 "graph id as the bundled schema requires",
                 f"{base}/shared_semantics",
@@ -629,7 +700,7 @@ def _capabilities(graph: _Map) -> Iterator[RawFinding]:
         safety = _text(entry, "remote_safety")
         if safety in LOCAL_ONLY and not _explicit(entry.get("required_pairling_addition")):
             yield _error(
-                "PF242",
+                LOCAL_ONLY_WITHOUT_REASON,
                 f"remote_safety is {safety} but required_pairling_addition does not say why or "
                 "what would make it safe",
                 f"{base}/required_pairling_addition",
@@ -647,7 +718,7 @@ def _requirements(binding: dict[str, Any], base: str) -> Iterator[RawFinding]:
             continue
         pointer = f"{base}/requires/{j}"
         if kind in kinds:
-            yield _error("PF235", f"requirement kind {kind} is repeated", pointer)
+            yield _error(REQUIREMENT_KIND_REPEATED, f"requirement kind {kind} is repeated", pointer)
         kinds.add(kind)
         age = requirement.get("max_age_seconds")
         if (
@@ -657,7 +728,7 @@ def _requirements(binding: dict[str, Any], base: str) -> Iterator[RawFinding]:
             and 1 <= age <= 30
         ):
             yield _error(
-                "PF233",
+                MAX_AGE_NOT_INTEGER,
                 f"max_age_seconds {age!r} is a float: Pairling's validator wants an integer "
                 "literal (and its digest of the binding differs)",
                 f"{pointer}/max_age_seconds",
@@ -667,21 +738,21 @@ def _requirements(binding: dict[str, Any], base: str) -> Iterator[RawFinding]:
             lacking = [item for item in EXACT_DIMENSIONS if item not in dimensions]
             if lacking:
                 yield _error(
-                    "PF236",
+                    EXACT_IDENTITY_INCOMPLETE,
                     f"exact_identity dimensions lack {', '.join(lacking)} (an exact "
                     "implementation identity is provider, implementation and binding)",
                     f"{pointer}/dimensions",
                 )
             if ("session" in dimensions) != ("generation" in dimensions):
                 yield _error(
-                    "PF237",
+                    SESSION_WITHOUT_GENERATION,
                     "exact_identity dimensions must name session and generation together",
                     f"{pointer}/dimensions",
                 )
     missing = [kind for kind in MANDATORY_REQUIREMENTS if kind not in kinds]
     if missing:
         yield _error(
-            "PF234",
+            REQUIREMENT_KINDS_MISSING,
             f"requires lacks the mandatory requirement kinds {', '.join(missing)}",
             f"{base}/requires",
         )
@@ -702,19 +773,19 @@ def _retry(binding: dict[str, Any], base: str) -> Iterator[RawFinding]:
     ambiguity, correlation = _text(retry, "ambiguity"), _text(retry, "correlation")
     if replay == "safe" and not read_only:
         yield _error(
-            "PF238",
+            MUTATING_REPLAY_SAFE,
             "retry.replay is safe but the binding has effects other than return_data",
             f"{base}/retry/replay",
         )
     if replay == "recover_only" and recovery == "unavailable":
         yield _error(
-            "PF239",
+            RECOVERY_UNAVAILABLE,
             "retry.replay is recover_only but recovery is unavailable",
             f"{base}/retry/recovery",
         )
     if ambiguity == "outcome_unknown" and correlation == "none":
         yield _error(
-            "PF240",
+            UNCORRELATED_AMBIGUITY,
             "retry.ambiguity is outcome_unknown but correlation is none: an unknown outcome "
             "could never be matched to its action",
             f"{base}/retry/correlation",
@@ -743,7 +814,7 @@ def _bindings(graph: _Map) -> Iterator[RawFinding]:
         )
         if implementation_id is not None and implementation is None:
             yield _error(
-                "PF212",
+                UNKNOWN_BINDING_IMPLEMENTATION,
                 f"implementation_id '{implementation_id}' names no implementation",
                 f"{base}/implementation_id",
             )
@@ -755,7 +826,9 @@ def _bindings(graph: _Map) -> Iterator[RawFinding]:
             capability = capabilities.get(capability_id)
             if capability is None:
                 yield _error(
-                    "PF213", f"capability_ids entry '{capability_id}' names no capability", pointer
+                    UNKNOWN_BINDING_CAPABILITY,
+                    f"capability_ids entry '{capability_id}' names no capability",
+                    pointer,
                 )
                 continue
             if (
@@ -764,7 +837,7 @@ def _bindings(graph: _Map) -> Iterator[RawFinding]:
                 and not _contains(capability, "implementation_ids", implementation_id or "")
             ):
                 yield _error(
-                    "PF214",
+                    CAPABILITY_NOT_OFFERED,
                     f"capability '{capability_id}' does not list implementation "
                     f"'{implementation_id}' in its implementation_ids",
                     pointer,
@@ -772,14 +845,14 @@ def _bindings(graph: _Map) -> Iterator[RawFinding]:
             safety = _text(capability, "remote_safety")
             if safety == "do_not_expose" and exposed:
                 yield _warning(
-                    "PF222",
+                    DO_NOT_EXPOSE_RELEASED,
                     f"implemented and released binding exposes capability '{capability_id}' "
                     "whose remote_safety is do_not_expose",
                     pointer,
                 )
             if safety == "confirmation" and not confirmed:
                 yield _warning(
-                    "PF223",
+                    CONFIRMATION_NOT_BOUND,
                     f"capability '{capability_id}' requires confirmation but the binding has no "
                     "confirmation requirement with a mode other than none",
                     pointer,
@@ -792,14 +865,14 @@ def _bindings(graph: _Map) -> Iterator[RawFinding]:
             claim = claims.get(claim_id)
             if claim is None:
                 yield _error(
-                    "PF215",
+                    UNKNOWN_EVIDENCE_CLAIM,
                     f"evidence_claim_ids entry '{claim_id}' names no evidence claim",
                     pointer,
                 )
             elif (subject := _text(claim, "subject_id")) not in related:
                 about = "no subject id" if subject is None else f"'{subject}'"
                 yield _error(
-                    "PF249",
+                    UNRELATED_EVIDENCE,
                     f"evidence claim '{claim_id}' is about {about}, neither this binding nor one "
                     "of its capabilities",
                     pointer,
@@ -807,11 +880,13 @@ def _bindings(graph: _Map) -> Iterator[RawFinding]:
         yield from _requirements(binding, base)
         for j, effect in _objects(binding, "effects"):
             if _blank(effect.get("target")):
-                yield _error("PF230", "target is only whitespace", f"{base}/effects/{j}/target")
+                yield _error(
+                    WHITESPACE_ONLY, "target is only whitespace", f"{base}/effects/{j}/target"
+                )
             target = _text(effect, "target")
             if target is not None and len(target) > SCHEMA_TARGET_MAX and _explicit(target):
                 yield _warning(
-                    "PF229",
+                    PAIRLING_LOOSER_THAN_SCHEMA,
                     f"target of {len(target)} characters is accepted by Pairling's validator but "
                     f"the bundled schema allows at most {SCHEMA_TARGET_MAX}",
                     f"{base}/effects/{j}/target",
@@ -820,7 +895,11 @@ def _bindings(graph: _Map) -> Iterator[RawFinding]:
         for j, row in _objects(binding, "forbids"):
             kind = _text(row, "kind")
             if kind is not None and kind in forbidden:
-                yield _error("PF251", f"forbidden action {kind} is repeated", f"{base}/forbids/{j}")
+                yield _error(
+                    FORBIDDEN_ACTION_REPEATED,
+                    f"forbidden action {kind} is repeated",
+                    f"{base}/forbids/{j}",
+                )
             if kind is not None:
                 forbidden.add(kind)
         yield from _retry(binding, base)
@@ -828,7 +907,7 @@ def _bindings(graph: _Map) -> Iterator[RawFinding]:
             binding.get("required_pairling_addition")
         ):
             yield _error(
-                "PF241",
+                NOT_RELEASED_WITHOUT_REASON,
                 "the binding is not_released but required_pairling_addition gives no reason",
                 f"{base}/required_pairling_addition",
             )
@@ -837,7 +916,7 @@ def _bindings(graph: _Map) -> Iterator[RawFinding]:
         status = _text(binding, "implementation_status")
         if status is not None and status != "implemented":
             yield _error(
-                "PF243",
+                RELEASED_NOT_IMPLEMENTED,
                 f"release_status is released but implementation_status is '{status}'",
                 f"{base}/implementation_status",
             )
@@ -845,7 +924,7 @@ def _bindings(graph: _Map) -> Iterator[RawFinding]:
             continue
         if not isinstance(implementation.get("release_membership"), dict):
             yield _error(
-                "PF220",
+                RELEASED_BINDING_UNRELEASED_IMPLEMENTATION,
                 f"release_status is released but implementation '{implementation_id}' has no "
                 "release_membership",
                 f"{base}/release_status",
@@ -858,7 +937,7 @@ def _bindings(graph: _Map) -> Iterator[RawFinding]:
             if status != RELEASABLE:
                 described = "without an eligibility status" if status is None else f"'{status}'"
                 yield _error(
-                    "PF244",
+                    RELEASED_NON_RELEASABLE_PROVIDER,
                     f"release_status is released but provider '{provider_id}' is {described}, "
                     f"not {RELEASABLE}",
                     f"{base}/release_status",
@@ -874,7 +953,7 @@ def _claims(graph: _Map) -> Iterator[RawFinding]:
         if collection is not None and subject_id is not None:
             if subject_id not in graph.index[collection]:
                 yield _error(
-                    "PF216",
+                    UNRESOLVED_CLAIM_SUBJECT,
                     f"subject_id '{subject_id}' names no entry of {collection} "
                     f"(subject_type {subject_type})",
                     f"{base}/subject_id",
@@ -882,7 +961,7 @@ def _claims(graph: _Map) -> Iterator[RawFinding]:
         classification = _text(claim, "classification")
         if classification == "behavioral_evidence":
             yield _error(
-                "PF228",
+                SCHEMA_LOOSER_THAN_PAIRLING,
                 "classification 'behavioral_evidence' is in the bundled schema but Pairling's "
                 "validator accepts vendor_surface, pairling_support, runtime_behavior and "
                 "exclusion",
@@ -890,7 +969,7 @@ def _claims(graph: _Map) -> Iterator[RawFinding]:
             )
         elif classification in ("runtime_behavior", "exclusion"):
             yield _warning(
-                "PF229",
+                PAIRLING_LOOSER_THAN_SCHEMA,
                 f"classification '{classification}' is accepted by Pairling's validator but not "
                 "by the bundled schema",
                 f"{base}/classification",
@@ -908,7 +987,7 @@ def _exclusions(graph: _Map) -> Iterator[RawFinding]:
             prior = items.setdefault(item, i)
             if prior != i:
                 yield _error(
-                    "PF250",
+                    DUPLICATE_EXCLUSION,
                     f"exclusion item '{item}' is already /exclusions/{prior}",
                     f"{base}/item",
                 )
@@ -927,7 +1006,7 @@ def _orphans(graph: _Map) -> Iterator[RawFinding]:
             graph,
             "capabilities",
             evidenced,
-            "PF224",
+            CAPABILITY_WITHOUT_EVIDENCE,
             lambda capability_id: (
                 f"no evidence claim has capability '{capability_id}' as its "
                 "subject (evidence_policy.missing_evidence_is_unsupported)"
@@ -937,7 +1016,7 @@ def _orphans(graph: _Map) -> Iterator[RawFinding]:
         graph,
         "transports",
         _cited(graph.entries["implementations"], "transport_ids"),
-        "PF225",
+        ORPHAN_TRANSPORT,
         lambda transport_id: f"no implementation uses transport '{transport_id}'",
     )
     yield from _unused(
@@ -947,14 +1026,14 @@ def _orphans(graph: _Map) -> Iterator[RawFinding]:
             (entry for collection in CITING_COLLECTIONS for entry in graph.entries[collection]),
             "source_refs",
         ),
-        "PF226",
+        ORPHAN_EVIDENCE_SOURCE,
         lambda source_id: f"nothing cites evidence source '{source_id}'",
     )
     yield from _unused(
         graph,
         "capabilities",
         _cited(graph.entries["operation_bindings"], "capability_ids"),
-        "PF227",
+        ORPHAN_CAPABILITY,
         lambda capability_id: f"no operation binding binds capability '{capability_id}'",
     )
 
@@ -988,12 +1067,12 @@ def _read_manifest(manifest: Any) -> tuple[_Manifest, list[RawFinding]]:
     problems: list[RawFinding] = []
     index = _Manifest({}, {}, {})
     if not isinstance(manifest, dict):
-        problems.append(_error("PF260", "the operation manifest is not an object", ""))
+        problems.append(_error(MALFORMED_MANIFEST, "the operation manifest is not an object", ""))
         return index, problems
     for field in ("operations", "release_memberships"):
         if not _is_array(manifest.get(field)):
             problems.append(
-                _error("PF260", f"the operation manifest's {field} is not an array", "")
+                _error(MALFORMED_MANIFEST, f"the operation manifest's {field} is not an array", "")
             )
     for _, row in _objects(manifest, "operations"):
         operation_id = _text(row, "id")
@@ -1046,7 +1125,7 @@ def _release_join(graph: _Map, manifest: Any) -> Iterator[RawFinding]:
         definition = reviewed.operations.get(operation_id)
         if definition is None:
             yield _error(
-                "PF254",
+                OPERATION_NOT_REVIEWED,
                 f"operation '{operation_id}' is not in the reviewed operation manifest",
                 f"{base}/operation_id",
             )
@@ -1066,7 +1145,7 @@ def _release_join(graph: _Map, manifest: Any) -> Iterator[RawFinding]:
                 or type(row.get(field)) is not type(expected)
             ):
                 yield _error(
-                    "PF255",
+                    REQUIREMENT_DIFFERS_FROM_REVIEW,
                     f"{kind} {field} differs from the reviewed operation's {reviewed_field} "
                     f"{_shown(expected)}",
                     f"{base}/requires/{j}" if j is not None else f"{base}/requires",
@@ -1074,14 +1153,14 @@ def _release_join(graph: _Map, manifest: Any) -> Iterator[RawFinding]:
     missing = sorted(set(reviewed.operations) - bound)
     if missing:
         yield _error(
-            "PF256",
+            REVIEWED_WITHOUT_BINDING,
             f"reviewed operations without a binding: {', '.join(missing)}",
             "/operation_bindings",
         )
     strangers = sorted(set(reviewed.memberships) - set(providers))
     if strangers:
         yield _error(
-            "PF257",
+            MEMBERSHIP_UNKNOWN_PROVIDER,
             f"release memberships of the manifest name no map provider: {', '.join(strangers)}",
             "/providers",
         )
@@ -1095,7 +1174,7 @@ def _release_join(graph: _Map, manifest: Any) -> Iterator[RawFinding]:
         )
         if actual != expected_ops:
             yield _error(
-                "PF258",
+                RELEASED_BINDINGS_DIFFER,
                 f"released bindings of provider '{provider_id}' differ from the manifest: "
                 f"missing {_listed(expected_ops - actual)}, not in the manifest "
                 f"{_listed(actual - expected_ops)}",
@@ -1120,7 +1199,7 @@ def _release_join(graph: _Map, manifest: Any) -> Iterator[RawFinding]:
             value, expected = release.get(field), membership.get(field)
             if value != expected or type(value) is not type(expected):
                 yield _error(
-                    "PF259",
+                    RELEASE_IDENTITY_DIFFERS,
                     f"release {field} {_shown(value)} differs from the manifest's "
                     f"{_shown(expected)}",
                     f"/implementations/{i}/release_membership/{field}",
@@ -1152,7 +1231,7 @@ def _digests(graph: _Map, counts: dict[str, int]) -> Iterator[RawFinding]:
         else:
             counts["mismatched"] += 1
             yield _error(
-                "PF221",
+                DIGEST_MISMATCH,
                 f"semantic_digest mismatch: expected {expected}, found {recorded}",
                 f"/operation_bindings/{i}/{DIGEST_FIELD}",
             )
@@ -1171,7 +1250,7 @@ def _document_position(document: Any, pointer: str | None) -> list[tuple[int, st
     node: Any = document
     resolved = True
     for raw_token in (pointer or "").split("/")[1:]:
-        token = raw_token.replace("~1", "/").replace("~0", "~")
+        token = unescape_pointer_token(raw_token)
         if resolved and isinstance(node, dict) and token in node:
             position.append((list(node).index(token), ""))
             node = node[token]
@@ -1224,7 +1303,7 @@ def _other_version(document: Any) -> RawFinding | None:
     if version is None or version == MAP_SCHEMA_VERSION:
         return None
     return _error(
-        "PF253",
+        UNSUPPORTED_MAP_VERSION,
         f"capability map schema_version '{version}': pairling_fast checks schema_version "
         f"{MAP_SCHEMA_VERSION} only (Pairling's validator rejects other versions too)",
         "/schema_version",

@@ -14,14 +14,52 @@ from dataclasses import dataclass, field
 from functools import cache
 from typing import Any, Callable, Generic, TypeVar
 
+from .._tables import DEFAULT_MAX_FINDINGS, DEFAULT_MAX_LINE_LENGTH
+from ..codes import (
+    AFTER_ACTION_ENDED,
+    AFTER_PROPOSAL_COMPLETED,
+    BEGINS_MID_RUN,
+    CANCELLATION_NOT_REQUESTED,
+    CAR_ARRAY_EVENT,
+    CAR_DUPLICATE_KEY,
+    CAR_IGNORED_VALUE,
+    CAR_NULL_MEMBER,
+    CAR_REJECTS,
+    CAR_SCHEMA_TOLERATED,
+    CAR_TIMESTAMP,
+    CAR_TOLERATED,
+    CAR_TORN_TAIL,
+    CAR_WIDE_INTEGER,
+    CHAIN_GAP,
+    CHAIN_REQUIRED,
+    CHAINED_WITHOUT_TIMESTAMP,
+    DIGEST_UNCOMPUTABLE,
+    DUPLICATE_KEY,
+    FORM_FEED_LINE,
+    HASH_MISMATCH,
+    INTEGER_OUT_OF_RANGE,
+    LINE_TOO_LONG,
+    LINK_MISMATCH,
+    NOT_AN_OBJECT,
+    PROPOSAL_NOT_RECEIVED,
+    PROPOSAL_OPEN_AT_END,
+    RUN_ALREADY_OPEN,
+    RUN_NOT_OPEN,
+    RUN_OPEN_AT_END,
+    SCHEMA_VIOLATION,
+    SUCCEEDED_WITHOUT_EXECUTING,
+    TIMESTAMP_BACKWARDS,
+    TRUNCATED_FINAL_LINE,
+)
 from ..errors import CanonicalizationError
 from ..report import RawFinding, Severity
 from . import car_event
-from .parse import escape_pointer_token, parse_json
+from .parse import escape_pointer_token, parse_json, unescape_pointer_token
 from .validate import bundled_schema, bundled_validator
 
 __all__ = [
     "CLOSED_WINDOW",
+    "DEFAULT_MAX_FINDINGS",
     "DEFAULT_MAX_LINE_LENGTH",
     "check_journal",
     "is_event_kind",
@@ -31,41 +69,9 @@ __all__ = [
 ]
 
 SCHEMA_ID = "car.journal.event"
-DEFAULT_MAX_LINE_LENGTH = 64 << 20
 CLOSED_WINDOW = 65_536
 READ_SIZE = 1 << 20
 
-NOT_AN_OBJECT = "PF301"
-TRUNCATED_FINAL_LINE = "PF302"
-LINE_TOO_LONG = "PF303"
-CAR_TOLERATED = "PF304"
-HASH_MISMATCH = "PF310"
-LINK_MISMATCH = "PF311"
-CHAIN_GAP = "PF312"
-CHAIN_REQUIRED = "PF313"
-RUN_ALREADY_OPEN = "PF320"
-RUN_NOT_OPEN = "PF321"
-CANCELLATION_NOT_REQUESTED = "PF322"
-PROPOSAL_NOT_RECEIVED = "PF323"
-AFTER_PROPOSAL_COMPLETED = "PF324"
-AFTER_ACTION_ENDED = "PF326"
-SUCCEEDED_WITHOUT_EXECUTING = "PF327"
-TIMESTAMP_BACKWARDS = "PF328"
-RUN_OPEN_AT_END = "PF329"
-PROPOSAL_OPEN_AT_END = "PF330"
-DIGEST_UNCOMPUTABLE = "PF331"
-CHAINED_WITHOUT_TIMESTAMP = "PF332"
-CAR_DUPLICATE_KEY = "PF333"
-CAR_WIDE_INTEGER = "PF334"
-CAR_IGNORED_VALUE = "PF335"
-CAR_TIMESTAMP = "PF336"
-CAR_ARRAY_EVENT = "PF337"
-CAR_NULL_MEMBER = "PF338"
-CAR_SCHEMA_TOLERATED = "PF339"
-CAR_REJECTS = "PF340"
-FORM_FEED_LINE = "PF341"
-CAR_TORN_TAIL = "PF342"
-BEGINS_MID_RUN = "PF343"
 
 ACTION_TERMINAL = frozenset(
     {
@@ -254,7 +260,7 @@ def _check_line(
             ]
         # CAR reads it: the defect is in a member CAR ignores or inside `data`, where serde_json
         # keeps the last duplicate and reads a wide integer as a float.
-        code = {"PF002": CAR_DUPLICATE_KEY, "PF005": CAR_WIDE_INTEGER}.get(
+        code = {DUPLICATE_KEY: CAR_DUPLICATE_KEY, INTEGER_OUT_OF_RANGE: CAR_WIDE_INTEGER}.get(
             strict_error.code, CAR_IGNORED_VALUE
         )
         message = (
@@ -340,7 +346,7 @@ def _pointed(value: Any, pointer: str) -> Any:
     if not pointer:
         return value
     for token in pointer[1:].split("/"):
-        token = token.replace("~1", "/").replace("~0", "~")
+        token = unescape_pointer_token(token)
         if isinstance(value, dict) and token in value:
             value = value[token]
         elif isinstance(value, list) and token.isdigit() and int(token) < len(value):
@@ -397,7 +403,7 @@ def _schema_findings(event: dict[str, Any], profile: str, number: int) -> list[R
     # Valid events are the rule: the quick yes/no check spares collecting (and sorting) errors.
     violations = [] if validator.is_valid(instance) else validator.errors(instance)
     findings = [
-        _finding("PF101", "error", message, number, pointer, schema_pointer)
+        _finding(SCHEMA_VIOLATION, "error", message, number, pointer, schema_pointer)
         for pointer, schema_pointer, _keyword, message in violations
     ]
     for key in unknown:
@@ -817,7 +823,7 @@ def check_journal(
     source: Any,
     chain: str = "auto",
     lifecycle: bool = True,
-    max_findings: int | None = 1000,
+    max_findings: int | None = DEFAULT_MAX_FINDINGS,
     profile: str = "strict",
     max_line_length: int = DEFAULT_MAX_LINE_LENGTH,
     progress: Callable[[int], object] | None = None,

@@ -16,6 +16,7 @@ from typing import IO, Any, Union
 from ..report import RawFinding
 from .journal import (
     CHAIN_MODES,
+    DEFAULT_MAX_FINDINGS,
     DEFAULT_MAX_LINE_LENGTH,
     PROFILES,
     READ_SIZE,
@@ -84,7 +85,7 @@ class JournalChecker:
         self,
         chain: str = "auto",
         lifecycle: bool = True,
-        max_findings: int | None = 1000,
+        max_findings: int | None = DEFAULT_MAX_FINDINGS,
         profile: str = "strict",
         max_line_length: int = DEFAULT_MAX_LINE_LENGTH,
     ) -> None:

@@ -17,6 +17,7 @@ from collections.abc import Iterator
 from itertools import accumulate, islice
 from typing import Any, Optional, Union
 
+from .. import codes
 from ..errors import CanonicalizationError
 
 __all__ = ["MAX_DEPTH", "check_value", "escape_pointer_token", "parse_json"]
@@ -24,7 +25,7 @@ __all__ = ["MAX_DEPTH", "check_value", "escape_pointer_token", "parse_json"]
 MAX_DEPTH = 512
 """The deepest nesting of arrays and objects accepted; the outermost container is depth 1."""
 
-# Messages shared with the Rust core (rust/parse.rs, rust/pyvalue.rs), word for word.
+# Messages shared with the Rust core (rust/parse.rs, rust/python/pyvalue.rs), word for word.
 TOO_DEEP = "nesting deeper than 512 arrays/objects"
 LONE_SURROGATE = "string contains a lone UTF-16 surrogate"
 NOT_FINITE = "NaN and Infinity are not JSON numbers"
@@ -53,6 +54,11 @@ Location = Optional[tuple[Any, Union[str, int]]]
 """Where a value is: ``None`` for the root, else ``(parent path, key or index)``."""
 
 
+def unescape_pointer_token(token: str) -> str:
+    """Unescapes one JSON Pointer reference token (RFC 6901 §4: ``~1`` to ``/``, then ``~0``)."""
+    return token.replace("~1", "/").replace("~0", "~")
+
+
 def escape_pointer_token(token: str) -> str:
     """Escapes one JSON Pointer reference token (RFC 6901: ``~`` as ``~0``, ``/`` as ``~1``)."""
     return token.replace("~", "~0").replace("/", "~1")
@@ -70,9 +76,9 @@ def parse_json(data: bytes | str) -> Any:
         try:
             text = raw.decode("utf-8")
         except UnicodeDecodeError as error:
-            raise _bytes_error("PF003", NOT_UTF8, raw, error.start) from None
+            raise _bytes_error(codes.NOT_UTF8, NOT_UTF8, raw, error.start) from None
     if text.startswith("\ufeff"):
-        raise _text_error("PF001", BOM, text, 0)
+        raise _text_error(codes.INVALID_JSON, BOM, text, 0)
     # Only a text with enough brackets can be too deep, and only then is it worth scanning.
     if text.count("[") + text.count("{") > MAX_DEPTH:
         too_deep_at = _too_deep_offset(text)
@@ -103,20 +109,22 @@ def check_value(value: Any) -> None:
             continue
         if isinstance(item, str):
             if not item.isascii() and _LONE_SURROGATE.search(item):
-                raise CanonicalizationError("PF004", LONE_SURROGATE, pointer_of(path))
+                raise CanonicalizationError(codes.LONE_SURROGATE, LONE_SURROGATE, pointer_of(path))
         elif isinstance(item, int):
             if not _SMALLEST_INT <= item <= _LARGEST_INT:
-                raise CanonicalizationError("PF005", OUTSIDE_64_BITS, pointer_of(path))
+                raise CanonicalizationError(
+                    codes.INTEGER_OUT_OF_RANGE, OUTSIDE_64_BITS, pointer_of(path)
+                )
         elif isinstance(item, float):
             if not math.isfinite(item):
-                raise CanonicalizationError("PF006", NOT_FINITE, pointer_of(path))
+                raise CanonicalizationError(codes.NOT_FINITE, NOT_FINITE, pointer_of(path))
         elif isinstance(item, (dict, list, tuple)):
             if len(frames) > MAX_DEPTH:
-                raise CanonicalizationError("PF008", TOO_DEEP)
+                raise CanonicalizationError(codes.TOO_DEEP, TOO_DEEP)
             frames.append(_members(item, path))
         else:
             message = f"a {type(item).__name__} is not a JSON value"
-            raise CanonicalizationError("PF009", message, pointer_of(path))
+            raise CanonicalizationError(codes.NOT_A_JSON_VALUE, message, pointer_of(path))
 
 
 def _members(container: Any, path: Location) -> Iterator[tuple[Location, Any]]:
@@ -131,14 +139,18 @@ def _members(container: Any, path: Location) -> Iterator[tuple[Location, Any]]:
     for key, item in members:
         if not isinstance(key, str):
             raise CanonicalizationError(
-                "PF007", f"object key {key!r} is not a string", pointer_of(path)
+                codes.KEY_NOT_A_STRING, f"object key {key!r} is not a string", pointer_of(path)
             )
         member_path = (path, key)
         if not key.isascii() and _LONE_SURROGATE.search(key):
-            raise CanonicalizationError("PF004", LONE_SURROGATE, pointer_of(member_path))
+            raise CanonicalizationError(
+                codes.LONE_SURROGATE, LONE_SURROGATE, pointer_of(member_path)
+            )
         if duplicates_possible:
             if key in seen:
-                raise CanonicalizationError("PF002", DUPLICATE_KEY, pointer_of(member_path))
+                raise CanonicalizationError(
+                    codes.DUPLICATE_KEY, DUPLICATE_KEY, pointer_of(member_path)
+                )
             seen.add(key)
         yield member_path, item
 
@@ -228,7 +240,7 @@ def _too_deep_or_earlier_syntax_error(text: str, too_deep_at: int) -> Canonicali
         # The cut text ends where a value is expected; any other complaint is a real one.
         if error.pos < too_deep_at or error.msg != EXPECTING_VALUE:
             return _syntax_error(error)
-    return _text_error("PF008", TOO_DEEP, text, too_deep_at)
+    return _text_error(codes.TOO_DEEP, TOO_DEEP, text, too_deep_at)
 
 
 def _syntax_error(error: json.JSONDecodeError) -> CanonicalizationError:
@@ -238,7 +250,7 @@ def _syntax_error(error: json.JSONDecodeError) -> CanonicalizationError:
         after_comma = error.doc[position + 1 :]
         position += 1 + len(after_comma) - len(after_comma.lstrip(" \t\n\r"))
         message = EXPECTING_VALUE if message.endswith("array") else EXPECTING_NAME
-    return _text_error("PF001", message, error.doc, position)
+    return _text_error(codes.INVALID_JSON, message, error.doc, position)
 
 
 def _text_error(code: str, message: str, text: str, position: int) -> CanonicalizationError:

@@ -32,11 +32,12 @@ from jsonschema.protocols import Validator
 from jsonschema_specifications import REGISTRY  # type: ignore[import-untyped]
 from referencing import Registry, Resource
 
+from ..codes import INVALID_SCHEMA, UNRESOLVABLE_REF
 from ..errors import CanonicalizationError, SchemaCompileError
 from .ecma_regex import EcmaSyntaxError, compile_pattern
 from .formats import BUILTIN_NAMES as _BUILTIN_NAMES
 from .formats import builtin_check
-from .parse import check_value, parse_json
+from .parse import check_value, escape_pointer_token, parse_json
 
 if TYPE_CHECKING:
     from importlib.resources.abc import Traversable
@@ -64,8 +65,6 @@ Violation = tuple[str, str, str, str]
 # The meta-schemas python-jsonschema knows (the same registry it uses itself).
 METASCHEMAS: Registry[Any] = REGISTRY
 
-INVALID_SCHEMA = "PF102"
-UNRESOLVABLE_REF = "PF103"
 
 # ---------------------------------------------------------------------------------------------
 # Formats (docs/formats.md); the same rules as `FormatCheck` in rust/validate.rs.
@@ -602,12 +601,8 @@ _FALSE_AWARE_KEYWORDS = frozenset(
 )
 
 
-def _escape(token: str) -> str:
-    return token.replace("~", "~0").replace("/", "~1")
-
-
 def _pointer(tokens: Iterable[object]) -> str:
-    return "".join(f"/{_escape(str(token))}" for token in tokens)
+    return "".join(f"/{escape_pointer_token(str(token))}" for token in tokens)
 
 
 def _fresh_copy(value: Any) -> Any:
@@ -1008,7 +1003,12 @@ class CompiledSchema:
             message = f"False schema does not allow {json.dumps(error.instance)}"
             return (pointer, location, "falseSchema", bounded_message(message))
         keyword = self._keyword(error)
-        return (pointer, f"{location}/{_escape(keyword)}", keyword, bounded_message(error.message))
+        return (
+            pointer,
+            f"{location}/{escape_pointer_token(keyword)}",
+            keyword,
+            bounded_message(error.message),
+        )
 
     def _keyword(self, error: jsonschema.ValidationError) -> str:
         """python-jsonschema reports an array with no match at all under ``contains`` even when

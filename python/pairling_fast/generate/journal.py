@@ -23,7 +23,7 @@ import sys
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from .. import schemas
+from .. import codes, schemas
 from ..journal import chain_event, event_kinds, event_line
 
 __all__ = [
@@ -213,7 +213,7 @@ class _Journal:
             self._defect_open_at_end()
         if "truncated_final_line" in names:
             line = self.w.raw_line(b'{"kind":"state_changed","data":{"partial":tr')
-            self.w.expect("PF302", line, "")
+            self.w.expect(codes.TRUNCATED_FINAL_LINE, line, "")
         return self.w.expected
 
     def one_run(self) -> None:
@@ -282,20 +282,20 @@ class _Journal:
         line = self.w.raw_line(
             b'{"kind":"state_changed","data":{},"run_id":"' + run_id.encode() + b'"\n'
         )
-        self.w.expect("PF001", line, "")
+        self.w.expect(codes.INVALID_JSON, line, "")
 
     def _defect_duplicate_key(self, run_id: str) -> None:
         text = (
             f'{{"kind":"state_changed","kind":"state_changed","data":{{}},"run_id":"{run_id}"}}\n'
         )
-        self.w.expect("PF002", self.w.raw_line(text.encode()), "/kind")
+        self.w.expect(codes.DUPLICATE_KEY, self.w.raw_line(text.encode()), "/kind")
 
     def _defect_invalid_utf8(self, run_id: str) -> None:
         line = self.w.raw_line(b'{"kind":"state_changed","data":{"note":"\xff\xfe"}}\n')
-        self.w.expect("PF003", line, "")
+        self.w.expect(codes.NOT_UTF8, line, "")
 
     def _defect_not_an_object(self, run_id: str) -> None:
-        self.w.expect("PF301", self.w.raw_line(b'["state_changed", {}]\n'), "")
+        self.w.expect(codes.NOT_AN_OBJECT, self.w.raw_line(b'["state_changed", {}]\n'), "")
 
     def _defect_schema_violation(self, run_id: str) -> None:
         self.w.nanos += 1_000_000
@@ -303,10 +303,14 @@ class _Journal:
         # chained journal can still carry CAR's hash of this event).
         timestamp = self.w.timestamp().replace("T", " ")
         event = {"kind": "state_snapshot", "data": {}, "timestamp": timestamp}
-        self.w.expect("PF101", self.w.raw_event({**event, "run_id": run_id}), "/timestamp")
+        self.w.expect(
+            codes.SCHEMA_VIOLATION, self.w.raw_event({**event, "run_id": run_id}), "/timestamp"
+        )
 
     def _defect_run_started_twice(self, run_id: str) -> None:
-        self.w.expect("PF320", self.w.event("run_started", {}, run_id=run_id), "/run_id")
+        self.w.expect(
+            codes.RUN_ALREADY_OPEN, self.w.event("run_started", {}, run_id=run_id), "/run_id"
+        )
 
     def _defect_run_not_open(self, run_id: str) -> None:
         # An event stamped with a run after its run_completed (a run never started in the journal
@@ -314,43 +318,53 @@ class _Journal:
         ghost = f"run-ghost-{self.w.line}"
         self.w.event("run_started", {}, run_id=ghost)
         self.w.event("run_completed", {"status": "succeeded"}, run_id=ghost)
-        self.w.expect("PF321", self.w.event("state_snapshot", {}, run_id=ghost), "/run_id")
+        self.w.expect(
+            codes.RUN_NOT_OPEN, self.w.event("state_snapshot", {}, run_id=ghost), "/run_id"
+        )
 
     def _defect_cancellation_not_requested(self, run_id: str) -> None:
         line = self.w.event("run_cancellation_result", {"cancelled": False}, run_id=run_id)
-        self.w.expect("PF322", line, "/run_id")
+        self.w.expect(codes.CANCELLATION_NOT_REQUESTED, line, "/run_id")
 
     def _defect_proposal_not_received(self, run_id: str) -> None:
         ghost = f"proposal-ghost-{self.w.line}"
         line = self.w.event("state_committed", {}, run_id=run_id, proposal_id=ghost)
-        self.w.expect("PF323", line, "/proposal_id")
+        self.w.expect(codes.PROPOSAL_NOT_RECEIVED, line, "/proposal_id")
 
     def _defect_timestamp_backwards(self, run_id: str) -> None:
         self.w.nanos += 1
         event = {"kind": "state_snapshot", "data": {}, "timestamp": self.w.timestamp(-3600)}
-        self.w.expect("PF328", self.w.raw_event({**event, "run_id": run_id}), "/timestamp")
+        self.w.expect(
+            codes.TIMESTAMP_BACKWARDS, self.w.raw_event({**event, "run_id": run_id}), "/timestamp"
+        )
 
     def _defect_after_proposal_completed(self, run_id: str) -> None:
         proposal_id = self.completed_proposal
         line = self.w.event("state_changed", {}, run_id=run_id, proposal_id=proposal_id)
-        self.w.expect("PF324", line, "/proposal_id")
+        self.w.expect(codes.AFTER_PROPOSAL_COMPLETED, line, "/proposal_id")
 
     def _defect_after_action_ended(self, run_id: str, proposal_id: str, action_id: str) -> None:
         ids = {"run_id": run_id, "proposal_id": proposal_id, "action_id": action_id}
-        self.w.expect("PF326", self.w.event("action_executing", {}, **ids), "/kind")
+        self.w.expect(
+            codes.AFTER_ACTION_ENDED, self.w.event("action_executing", {}, **ids), "/kind"
+        )
 
     def _defect_succeeded_without_executing(
         self, run_id: str, proposal_id: str, action_id: str
     ) -> None:
         ids = {"run_id": run_id, "proposal_id": proposal_id, "action_id": f"x{self.w.line}"}
-        self.w.expect("PF327", self.w.event("action_succeeded", {}, **ids), "/kind")
+        self.w.expect(
+            codes.SUCCEEDED_WITHOUT_EXECUTING, self.w.event("action_succeeded", {}, **ids), "/kind"
+        )
 
     def _defect_open_at_end(self) -> None:
         self.runs += 1
         run_id = f"run-{self.runs:06d}"
-        self.w.expect("PF329", self.w.event("run_started", {}, run_id=run_id), "/run_id")
+        self.w.expect(
+            codes.RUN_OPEN_AT_END, self.w.event("run_started", {}, run_id=run_id), "/run_id"
+        )
         line = self.w.event("proposal_received", {}, run_id=run_id, proposal_id="live-tail")
-        self.w.expect("PF330", line, "/proposal_id")
+        self.w.expect(codes.PROPOSAL_OPEN_AT_END, line, "/proposal_id")
 
 
 def write_journal(

@@ -2,6 +2,7 @@
 //! `docs/architecture.md` with the same codes and pointers as `_fallback/parse.py::check_value`,
 //! and the canonical form (RFC 8785) of Python objects written without building a `Value`.
 
+use crate::codes;
 use std::os::raw::c_char;
 
 use pyo3::ffi;
@@ -39,18 +40,19 @@ fn utf8_of<'a>(string: &'a Bound<'_, PyString>) -> Option<&'a str> {
 /// `string` must point to a live str that outlives 'a; the GIL must be held.
 unsafe fn utf8_at<'a>(string: *mut ffi::PyObject) -> Option<&'a str> {
     let mut size: ffi::Py_ssize_t = 0;
-    let data = PyUnicode_AsUTF8AndSize(string, &mut size);
+    // SAFETY: a live str and the GIL, as the caller guarantees.
+    let data = unsafe { PyUnicode_AsUTF8AndSize(string, &mut size) };
     if data.is_null() {
         // The UnicodeEncodeError is not ours to raise: the caller reports PF004 instead.
-        ffi::PyErr_Clear();
+        // SAFETY: the GIL is held, as the caller guarantees.
+        unsafe { ffi::PyErr_Clear() };
         return None;
     }
     let length = usize::try_from(size).ok()?;
-    // CPython guarantees `length` bytes of valid UTF-8 at `data`, kept with the str.
-    Some(std::str::from_utf8_unchecked(std::slice::from_raw_parts(
-        data.cast::<u8>(),
-        length,
-    )))
+    // SAFETY: CPython guarantees `length` bytes of valid UTF-8 at `data`, kept with the str.
+    Some(unsafe {
+        std::str::from_utf8_unchecked(std::slice::from_raw_parts(data.cast::<u8>(), length))
+    })
 }
 
 /// A conversion failure; the pointer is collected in reverse while the error unwinds, so the
@@ -102,7 +104,7 @@ pub fn to_value(object: &Bound<'_, PyAny>) -> Result<Value, CanonicalizationErro
 fn text_of(string: &Bound<'_, PyString>) -> Result<String, Unconvertible> {
     utf8_of(string)
         .map(str::to_owned)
-        .ok_or_else(|| Unconvertible::new("PF004", LONE_SURROGATE))
+        .ok_or_else(|| Unconvertible::new(codes::LONE_SURROGATE, LONE_SURROGATE))
 }
 
 /// A key for a pointer even when it cannot be UTF-8: each surrogate code point becomes one U+FFFD,
@@ -145,14 +147,14 @@ fn convert(object: &Bound<'_, PyAny>, depth: usize) -> Result<Value, Unconvertib
             return Ok(Value::Number(large.into()));
         }
         return Err(Unconvertible::new(
-            "PF005",
+            codes::INTEGER_OUT_OF_RANGE,
             "integer outside the 64-bit range",
         ));
     }
     if let Ok(float) = object.downcast::<PyFloat>() {
         return Number::from_f64(float.value())
             .map(Value::Number)
-            .ok_or_else(|| Unconvertible::new("PF006", NOT_FINITE));
+            .ok_or_else(|| Unconvertible::new(codes::NOT_FINITE, NOT_FINITE));
     }
     if let Ok(string) = object.downcast::<PyString>() {
         return text_of(string).map(Value::String);
@@ -164,7 +166,7 @@ fn convert(object: &Bound<'_, PyAny>, depth: usize) -> Result<Value, Unconvertib
         for (key, item) in dict.iter() {
             let Ok(key) = key.downcast::<PyString>() else {
                 return Err(Unconvertible::new(
-                    "PF007",
+                    codes::KEY_NOT_A_STRING,
                     format!(
                         "object key {} is not a string",
                         key.repr().map(|r| r.to_string()).unwrap_or_default()
@@ -191,7 +193,7 @@ fn convert(object: &Bound<'_, PyAny>, depth: usize) -> Result<Value, Unconvertib
         .map(|n| n.to_string())
         .unwrap_or_default();
     Err(Unconvertible::new(
-        "PF009",
+        codes::NOT_A_JSON_VALUE,
         format!("a {type_name} is not a JSON value"),
     ))
 }
@@ -200,7 +202,7 @@ fn check_depth(depth: usize) -> Result<(), Unconvertible> {
     if depth > MAX_DEPTH {
         return Err(Unconvertible {
             at_root: true,
-            ..Unconvertible::new("PF008", TOO_DEEP)
+            ..Unconvertible::new(codes::TOO_DEEP, TOO_DEEP)
         });
     }
     Ok(())

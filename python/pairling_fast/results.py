@@ -1,0 +1,160 @@
+"""The results model of ``check_paths`` and its JSON report: ``FileResult`` (a checked file),
+``Skipped`` (a file not checked, and why) and ``PathsReport`` (all of them; ``to_dict()`` is the
+versioned JSON report, ``report_version`` 1, documented in docs/reports.md).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from .codes import UNREADABLE
+from .report import REPORT_VERSION, SEVERITIES, Finding, Severity
+
+__all__ = ["FileResult", "PathsReport", "Skipped"]
+
+
+@dataclass(frozen=True)
+class Skipped:
+    """A file or directory that was not checked, and why."""
+
+    path: str
+    reason: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"path": self.path, "reason": self.reason}
+
+
+@dataclass
+class FileResult:
+    """One checked file: its kind (None when it could not even be read), findings and stats."""
+
+    path: str
+    kind: str | None
+    findings: list[Finding] = field(default_factory=list)
+    stats: dict[str, Any] = field(default_factory=dict)
+    size: int = 0
+    seconds: float = 0.0
+    not_listed: dict[Severity, int] = field(default_factory=dict)
+    """Findings over the ``max_findings`` cap, by severity: counted, not listed."""
+
+    def fails(self, fail_on: Severity) -> bool:
+        threshold = SEVERITIES.index(fail_on)
+        return any(
+            SEVERITIES.index(severity) >= threshold
+            for severity in SEVERITIES
+            if self.count(severity)
+        )
+
+    def count(self, severity: Severity) -> int:
+        """Every finding of ``severity``, listed or not."""
+        listed = sum(1 for f in self.findings if f.severity == severity)
+        return listed + self.not_listed.get(severity, 0)
+
+    @property
+    def unlisted(self) -> int:
+        return sum(self.not_listed.values())
+
+    def to_dict(self, fail_on: Severity = "error", *, timings: bool = False) -> dict[str, Any]:
+        stats = dict(self.stats)
+        if timings:
+            stats["timing"] = {
+                "bytes": self.size,
+                "seconds": round(self.seconds, 6),
+                "bytes_per_second": _rate(self.size, self.seconds),
+            }
+        return {
+            "path": self.path,
+            "kind": self.kind,
+            "ok": not self.fails(fail_on),
+            "stats": stats,
+            "findings": [f.to_dict() for f in self.findings],
+            "not_listed": {s: self.not_listed[s] for s in SEVERITIES if self.not_listed.get(s)},
+        }
+
+
+def _rate(size: int, seconds: float) -> float | None:
+    return round(size / seconds, 1) if seconds > 0 else None
+
+
+@dataclass
+class PathsReport:
+    """Every file ``check_paths`` met: checked (``files``, sorted by path) or ``skipped``.
+
+    ``ok`` is false when any file has a finding at or above ``fail_on``.
+    """
+
+    files: list[FileResult] = field(default_factory=list)
+    skipped: list[Skipped] = field(default_factory=list)
+    backend: str = "rust"
+    fail_on: Severity = "error"
+    timings: bool = False
+    seconds: float = 0.0
+    interrupted: bool = False  # Ctrl-C: a partial report (see CheckInterrupted)
+    max_findings: int | None = None
+
+    @property
+    def ok(self) -> bool:
+        return not any(f.fails(self.fail_on) for f in self.files)
+
+    @property
+    def findings(self) -> list[Finding]:
+        return [finding for file in self.files for finding in file.findings]
+
+    @property
+    def io_errors(self) -> list[Finding]:
+        """The findings that mean a file could not be read (``check`` exits with 2 on them)."""
+        return [f for f in self.findings if f.code == UNREADABLE]
+
+    def count(self, severity: Severity) -> int:
+        """Every finding of ``severity``, listed or over the cap."""
+        return sum(file.count(severity) for file in self.files)
+
+    @property
+    def unlisted(self) -> int:
+        """Findings counted but not listed (over ``max_findings`` in their file)."""
+        return sum(file.unlisted for file in self.files)
+
+    @property
+    def documents(self) -> int:
+        """Files whose kind was known and that were checked (unreadable ones are not)."""
+        return sum(1 for file in self.files if file.kind is not None)
+
+    @property
+    def summary(self) -> dict[str, int]:
+        return {
+            "files": len(self.files),
+            "errors": self.count("error"),
+            "warnings": self.count("warning"),
+            "infos": self.count("info"),
+            "not_listed": self.unlisted,
+        }
+
+    def to_dict(self) -> dict[str, Any]:
+        from . import __version__
+
+        report: dict[str, Any] = {
+            "report_version": REPORT_VERSION,
+            "tool": "pairling_fast",
+            "version": __version__,
+            "backend": self.backend,
+            "ok": self.ok,
+            "files": [f.to_dict(self.fail_on, timings=self.timings) for f in self.files],
+            "skipped": [s.to_dict() for s in self.skipped],
+            "summary": self.summary,
+            "max_findings": self.max_findings,
+        }
+        if self.interrupted:
+            report["interrupted"] = True
+        if self.timings:
+            total = sum(f.size for f in self.files)
+            report["summary"]["timing"] = {
+                "bytes": total,
+                "seconds": round(self.seconds, 6),
+                "bytes_per_second": _rate(total, self.seconds),
+            }
+        return report
+
+    def to_json(self, *, indent: int | None = 2) -> str:
+        return json.dumps(self.to_dict(), indent=indent, ensure_ascii=False)

@@ -1,0 +1,241 @@
+//! CAR journals: the streaming check (from a path or a Python file object), chunks and `JournalChecker` for Dask, event kinds and the chain digest.
+
+use super::*;
+
+/// A Python binary file object as a `Read`: each read briefly re-acquires the GIL. Ctrl-C
+/// inside `read` ends the input and raises `interrupted`; any other exception is kept and
+/// re-raised as it is.
+pub(super) struct PyReader {
+    file: Py<PyAny>,
+    error: Option<PyErr>,
+    interrupted: Arc<AtomicBool>,
+}
+
+impl std::io::Read for PyReader {
+    fn read(&mut self, buffer: &mut [u8]) -> std::io::Result<usize> {
+        Python::with_gil(|py| {
+            let outcome = self
+                .file
+                .bind(py)
+                .call_method1("read", (buffer.len(),))
+                .and_then(|chunk| {
+                    let chunk = chunk.downcast_into::<PyBytes>().map_err(|_| {
+                        PyTypeError::new_err("a journal file object must be opened in binary mode")
+                    })?;
+                    let bytes = chunk.as_bytes();
+                    let length = bytes.len().min(buffer.len());
+                    buffer[..length].copy_from_slice(&bytes[..length]);
+                    Ok(length)
+                });
+            match outcome {
+                Err(error) if error.is_instance_of::<PyKeyboardInterrupt>(py) => {
+                    self.interrupted.store(true, Ordering::SeqCst);
+                    Ok(0)
+                }
+                Err(error) => {
+                    let message = error.to_string();
+                    self.error = Some(error);
+                    Err(std::io::Error::other(message))
+                }
+                Ok(length) => Ok(length),
+            }
+        })
+    }
+}
+
+pub(super) fn journal_options(
+    chain: &str,
+    lifecycle: bool,
+    max_findings: Option<usize>,
+    profile: &str,
+    max_line_length: usize,
+) -> PyResult<journal::Options> {
+    Ok(journal::Options {
+        chain: journal::ChainMode::parse(chain).ok_or_else(|| {
+            PyValueError::new_err(format!(
+                "chain must be one of auto, require, off, not {chain:?}"
+            ))
+        })?,
+        lifecycle,
+        max_findings,
+        profile: journal::Profile::parse(profile).ok_or_else(|| {
+            PyValueError::new_err(format!(
+                "profile must be one of strict, car-compatible, not {profile:?}"
+            ))
+        })?,
+        max_line_length,
+    })
+}
+
+#[pyfunction]
+#[pyo3(
+    signature = (source, chain="auto", lifecycle=true, max_findings=Some(journal::DEFAULT_MAX_FINDINGS), profile="strict", max_line_length=journal::DEFAULT_MAX_LINE_LENGTH, progress=None)
+)]
+#[allow(clippy::too_many_arguments)] // the Python signature: keyword arguments with defaults
+pub(super) fn check_journal(
+    py: Python<'_>,
+    source: &Bound<'_, PyAny>,
+    chain: &str,
+    lifecycle: bool,
+    max_findings: Option<usize>,
+    profile: &str,
+    max_line_length: usize,
+    progress: Option<Py<PyAny>>,
+) -> PyResult<(Vec<RawFinding>, PyObject)> {
+    guarded(py, "check_journal", || {
+        let options = journal_options(chain, lifecycle, max_findings, profile, max_line_length)?;
+        // Ctrl-C is noticed between batches (or inside a Python `read`); the KeyboardInterrupt
+        // is consumed and the partial report is marked `interrupted` (the facade raises
+        // JournalInterrupted with it). The batch being read when it came is not checked.
+        // `progress(bytes_read)` is called at the same points, from the bytes counted at the
+        // reader; an exception it raises stops the check and is re-raised.
+        let flag = Arc::new(AtomicBool::new(false));
+        let stop_flag = Arc::clone(&flag);
+        let bytes_read = Arc::new(AtomicU64::new(0));
+        let mut progress_error: Option<PyErr> = None;
+        let mut between_batches = |bytes: &AtomicU64| {
+            stop_flag.load(Ordering::SeqCst)
+                || Python::with_gil(|py| {
+                    if let Some(callback) = &progress {
+                        if let Err(error) = callback.call1(py, (bytes.load(Ordering::Relaxed),)) {
+                            progress_error = Some(error);
+                            return true;
+                        }
+                    }
+                    stop_requested(py)
+                })
+        };
+        let report = if let Ok(path) = source.downcast::<PyString>() {
+            let path = path.to_cow()?.into_owned();
+            py.allow_threads(|| {
+                let file = CountingReader::new(std::fs::File::open(&path)?);
+                let counter = file.counter();
+                let reader = std::io::BufReader::with_capacity(1 << 20, file);
+                let report = journal::check_journal(reader, &options, || between_batches(&counter));
+                bytes_read.store(counter.load(Ordering::Relaxed), Ordering::Relaxed);
+                report
+            })?
+        } else {
+            let mut reader = PyReader {
+                file: source.clone().unbind(),
+                error: None,
+                interrupted: flag,
+            };
+            let outcome = py.allow_threads(|| {
+                let counted = CountingReader::new(&mut reader);
+                let counter = counted.counter();
+                let buffered = std::io::BufReader::with_capacity(1 << 20, counted);
+                let outcome =
+                    journal::check_journal(buffered, &options, || between_batches(&counter));
+                bytes_read.store(counter.load(Ordering::Relaxed), Ordering::Relaxed);
+                outcome
+            });
+            match (outcome, reader.error.take()) {
+                (Ok(report), _) => report,
+                (Err(_), Some(error)) => return Err(error),
+                (Err(error), None) => return Err(error.into()),
+            }
+        };
+        if let Some(error) = progress_error {
+            return Err(error);
+        }
+        if let Some(callback) = &progress {
+            callback.call1(py, (bytes_read.load(Ordering::Relaxed),))?;
+        }
+        Ok((raw_findings(report.findings), to_python(py, &report.stats)?))
+    })
+}
+
+/// The per-line stage over the lines beginning in bytes `[start, end)` of the journal at
+/// `path`, encoded for `JournalChecker.feed` (docs/cluster.md).
+#[pyfunction]
+#[pyo3(
+    signature = (path, start, end, chain="auto", profile="strict", max_line_length=journal::DEFAULT_MAX_LINE_LENGTH)
+)]
+pub(super) fn check_journal_chunk<'py>(
+    py: Python<'py>,
+    path: &str,
+    start: u64,
+    end: u64,
+    chain: &str,
+    profile: &str,
+    max_line_length: usize,
+) -> PyResult<Bound<'py, PyBytes>> {
+    guarded(py, "check_journal_chunk", || {
+        let options = journal_options(chain, false, None, profile, max_line_length)?;
+        let encoded = py.allow_threads(|| {
+            let file = std::fs::File::open(path)?;
+            journal::chunks::check_chunk(file, start..end, &options)
+        })?;
+        Ok(PyBytes::new(py, &encoded))
+    })
+}
+
+/// The ordered stage of `check_journal` fed chunk by chunk, in file order.
+#[pyclass(module = "pairling_fast._core")]
+pub(super) struct JournalChecker {
+    inner: Option<journal::chunks::ChunkedChecker>,
+}
+
+impl JournalChecker {
+    fn checker(&mut self) -> PyResult<&mut journal::chunks::ChunkedChecker> {
+        self.inner
+            .as_mut()
+            .ok_or_else(|| PyValueError::new_err("this JournalChecker has finished"))
+    }
+}
+
+#[pymethods]
+impl JournalChecker {
+    #[new]
+    #[pyo3(
+        signature = (chain="auto", lifecycle=true, max_findings=Some(journal::DEFAULT_MAX_FINDINGS), profile="strict", max_line_length=journal::DEFAULT_MAX_LINE_LENGTH)
+    )]
+    fn new(
+        chain: &str,
+        lifecycle: bool,
+        max_findings: Option<usize>,
+        profile: &str,
+        max_line_length: usize,
+    ) -> PyResult<Self> {
+        let options = journal_options(chain, lifecycle, max_findings, profile, max_line_length)?;
+        Ok(JournalChecker {
+            inner: Some(journal::chunks::ChunkedChecker::new(&options)),
+        })
+    }
+
+    fn feed(&mut self, py: Python<'_>, chunk: &[u8]) -> PyResult<()> {
+        guarded(py, "JournalChecker.feed", || {
+            let checker = self.checker()?;
+            py.allow_threads(|| checker.feed(chunk))
+                .map_err(|error| PyValueError::new_err(error.to_string()))
+        })
+    }
+
+    #[pyo3(signature = (interrupted=false))]
+    fn finish(
+        &mut self,
+        py: Python<'_>,
+        interrupted: bool,
+    ) -> PyResult<(Vec<RawFinding>, PyObject)> {
+        guarded(py, "JournalChecker.finish", || {
+            self.checker()?;
+            let checker = self.inner.take().expect("checked above");
+            let report = py.allow_threads(|| checker.finish(interrupted));
+            Ok((raw_findings(report.findings), to_python(py, &report.stats)?))
+        })
+    }
+}
+
+#[pyfunction]
+pub(super) fn journal_event_kinds() -> Vec<String> {
+    journal::event_kinds()
+}
+
+/// CAR's chain digest of one journal line (`car_event::line_digest`); `ValueError` with CAR's
+/// reason when CAR cannot compute it.
+#[pyfunction]
+pub(super) fn journal_chain_digest(py: Python<'_>, line: &[u8]) -> PyResult<String> {
+    py.allow_threads(|| crate::car_event::line_digest(line))
+        .map_err(PyValueError::new_err)
+}

@@ -1,0 +1,43 @@
+//! Strict JSON text and Python values in, the JSON value model and RFC 8785 digests out.
+
+use super::*;
+
+#[pyfunction]
+pub(super) fn parse_json(py: Python<'_>, data: &Bound<'_, PyAny>) -> PyResult<PyObject> {
+    guarded(py, "parse_json", || {
+        let value = parse_text(py, data)?;
+        to_python(py, &value)
+    })
+}
+
+#[pyfunction]
+pub(super) fn canonicalize<'py>(
+    py: Python<'py>,
+    value: &Bound<'py, PyAny>,
+) -> PyResult<Bound<'py, PyBytes>> {
+    guarded(py, "canonicalize", || {
+        let bytes = pyvalue::canonicalize(value).map_err(|e| canonicalization_error(py, e))?;
+        Ok(PyBytes::new(py, &bytes))
+    })
+}
+
+#[pyfunction]
+pub(super) fn canonicalize_json<'py>(
+    py: Python<'py>,
+    data: &Bound<'py, PyAny>,
+) -> PyResult<Bound<'py, PyBytes>> {
+    guarded(py, "canonicalize_json", || {
+        let value = parse_text(py, data)?;
+        let bytes = py
+            .allow_threads(|| canonical::canonicalize(&value))
+            .map_err(|e| canonicalization_error(py, e))?;
+        Ok(PyBytes::new(py, &bytes))
+    })
+}
+
+#[pyfunction]
+pub(super) fn digest_hex(py: Python<'_>, value: &Bound<'_, PyAny>) -> PyResult<String> {
+    guarded(py, "digest_hex", || {
+        pyvalue::digest_hex(value).map_err(|e| canonicalization_error(py, e))
+    })
+}
