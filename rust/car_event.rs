@@ -41,8 +41,10 @@ pub struct CarEvent {
     pub action_id: Option<String>,
     #[serde(default)]
     pub proposal_id: Option<String>,
+    /// Hashed with ahash (random state, so still HashDoS-resistant): the order is irrelevant, the
+    /// digest sorts the members, and SipHash was a visible share of a check's time.
     #[serde(default)]
-    pub data: HashMap<String, Value>,
+    pub data: HashMap<String, Value, ahash::RandomState>,
     /// `None` when the line has no `timestamp`: CAR then takes `Utc::now()` at load time.
     #[serde(default)]
     pub timestamp: Stamp,
