@@ -1136,10 +1136,9 @@ impl Checker {
             return false;
         }
         match kind {
-            "proposal_received" => {
-                if !self.proposals.contains_key(proposal_id) {
-                    self.proposals.insert(proposal_id.to_string(), number);
-                }
+            // The first proposal_received is the one remembered.
+            "proposal_received" if !self.proposals.contains_key(proposal_id) => {
+                self.proposals.insert(proposal_id.to_string(), number);
             }
             "proposal_completed" | "state_committed"
                 if !self.proposals.contains_key(proposal_id) =>
