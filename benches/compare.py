@@ -48,6 +48,7 @@ from typing import Any, Callable
 
 import pairling_fast as pf
 from pairling_fast import _backend, schemas
+from pairling_fast._fallback.car_event import display as serde_display
 
 EVENT_SCHEMA_ID = "car.journal.event"
 RUST = "pairling_fast rust"
@@ -419,15 +420,13 @@ def chrono_rfc3339(timestamp: str) -> str:
 
 
 def car_event_digest(event: dict[str, Any]) -> str:
-    """CAR's ``event_digest`` (docs/digests.md) as a user would write it for these journals:
-    ``json.dumps`` renders serde_json's ``Display`` exactly for their strings and integers (not for
-    every float, which a general version would need). The agreement check proves it on the data."""
+    """CAR's ``event_digest`` (docs/digests.md) as a user would write it. serde_json's ``Display``
+    is ``json.dumps`` with sorted keys except for floats (``5e-5``, not Python's ``5e-05``), so the
+    data members are rendered by the fallback's pure-Python port of it, as a user would have to
+    write; the agreement check proves the result on the data."""
 
     def text(name: str) -> str:
         return str(event.get(name) or "")
-
-    def show(value: Any) -> str:
-        return json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
 
     data = event.get("data") or {}
     parts = [text("prev_hash"), "\x1e", json.dumps(event["kind"])]
@@ -435,7 +434,7 @@ def car_event_digest(event: dict[str, Any]) -> str:
         parts += ["\x1d", text("run_id"), "\x1f", text("client_id"), "\x1f"]
         parts.append(text("policy_session_id"))
     parts += ["\x1e", text("action_id"), "\x1e", text("proposal_id"), "\x1e"]
-    parts.append("\x1f".join(f"{key}={show(data[key])}" for key in sorted(data)))
+    parts.append("\x1f".join(f"{key}={serde_display(data[key])}" for key in sorted(data)))
     parts += ["\x1e", chrono_rfc3339(event["timestamp"])]
     return hashlib.sha256("".join(parts).encode("utf-8")).hexdigest()
 
