@@ -496,10 +496,16 @@ fn check_line(raw: RawLine, options: &Options) -> CheckedLine {
             hash: string_member(object, "hash"),
             prev_hash: string_member(object, "prev_hash"),
             recomputed: None,
-            timestamp: object
-                .get("timestamp")
-                .and_then(Value::as_str)
-                .and_then(parse_timestamp),
+            // A chained line was read by CAR's parser too: its timestamp is the same chrono
+            // parse of the same string (a strict object has one `timestamp`), so it is not
+            // parsed twice.
+            timestamp: match &car {
+                Some(Ok(event)) => event.timestamp.0.as_ref().map(instant),
+                _ => object
+                    .get("timestamp")
+                    .and_then(Value::as_str)
+                    .and_then(parse_timestamp),
+            },
         },
         _ => EventFacts::default(),
     };
