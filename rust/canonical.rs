@@ -77,12 +77,7 @@ impl BufferedSha256 {
     /// Lowercase hex of the sha256 of everything put.
     pub fn hex(mut self) -> String {
         self.hasher.update(&self.buffer[..self.buffered]);
-        let mut text = String::with_capacity(64);
-        for byte in self.hasher.finalize() {
-            text.push(char::from(HEX[usize::from(byte >> 4)]));
-            text.push(char::from(HEX[usize::from(byte & 0xf)]));
-        }
-        text
+        lower_hex(&self.hasher.finalize())
     }
 }
 
@@ -140,6 +135,16 @@ pub fn digest_hex(value: &Value) -> Result<String, CanonicalizationError> {
 }
 
 const HEX: &[u8; 16] = b"0123456789abcdef";
+
+/// Lowercase hex of `bytes`, without a formatter call per byte (digests are on the hot path).
+pub(crate) fn lower_hex(bytes: &[u8]) -> String {
+    let mut text = String::with_capacity(bytes.len() * 2);
+    for &byte in bytes {
+        text.push(char::from(HEX[usize::from(byte >> 4)]));
+        text.push(char::from(HEX[usize::from(byte & 0xf)]));
+    }
+    text
+}
 
 /// Orders strings by their UTF-16 code units, as RFC 8785 requires. UTF-8 byte order agrees
 /// except where a character above U+FFFF (lead byte F0..F4; a surrogate pair in UTF-16) meets one

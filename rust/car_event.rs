@@ -21,7 +21,7 @@ use std::fmt;
 use chrono::{DateTime, Utc};
 use serde::de::{self, Deserializer, EnumAccess, VariantAccess, Visitor};
 use serde::Deserialize;
-use serde_json::{Map, Value};
+use serde_json::Value;
 use sha2::{Digest, Sha256};
 
 /// The name of the chain rule, after the CAR release whose code defines it.
@@ -41,8 +41,10 @@ pub struct CarEvent {
     pub action_id: Option<String>,
     #[serde(default)]
     pub proposal_id: Option<String>,
+    /// Hashed with ahash (random state, so still HashDoS-resistant): the order is irrelevant, the
+    /// digest sorts the members, and SipHash was a visible share of a check's time.
     #[serde(default)]
-    pub data: HashMap<String, Value>,
+    pub data: HashMap<String, Value, ahash::RandomState>,
     /// `None` when the line has no `timestamp`: CAR then takes `Utc::now()` at load time.
     #[serde(default)]
     pub timestamp: Stamp,
@@ -98,28 +100,49 @@ pub fn parse(line: &[u8]) -> Result<CarEvent, String> {
     serde_json::from_slice::<CarEvent>(line).map_err(|error| error.to_string())
 }
 
-/// The value with every object's members in byte order of their keys, as serde_json's default
-/// `BTreeMap` keeps them in CAR's build.
-fn sorted(value: &Value) -> Value {
+/// Appends serde_json's compact text of `value` with every object's members in byte order of
+/// their keys, as serde_json's default `BTreeMap` keeps them in CAR's build. Written straight into
+/// `out`: no sorted copy of the value, no string per member.
+fn write_sorted(value: &Value, out: &mut Vec<u8>) {
     match value {
         Value::Object(members) => {
             let mut entries: Vec<(&String, &Value)> = members.iter().collect();
-            entries.sort_by(|a, b| a.0.cmp(b.0));
-            Value::Object(
-                entries
-                    .into_iter()
-                    .map(|(key, member)| (key.clone(), sorted(member)))
-                    .collect::<Map<String, Value>>(),
-            )
+            entries.sort_unstable_by(|a, b| a.0.cmp(b.0));
+            out.push(b'{');
+            for (index, (key, member)) in entries.into_iter().enumerate() {
+                if index > 0 {
+                    out.push(b',');
+                }
+                write_leaf(key, out);
+                out.push(b':');
+                write_sorted(member, out);
+            }
+            out.push(b'}');
         }
-        Value::Array(items) => Value::Array(items.iter().map(sorted).collect()),
-        other => other.clone(),
+        Value::Array(items) => {
+            out.push(b'[');
+            for (index, item) in items.iter().enumerate() {
+                if index > 0 {
+                    out.push(b',');
+                }
+                write_sorted(item, out);
+            }
+            out.push(b']');
+        }
+        leaf => write_leaf(leaf, out),
     }
+}
+
+/// A string, number, boolean or null exactly as serde_json's compact serializer writes it.
+fn write_leaf<T: serde::Serialize + ?Sized>(leaf: &T, out: &mut Vec<u8>) {
+    serde_json::to_writer(out, leaf).expect("serde_json writes a JSON leaf into a Vec");
 }
 
 /// `format!("{}", value)` in CAR's build: serde_json's compact text with sorted object keys.
 pub fn display(value: &Value) -> String {
-    sorted(value).to_string()
+    let mut out = Vec::new();
+    write_sorted(value, &mut out);
+    String::from_utf8(out).expect("serde_json writes UTF-8")
 }
 
 /// The timestamp as CAR hashes it: chrono's `to_rfc3339()` of the `DateTime<Utc>`.
@@ -132,42 +155,42 @@ pub fn timestamp_text(time: &DateTime<Utc>) -> String {
 /// so no stored hash can match.
 pub fn digest(event: &CarEvent) -> Option<String> {
     let timestamp = event.timestamp.0.as_ref()?;
-    let mut members: Vec<(&String, &Value)> = event.data.iter().collect();
-    members.sort_by(|a, b| a.0.cmp(b.0));
-    let data = members
-        .iter()
-        .map(|(key, value)| format!("{key}={}", display(value)))
-        .collect::<Vec<_>>()
-        .join("\u{1f}");
-    // `serde_json::to_string(kind)`: the variant name as a JSON string.
-    let kind = Value::String(event.kind.0.clone()).to_string();
-    let mut hasher = Sha256::new();
-    hasher.update(event.prev_hash.as_deref().unwrap_or("").as_bytes());
-    hasher.update(b"\x1e");
-    hasher.update(kind.as_bytes());
-    if event.run_id.is_some() || event.client_id.is_some() || event.policy_session_id.is_some() {
-        hasher.update(b"\x1d");
-        hasher.update(event.run_id.as_deref().unwrap_or("").as_bytes());
-        hasher.update(b"\x1f");
-        hasher.update(event.client_id.as_deref().unwrap_or("").as_bytes());
-        hasher.update(b"\x1f");
-        hasher.update(event.policy_session_id.as_deref().unwrap_or("").as_bytes());
+    // The whole preimage in one buffer, hashed once.
+    let mut input = Vec::with_capacity(256);
+    fn text(member: &Option<String>) -> &[u8] {
+        member.as_deref().unwrap_or("").as_bytes()
     }
-    hasher.update(b"\x1e");
-    hasher.update(event.action_id.as_deref().unwrap_or("").as_bytes());
-    hasher.update(b"\x1e");
-    hasher.update(event.proposal_id.as_deref().unwrap_or("").as_bytes());
-    hasher.update(b"\x1e");
-    hasher.update(data.as_bytes());
-    hasher.update(b"\x1e");
-    hasher.update(timestamp_text(timestamp).as_bytes());
-    Some(
-        hasher
-            .finalize()
-            .iter()
-            .map(|byte| format!("{byte:02x}"))
-            .collect(),
-    )
+    input.extend_from_slice(text(&event.prev_hash));
+    input.push(0x1e);
+    // `serde_json::to_string(kind)`: the variant name as a JSON string.
+    write_leaf(event.kind.0.as_str(), &mut input);
+    if event.run_id.is_some() || event.client_id.is_some() || event.policy_session_id.is_some() {
+        input.push(0x1d);
+        input.extend_from_slice(text(&event.run_id));
+        input.push(0x1f);
+        input.extend_from_slice(text(&event.client_id));
+        input.push(0x1f);
+        input.extend_from_slice(text(&event.policy_session_id));
+    }
+    input.push(0x1e);
+    input.extend_from_slice(text(&event.action_id));
+    input.push(0x1e);
+    input.extend_from_slice(text(&event.proposal_id));
+    input.push(0x1e);
+    // `key=Display(value)` for each member in key order, joined by U+001F.
+    let mut members: Vec<(&String, &Value)> = event.data.iter().collect();
+    members.sort_unstable_by(|a, b| a.0.cmp(b.0));
+    for (index, (key, value)) in members.into_iter().enumerate() {
+        if index > 0 {
+            input.push(0x1f);
+        }
+        input.extend_from_slice(key.as_bytes());
+        input.push(b'=');
+        write_sorted(value, &mut input);
+    }
+    input.push(0x1e);
+    input.extend_from_slice(timestamp_text(timestamp).as_bytes());
+    Some(crate::canonical::lower_hex(&Sha256::digest(&input)))
 }
 
 /// CAR's digest of one journal line (the `hash` a writer sets, with the line's `prev_hash`).

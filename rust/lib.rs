@@ -18,3 +18,11 @@ pub mod wire;
 
 #[cfg(feature = "python")]
 mod python;
+
+/// mimalloc instead of the system allocator (the extension builds with it, pyproject.toml): a
+/// journal check makes several small allocations per line on every thread, and glibc's malloc
+/// spent 44 % of the CPU there and serialised the threads on its arena locks (issue #19). Only
+/// Rust's allocations go through it; Python keeps its own.
+#[cfg(feature = "mimalloc")]
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
