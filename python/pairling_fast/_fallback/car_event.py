@@ -22,7 +22,15 @@ import re
 from dataclasses import dataclass
 from typing import Any, Callable
 
-__all__ = ["CHAIN_RULE", "CarEvent", "CarRejects", "display", "line_digest", "parse"]
+__all__ = [
+    "CHAIN_RULE",
+    "CarEvent",
+    "CarRejects",
+    "civil_from_days",
+    "display",
+    "line_digest",
+    "parse",
+]
 
 CHAIN_RULE = "car-eventlog-0.58.0.event_digest"
 
@@ -358,7 +366,8 @@ def days_from_civil(year: int, month: int, day: int) -> int:
     return era * 146_097 + day_of_era - 719_468
 
 
-def _civil_from_days(days: int) -> tuple[int, int, int]:
+def civil_from_days(days: int) -> tuple[int, int, int]:
+    """The Gregorian date of a day count since 1970-01-01 (Howard Hinnant's algorithm)."""
     days += 719_468
     era = days // 146_097
     day_of_era = days - era * 146_097
@@ -440,7 +449,7 @@ def _parse_timestamp(text: str) -> Timestamp:
 def timestamp_text(time: Timestamp) -> str:
     """chrono's ``to_rfc3339()`` of a ``DateTime<Utc>``."""
     days, second_of_day = divmod(time.seconds, 86_400)
-    year, month, day = _civil_from_days(days)
+    year, month, day = civil_from_days(days)
     hour, remainder = divmod(second_of_day, 3600)
     minute, second = divmod(remainder, 60)
     nanos = time.nanos

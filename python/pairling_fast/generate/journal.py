@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from .. import codes, schemas
+from .._fallback.car_event import civil_from_days
 from ..journal import chain_event, event_kinds, event_line
 
 __all__ = [
@@ -115,7 +116,7 @@ class _Writer:
         seconds, nanos = divmod(self.nanos, 1_000_000_000)
         seconds += EPOCH_2026 + offset_seconds
         days, rest = divmod(seconds, 86_400)
-        year, month, day = _civil_from_days(days)
+        year, month, day = civil_from_days(days)
         hour, rest = divmod(rest, 3600)
         minute, second = divmod(rest, 60)
         return (
@@ -143,21 +144,6 @@ class _Writer:
 
     def expect(self, code: str, line: int, pointer: str) -> None:
         self.expected.append({"code": code, "line": line, "pointer": pointer})
-
-
-def _civil_from_days(days: int) -> tuple[int, int, int]:
-    """The Gregorian date of a day count since 1970-01-01 (Howard Hinnant's algorithm)."""
-    days += 719_468
-    era = days // 146_097
-    day_of_era = days - era * 146_097
-    year_of_era = (
-        day_of_era - day_of_era // 1460 + day_of_era // 36_524 - day_of_era // 146_096
-    ) // 365
-    day_of_year = day_of_era - (365 * year_of_era + year_of_era // 4 - year_of_era // 100)
-    month_index = (5 * day_of_year + 2) // 153
-    day = day_of_year - (153 * month_index + 2) // 5 + 1
-    month = month_index + 3 if month_index < 10 else month_index - 9
-    return year_of_era + era * 400 + (month <= 2), month, day
 
 
 class _Journal:
