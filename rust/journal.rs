@@ -86,6 +86,9 @@ pub struct Options {
     pub max_findings: Option<usize>,
     pub profile: Profile,
     pub max_line_length: usize,
+    /// The CAR release whose bundled `journal.event` (its `EventKind`s, its envelope) events are
+    /// validated against: a `WireBundle::version`.
+    pub car_version: &'static str,
 }
 
 impl Default for Options {
@@ -96,6 +99,7 @@ impl Default for Options {
             max_findings: Some(DEFAULT_MAX_FINDINGS),
             profile: Profile::Strict,
             max_line_length: DEFAULT_MAX_LINE_LENGTH,
+            car_version: validate::default_wire_bundle().version,
         }
     }
 }
@@ -113,10 +117,11 @@ struct EventSchema {
     members: HashSet<String>,
 }
 
-fn event_schema() -> &'static EventSchema {
-    static SCHEMA: OnceLock<EventSchema> = OnceLock::new();
-    SCHEMA.get_or_init(|| {
-        let schema = validate::bundled_schema(SCHEMA_ID).expect("car.journal.event is bundled");
+impl EventSchema {
+    fn of(bundle: &'static validate::WireBundle) -> Self {
+        let schema = bundle
+            .schema(EVENT_SCHEMA)
+            .expect("every wire bundle has journal.event");
         let kinds = schema["definitions"]["EventKind"]["oneOf"]
             .as_array()
             .into_iter()
@@ -130,17 +135,37 @@ fn event_schema() -> &'static EventSchema {
             .map(|properties| properties.keys().cloned().collect())
             .unwrap_or_default();
         EventSchema {
-            validator: validate::bundled_validator(SCHEMA_ID)
-                .expect("car.journal.event is bundled"),
+            validator: bundle
+                .validator(EVENT_SCHEMA)
+                .expect("every wire bundle has journal.event"),
             kinds,
             members,
         }
-    })
+    }
+}
+
+/// The name of the event schema inside a wire bundle (`car.journal.event` among bundled ids).
+const EVENT_SCHEMA: &str = "journal.event";
+
+/// The event schema of the bundle of CAR release `car_version` (a `WireBundle::version`).
+fn event_schema(car_version: &str) -> &'static EventSchema {
+    static SCHEMAS: OnceLock<Vec<OnceLock<EventSchema>>> = OnceLock::new();
+    let bundles = validate::wire_bundles();
+    let slots = SCHEMAS.get_or_init(|| bundles.iter().map(|_| OnceLock::new()).collect());
+    let index = bundles
+        .iter()
+        .position(|bundle| bundle.version == car_version)
+        .expect("Options::car_version names a bundled release");
+    slots[index].get_or_init(|| EventSchema::of(&bundles[index]))
+}
+
+fn default_event_schema() -> &'static EventSchema {
+    event_schema(validate::default_wire_bundle().version)
 }
 
 /// The event kinds of the wire schema, sorted.
 pub fn event_kinds() -> Vec<String> {
-    let mut kinds: Vec<String> = event_schema().kinds.iter().cloned().collect();
+    let mut kinds: Vec<String> = default_event_schema().kinds.iter().cloned().collect();
     kinds.sort();
     kinds
 }
@@ -383,7 +408,7 @@ fn check_line(raw: RawLine, options: &Options) -> CheckedLine {
             );
         }
     };
-    let schema = event_schema();
+    let schema = event_schema(options.car_version);
     match &value {
         Some(Value::Object(object)) => {
             findings.extend(schema_findings(
@@ -632,7 +657,7 @@ fn instant(time: &chrono::DateTime<chrono::Utc>) -> Instant {
 
 /// Whether `name` is an event kind of the wire schema (CAR 0.58.0's `EventKind`).
 pub fn is_event_kind(name: &str) -> bool {
-    event_schema().kinds.contains(name)
+    default_event_schema().kinds.contains(name)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -870,7 +895,7 @@ impl Checker {
                 if let Some(kind) = &facts.kind {
                     if let Some(count) = self.kinds.get_mut(kind) {
                         *count += 1;
-                    } else if event_schema().kinds.contains(kind) {
+                    } else if event_schema(self.options.car_version).kinds.contains(kind) {
                         self.kinds.insert(kind.clone(), 1);
                     }
                 }

@@ -148,9 +148,12 @@ def test_findings_cap_and_options_match(client: Any, journals: dict[str, Path]) 
         {"max_findings": 3},
         {"chain": "require", "profile": "car-compatible"},
         {"chain": "off", "lifecycle": False},
+        {"car_version": "0.58.0"},  # its 53 kinds: the newer kinds of the journal are PF101
     ):
         report = pfd.check_journal(path, client, chunk_bytes=1000, **options)
         assert_identical(report, path, **options)
+    older = pfd.check_journal(path, client, chunk_bytes=1000, car_version="0.58.0")
+    assert len(older.errors) > len(pfd.check_journal(path, client, chunk_bytes=1000).errors)
 
 
 def test_check_paths_runs_one_pipeline_over_many_files(

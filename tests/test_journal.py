@@ -15,6 +15,7 @@ import pairling_fast as pf
 from pairling_fast import _backend
 from pairling_fast.generate.journal import DEFECTS, add_arguments, generate_journal, run
 from pairling_fast.journal import JournalInterrupted, chain_event, event_kinds, event_line
+from pairling_fast.paths import check_paths
 from pairling_fast.report import Report
 
 TS = "2026-01-01T00:00:{:02d}Z"
@@ -714,6 +715,26 @@ def test_cars_selfheal_fixture_journals_have_no_errors(
         assert report.errors == [], (name, report.errors[:3])
         assert {f.code for f in report.findings} <= {"PF343", "PF330"}, (name, report.findings)
         assert report.stats["events"] == len(events)
+
+
+def test_car_version_checks_events_against_that_releases_kinds(
+    backend: _backend.Engine, tmp_path: Path
+) -> None:
+    """CAR 0.60.0 added three kinds; under ``car_version`` 0.58 (or the seed) they are PF101 at
+    /kind, under the default (newest) bundle they are events. ``check`` applies --car-version to
+    journals too; a release not bundled is a ValueError before any line."""
+    lines = lines_of(*run_of(event("worker_started"), event("model_call_refused")))
+    assert check(lines).findings == []
+    for release in ("0.58.0", "0.58", "seed"):
+        report = check(lines, car_version=release)
+        assert located(report) == [(2, "PF101", "/kind"), (3, "PF101", "/kind")]
+        assert report.stats["kinds"] == {"run_started": 1, "run_completed": 1}
+    with pytest.raises(ValueError, match="no bundled wire schema"):
+        check(lines, car_version="0.1")
+    path = tmp_path / "run.jsonl"
+    path.write_bytes(b"".join(lines))
+    assert check_paths([path]).ok
+    assert not check_paths([path], car_version="0.58.0").ok
 
 
 def test_a_bom_on_line_one_is_one_error(backend: _backend.Engine) -> None:

@@ -144,6 +144,26 @@ def test_every_journal_we_write_loads_in_car(backend: _backend.Engine, tmp_path:
         assert verdict["chain"]["verified"] == verdict["events"], path.name
 
 
+def test_under_cars_release_we_refuse_the_kinds_it_refuses(
+    backend: _backend.Engine, tmp_path: Path
+) -> None:
+    """A journal with the newest bundle's kinds: CAR 0.58.0's loader stops at the first kind it
+    does not know; ``car_version="0.58.0"`` reports exactly those lines, the default bundle none."""
+    lines, _ = generate_journal(300, 11)
+    path = tmp_path / "newest-kinds.jsonl"
+    path.write_bytes(b"".join(lines))
+    newer = set(event_kinds()) - set(event_kinds(ORACLE_CAR_VERSION))
+    unknown = [n for n, line in enumerate(lines, start=1) if json.loads(line)["kind"] in newer]
+    assert unknown
+    (verdict,) = car_oracle.load([path])
+    assert not verdict["ok"] and verdict["line"] == unknown[0], verdict
+    report = pf.check_journal(path, car_version=ORACLE_CAR_VERSION, max_findings=None)
+    assert [(f.line, f.code, f.pointer) for f in report.errors] == [
+        (n, "PF101", "/kind") for n in unknown
+    ]
+    assert pf.check_journal(path).errors == []
+
+
 def tamper(lines: list[bytes], rng: random.Random) -> tuple[str, list[bytes]]:
     """One random tampering of a chained journal's lines."""
     lines = list(lines)

@@ -73,11 +73,19 @@ class Engine(Protocol):
         profile: str,
         max_line_length: int,
         progress: Callable[[int], object] | None = None,
+        car_version: str | None = None,
     ) -> tuple[list[RawFinding], dict[str, Any]]: ...
     def journal_event_kinds(self) -> list[str]: ...
     def journal_chain_digest(self, line: bytes) -> str: ...
     def check_journal_chunk(
-        self, path: str, start: int, end: int, chain: str, profile: str, max_line_length: int
+        self,
+        path: str,
+        start: int,
+        end: int,
+        chain: str,
+        profile: str,
+        max_line_length: int,
+        car_version: str | None = None,
     ) -> bytes: ...
     def JournalChecker(  # the engine's class, called as a constructor
         self,
@@ -86,6 +94,7 @@ class Engine(Protocol):
         max_findings: int | None,
         profile: str,
         max_line_length: int,
+        car_version: str | None = None,
     ) -> JournalChecker: ...
     def check_rpc_result(
         self,

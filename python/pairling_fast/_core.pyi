@@ -59,6 +59,7 @@ def check_journal(
     profile: str = "strict",
     max_line_length: int = ...,
     progress: Callable[[int], object] | None = None,
+    car_version: str | None = None,
 ) -> tuple[list[_RawFinding], dict[str, Any]]: ...
 def journal_event_kinds() -> list[str]: ...
 def journal_chain_digest(line: bytes) -> str: ...
@@ -69,6 +70,7 @@ def check_journal_chunk(
     chain: str = "auto",
     profile: str = "strict",
     max_line_length: int = ...,
+    car_version: str | None = None,
 ) -> bytes: ...
 
 @final
@@ -80,6 +82,7 @@ class JournalChecker:
         max_findings: int | None = ...,
         profile: str = "strict",
         max_line_length: int = ...,
+        car_version: str | None = None,
     ) -> JournalChecker: ...
     def feed(self, chunk: bytes) -> None: ...
     def finish(self, interrupted: bool = False) -> tuple[list[_RawFinding], dict[str, Any]]: ...

@@ -447,9 +447,9 @@ def _add_check_parser(commands: Any) -> None:
         "--car-version",
         type=schemas.car_version_argument,
         metavar="VERSION",
-        help="check transcripts, RPC results and params against this CAR release's bundled wire "
-        "schema (0.58.0, 0.58, seed; default: the newest, or what a transcript names; see "
-        "`schemas`)",
+        help="check journals, transcripts, RPC results and params against this CAR release's "
+        "bundled wire schema (0.58.0, 0.58, seed; default: the newest, or what a transcript "
+        "names; see `schemas`)",
     )
     _add_backend_option(check)
     check.add_argument(

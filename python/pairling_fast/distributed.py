@@ -89,10 +89,13 @@ def _check_chunk(
     chain: str,
     profile: str,
     max_line_length: int,
+    car_version: str | None = None,
 ) -> bytes:
     """The task a worker runs: the per-line stage over one chunk, on the driver's backend."""
     engine = _backend.engine(backend)
-    return engine.check_journal_chunk(path, start, end, chain, profile, max_line_length)
+    return engine.check_journal_chunk(
+        path, start, end, chain, profile, max_line_length, car_version=car_version
+    )
 
 
 def _worker_build(backend: str) -> tuple[str, str | None]:
@@ -181,13 +184,14 @@ def journal_reports(
     max_findings: int | None = DEFAULT_MAX_FINDINGS,
     profile: Profile = "strict",
     max_line_length: int = DEFAULT_MAX_LINE_LENGTH,
+    car_version: str | None = None,
 ) -> Iterator[tuple[str, Report]]:
     """(path, report) of each journal file, in order, as each completes: one pipeline of chunks
     across all files. Chunks are submitted ahead (at most ``max_in_flight``, default twice the
     cluster's threads) and consumed in file order, so the driver holds a bounded number of chunk
     results. On Ctrl-C the chunks in flight are cancelled and ``JournalInterrupted`` carries the
     partial report of the file being checked."""
-    options = JournalOptions(chain, lifecycle, max_findings, profile, max_line_length)
+    options = JournalOptions(chain, lifecycle, max_findings, profile, max_line_length, car_version)
     backend = _backend.active_name()
     engine = _backend.active()
     _check_workers_once(client, backend)
@@ -206,6 +210,7 @@ def journal_reports(
             options.chain,
             options.profile,
             options.max_line_length,
+            options.car_version,
             pure=False,
         )
 
@@ -224,7 +229,9 @@ def journal_reports(
                 return
             chunk, future = pending.popleft()
             if checker is None:
-                checker = engine.JournalChecker(*options.engine_args())
+                checker = engine.JournalChecker(
+                    *options.engine_args(), car_version=options.car_version
+                )
                 current = chunk.path
             try:
                 encoded = future.result()
@@ -260,6 +267,7 @@ def check_journal(
     max_findings: int | None = DEFAULT_MAX_FINDINGS,
     profile: Profile = "strict",
     max_line_length: int = DEFAULT_MAX_LINE_LENGTH,
+    car_version: str | None = None,
 ) -> Report:
     """``pairling_fast.check_journal(path, ...)`` with the per-line work on ``client``'s workers;
     the report is the same. ``max_in_flight`` caps the chunks submitted ahead (default: twice the
@@ -277,6 +285,7 @@ def check_journal(
         max_findings=max_findings,
         profile=profile,
         max_line_length=max_line_length,
+        car_version=car_version,
     )
     return report
 
@@ -292,6 +301,7 @@ def check_paths(
     max_findings: int | None = DEFAULT_MAX_FINDINGS,
     profile: Profile = "strict",
     max_line_length: int = DEFAULT_MAX_LINE_LENGTH,
+    car_version: str | None = None,
 ) -> Report:
     """Check journals (files, or directories of ``*.jsonl`` / ``*.ndjson``) on ``client``'s
     workers, one pipeline of chunks across all files. The report lists every file's findings
@@ -307,6 +317,7 @@ def check_paths(
         max_findings=max_findings,
         profile=profile,
         max_line_length=max_line_length,
+        car_version=car_version,
     )
     merged = Report(stats={"files": {}})
     for path, report in reports:

@@ -66,9 +66,13 @@ class JournalOptions:
     max_findings: int | None = DEFAULT_MAX_FINDINGS
     profile: Profile = "strict"
     max_line_length: int = DEFAULT_MAX_LINE_LENGTH
+    # The CAR release whose bundled ``journal.event`` events are validated against (``None``: the
+    # default bundle); the engines take it by keyword.
+    car_version: str | None = None
 
     def engine_args(self) -> tuple[ChainMode, bool, int | None, Profile, int]:
-        """In the order both engines' ``check_journal`` and ``JournalChecker`` take them."""
+        """In the order both engines' ``check_journal`` and ``JournalChecker`` take them
+        (``car_version`` goes by keyword)."""
         return (self.chain, self.lifecycle, self.max_findings, self.profile, self.max_line_length)
 
 
@@ -147,6 +151,7 @@ def check_journal(
     profile: Profile = "strict",
     max_line_length: int = DEFAULT_MAX_LINE_LENGTH,
     progress: Callable[[int], object] | None = None,
+    car_version: str | None = None,
 ) -> Report:
     """Check a CAR journal: every line, the hash chain and the lifecycles, in one streaming pass.
 
@@ -157,11 +162,15 @@ def check_journal(
     as PF304 warnings. ``progress(bytes_read)`` is called while the check runs (between
     batches of lines) and once at the end, from the thread that called ``check_journal``. Raises
     ``JournalInterrupted`` (a ``KeyboardInterrupt`` carrying the partial report) on Ctrl-C,
-    ``OSError`` if the file cannot be read.
+    ``OSError`` if the file cannot be read. ``car_version`` validates events against that bundled
+    CAR release's ``journal.event`` (its event kinds; docs/wire.md) instead of the default
+    bundle's; ``ValueError`` for one not bundled.
     """
     engine_source, path = _engine_source(source)
-    options = JournalOptions(chain, lifecycle, max_findings, profile, max_line_length)
-    raw, stats = _backend.active().check_journal(engine_source, *options.engine_args(), progress)
+    options = JournalOptions(chain, lifecycle, max_findings, profile, max_line_length, car_version)
+    raw, stats = _backend.active().check_journal(
+        engine_source, *options.engine_args(), progress, car_version=options.car_version
+    )
     report = Report(findings=[Finding.from_raw(r, path) for r in raw], stats=stats)
     if stats.get("interrupted"):
         raise JournalInterrupted(report)

@@ -151,7 +151,11 @@ def _journal_report(
     """A journal's report; after Ctrl-C the partial one (``stats["interrupted"]``)."""
     try:
         return check_journal(
-            source, profile=options.profile, max_findings=options.max_findings, progress=progress
+            source,
+            profile=options.profile,
+            max_findings=options.max_findings,
+            progress=progress,
+            car_version=options.car_version,
         )
     except JournalInterrupted as stopped:
         return stopped.report
@@ -166,7 +170,11 @@ def _run_on_cluster(
         from .distributed import check_journal as check_journal_on_cluster
 
         return check_journal_on_cluster(
-            path, client, profile=options.profile, max_findings=options.max_findings
+            path,
+            client,
+            profile=options.profile,
+            max_findings=options.max_findings,
+            car_version=options.car_version,
         )
     task = client.submit(
         _run_on_backend, _backend.active_name(), kind, path, method, options, pure=False
@@ -392,8 +400,8 @@ def check_paths(
     ``not_listed``) and still decide ``ok``. A path that does not
     exist raises ``PathArgumentError``; a file that cannot be read is a PF501 finding. With a Dask
     ``client`` (``distributed.Client``) the checks run on its cluster, with the same report
-    (docs/cluster.md). ``car_version`` picks the bundled wire schema transcripts, RPC results
-    and params are checked against (docs/wire.md); ``ValueError`` for one not bundled.
+    (docs/cluster.md). ``car_version`` picks the bundled wire schema journals, transcripts, RPC
+    results and params are checked against (docs/wire.md); ``ValueError`` for one not bundled.
     ``manifest`` (Pairling's reviewed operation manifest, parsed JSON) adds the release-join
     rules to every capability map (``check_map``). A map, RPC result or params, or wire-schema
     bundle over ``max_document_bytes`` (default ``_files.DEFAULT_MAX_DOCUMENT_BYTES``, 256 MiB)

@@ -49,7 +49,16 @@ pub(super) fn journal_options(
     max_findings: Option<usize>,
     profile: &str,
     max_line_length: usize,
+    car_version: Option<&str>,
 ) -> PyResult<journal::Options> {
+    let bundle = match car_version {
+        None => crate::validate::default_wire_bundle(),
+        Some(version) => crate::validate::wire_bundle_named(version).ok_or_else(|| {
+            PyValueError::new_err(format!(
+                "no bundled wire schema for CAR version {version:?}"
+            ))
+        })?,
+    };
     Ok(journal::Options {
         chain: journal::ChainMode::parse(chain).ok_or_else(|| {
             PyValueError::new_err(format!(
@@ -64,12 +73,13 @@ pub(super) fn journal_options(
             ))
         })?,
         max_line_length,
+        car_version: bundle.version,
     })
 }
 
 #[pyfunction]
 #[pyo3(
-    signature = (source, chain="auto", lifecycle=true, max_findings=Some(journal::DEFAULT_MAX_FINDINGS), profile="strict", max_line_length=journal::DEFAULT_MAX_LINE_LENGTH, progress=None)
+    signature = (source, chain="auto", lifecycle=true, max_findings=Some(journal::DEFAULT_MAX_FINDINGS), profile="strict", max_line_length=journal::DEFAULT_MAX_LINE_LENGTH, progress=None, car_version=None)
 )]
 #[allow(clippy::too_many_arguments)] // the Python signature: keyword arguments with defaults
 pub(super) fn check_journal(
@@ -81,9 +91,17 @@ pub(super) fn check_journal(
     profile: &str,
     max_line_length: usize,
     progress: Option<Py<PyAny>>,
+    car_version: Option<&str>,
 ) -> PyResult<(Vec<RawFinding>, PyObject)> {
     guarded(py, "check_journal", || {
-        let options = journal_options(chain, lifecycle, max_findings, profile, max_line_length)?;
+        let options = journal_options(
+            chain,
+            lifecycle,
+            max_findings,
+            profile,
+            max_line_length,
+            car_version,
+        )?;
         // Ctrl-C is noticed between batches (or inside a Python `read`); the KeyboardInterrupt
         // is consumed and the partial report is marked `interrupted` (the facade raises
         // JournalInterrupted with it). The batch being read when it came is not checked.
@@ -150,8 +168,9 @@ pub(super) fn check_journal(
 /// `path`, encoded for `JournalChecker.feed` (docs/cluster.md).
 #[pyfunction]
 #[pyo3(
-    signature = (path, start, end, chain="auto", profile="strict", max_line_length=journal::DEFAULT_MAX_LINE_LENGTH)
+    signature = (path, start, end, chain="auto", profile="strict", max_line_length=journal::DEFAULT_MAX_LINE_LENGTH, car_version=None)
 )]
+#[allow(clippy::too_many_arguments)] // the Python signature: keyword arguments with defaults
 pub(super) fn check_journal_chunk<'py>(
     py: Python<'py>,
     path: &str,
@@ -160,9 +179,10 @@ pub(super) fn check_journal_chunk<'py>(
     chain: &str,
     profile: &str,
     max_line_length: usize,
+    car_version: Option<&str>,
 ) -> PyResult<Bound<'py, PyBytes>> {
     guarded(py, "check_journal_chunk", || {
-        let options = journal_options(chain, false, None, profile, max_line_length)?;
+        let options = journal_options(chain, false, None, profile, max_line_length, car_version)?;
         let encoded = py.allow_threads(|| {
             let file = std::fs::File::open(path)?;
             journal::chunks::check_chunk(file, start..end, &options)
@@ -189,7 +209,7 @@ impl JournalChecker {
 impl JournalChecker {
     #[new]
     #[pyo3(
-        signature = (chain="auto", lifecycle=true, max_findings=Some(journal::DEFAULT_MAX_FINDINGS), profile="strict", max_line_length=journal::DEFAULT_MAX_LINE_LENGTH)
+        signature = (chain="auto", lifecycle=true, max_findings=Some(journal::DEFAULT_MAX_FINDINGS), profile="strict", max_line_length=journal::DEFAULT_MAX_LINE_LENGTH, car_version=None)
     )]
     fn new(
         chain: &str,
@@ -197,8 +217,16 @@ impl JournalChecker {
         max_findings: Option<usize>,
         profile: &str,
         max_line_length: usize,
+        car_version: Option<&str>,
     ) -> PyResult<Self> {
-        let options = journal_options(chain, lifecycle, max_findings, profile, max_line_length)?;
+        let options = journal_options(
+            chain,
+            lifecycle,
+            max_findings,
+            profile,
+            max_line_length,
+            car_version,
+        )?;
         Ok(JournalChecker {
             inner: Some(journal::chunks::ChunkedChecker::new(&options)),
         })

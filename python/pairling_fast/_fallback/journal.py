@@ -55,7 +55,7 @@ from ..errors import CanonicalizationError
 from ..report import RawFinding, Severity
 from . import car_event
 from .parse import escape_pointer_token, parse_json, unescape_pointer_token
-from .validate import bundled_schema, bundled_validator
+from .validate import WireBundle, default_wire_bundle, wire_bundle_named
 
 __all__ = [
     "CLOSED_WINDOW",
@@ -90,13 +90,28 @@ Instant = tuple[int, int]
 
 
 @cache
-def _event_schema() -> tuple[frozenset[str], frozenset[str]]:
-    """The kind enum and the declared top-level members of ``car.journal.event``."""
-    schema = bundled_schema(SCHEMA_ID)
+def _event_schema(car_version: str | None = None) -> tuple[frozenset[str], frozenset[str]]:
+    """The kind enum and the declared top-level members of ``journal.event`` in the bundle of CAR
+    ``car_version`` (default: the default bundle)."""
+    schema = _event_bundle(car_version).schema(EVENT_SCHEMA)
     kinds = frozenset(
         kind for branch in schema["definitions"]["EventKind"]["oneOf"] for kind in branch["enum"]
     )
     return kinds, frozenset(schema["properties"])
+
+
+# The name of the event schema inside a wire bundle (``car.journal.event`` among bundled ids).
+EVENT_SCHEMA = "journal.event"
+
+
+def _event_bundle(car_version: str | None) -> WireBundle:
+    """The wire bundle of CAR ``car_version`` (``ValueError`` for one not bundled)."""
+    if car_version is None:
+        return default_wire_bundle()
+    bundle = wire_bundle_named(car_version)
+    if bundle is None:
+        raise ValueError(f"no bundled wire schema for CAR version {car_version!r}")
+    return bundle
 
 
 def journal_event_kinds() -> list[str]:
@@ -210,7 +225,7 @@ def _json_type(value: Any) -> str:
 
 
 def _check_line(
-    raw: _RawLine, chain: str, profile: str, max_line_length: int
+    raw: _RawLine, chain: str, profile: str, max_line_length: int, car_version: str | None = None
 ) -> tuple[str | _EventFacts, list[RawFinding]]:
     """("blank" | "invalid" | the event's facts, findings) of one line."""
     number = raw.number
@@ -269,7 +284,7 @@ def _check_line(
         )
         findings.append(_finding(code, "warning", message, number, strict_error.pointer))
     elif isinstance(value, dict):
-        findings.extend(_schema_findings(value, profile, number))
+        findings.extend(_schema_findings(value, profile, number, car_version))
     elif not car_accepts:
         message = f"a journal line must be a JSON object (an event), not {_json_type(value)}"
         return "invalid", [_finding(NOT_AN_OBJECT, "error", message, number, "")]
@@ -384,16 +399,18 @@ def _with_column(error: CanonicalizationError) -> str:
 CAR_DEFAULTED: tuple[tuple[str, Any], ...] = (("data", {}), ("timestamp", "1970-01-01T00:00:00Z"))
 
 
-def _schema_findings(event: dict[str, Any], profile: str, number: int) -> list[RawFinding]:
+def _schema_findings(
+    event: dict[str, Any], profile: str, number: int, car_version: str | None
+) -> list[RawFinding]:
     """Schema findings of one event. Under ``car-compatible``, unknown members (which CAR's parser
     ignores) and missing ``data`` / ``timestamp`` (which it defaults) are PF304 warnings, and the
     rest of the event is validated as if they were absent / present."""
-    validator = bundled_validator(SCHEMA_ID)
+    validator = _event_bundle(car_version).validator(EVENT_SCHEMA)
     unknown: list[str] = []
     missing: list[str] = []
     instance = event
     if profile == "car-compatible":
-        members = _event_schema()[1]
+        members = _event_schema(car_version)[1]
         unknown = [key for key in event if key not in members]
         instance = {key: value for key, value in event.items() if key in members}
         for name, stand_in in CAR_DEFAULTED:
@@ -493,6 +510,7 @@ class _Checker:
     chain: str
     lifecycle: bool
     max_findings: int | None
+    car_version: str | None = None
     findings: list[RawFinding] = field(default_factory=list)
     suppressed: int = 0
     # The suppressed findings by code and severity: true totals, severity overrides still apply.
@@ -573,7 +591,7 @@ class _Checker:
             index = self.events
             self.events += 1
             kind = outcome.kind
-            if kind is not None and kind in _event_schema()[0]:
+            if kind is not None and kind in _event_schema(self.car_version)[0]:
                 self.kinds[kind] = self.kinds.get(kind, 0) + 1
             self.check_chain(number, index, outcome)
             if self.lifecycle:
@@ -827,6 +845,7 @@ def check_journal(
     profile: str = "strict",
     max_line_length: int = DEFAULT_MAX_LINE_LENGTH,
     progress: Callable[[int], object] | None = None,
+    car_version: str | None = None,
 ) -> tuple[list[RawFinding], dict[str, Any]]:
     """Check a journal read from ``source``: a path (str) or a binary file object (``read(n)``).
 
@@ -837,15 +856,16 @@ def check_journal(
         raise ValueError(f"chain must be one of {', '.join(CHAIN_MODES)}, not {chain!r}")
     if profile not in PROFILES:
         raise ValueError(f"profile must be one of {', '.join(PROFILES)}, not {profile!r}")
-    checker = _Checker(chain, lifecycle, max_findings)
+    _event_bundle(car_version)  # ValueError for a release not bundled, before any line
+    checker = _Checker(chain, lifecycle, max_findings, car_version)
     interrupted = False
     if isinstance(source, str):
         with open(source, "rb") as stream:
             read = _counted(stream.read, progress)
-            interrupted = _run(checker, read, chain, profile, max_line_length)
+            interrupted = _run(checker, read, chain, profile, max_line_length, car_version)
     else:
         read = _counted(source.read, progress)
-        interrupted = _run(checker, read, chain, profile, max_line_length)
+        interrupted = _run(checker, read, chain, profile, max_line_length, car_version)
     stats = checker.finish(interrupted)
     return checker.findings, stats
 
@@ -875,11 +895,12 @@ def _run(
     chain: str,
     profile: str,
     max_line_length: int,
+    car_version: str | None,
 ) -> bool:
     """Feed every line to ``checker``; True if interrupted by Ctrl-C."""
     try:
         for raw in _read_lines(read, max_line_length):
-            outcome, findings = _check_line(raw, chain, profile, max_line_length)
+            outcome, findings = _check_line(raw, chain, profile, max_line_length, car_version)
             checker.take(raw.number, outcome, findings)
     except KeyboardInterrupt:
         return True

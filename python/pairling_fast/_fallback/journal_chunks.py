@@ -22,6 +22,7 @@ from .journal import (
     READ_SIZE,
     _check_line,
     _Checker,
+    _event_bundle,
     _EventFacts,
     _read_lines,
 )
@@ -31,11 +32,12 @@ __all__ = ["JournalChecker", "check_journal_chunk"]
 _CheckedLine = tuple[Union[str, _EventFacts], list[RawFinding]]
 
 
-def _check_options(chain: str, profile: str) -> None:
+def _check_options(chain: str, profile: str, car_version: str | None) -> None:
     if chain not in CHAIN_MODES:
         raise ValueError(f"chain must be one of {', '.join(CHAIN_MODES)}, not {chain!r}")
     if profile not in PROFILES:
         raise ValueError(f"profile must be one of {', '.join(PROFILES)}, not {profile!r}")
+    _event_bundle(car_version)  # ValueError for a release not bundled
 
 
 def _first_line_start(stream: IO[bytes], start: int) -> int | None:
@@ -60,10 +62,11 @@ def check_journal_chunk(
     chain: str = "auto",
     profile: str = "strict",
     max_line_length: int = DEFAULT_MAX_LINE_LENGTH,
+    car_version: str | None = None,
 ) -> bytes:
     """The per-line stage over the lines whose first byte lies in ``[start, end)``, reading past
     ``end`` to finish the last one; lines are numbered from 1 within the chunk."""
-    _check_options(chain, profile)
+    _check_options(chain, profile, car_version)
     checked: list[_CheckedLine] = []
     with open(path, "rb") as stream:
         first = _first_line_start(stream, start)
@@ -71,7 +74,7 @@ def check_journal_chunk(
             stream.seek(first)
             position = first
             for raw in _read_lines(stream.read, max_line_length):
-                checked.append(_check_line(raw, chain, profile, max_line_length))
+                checked.append(_check_line(raw, chain, profile, max_line_length, car_version))
                 position += raw.length + raw.terminated
                 if position >= end:
                     break
@@ -88,9 +91,10 @@ class JournalChecker:
         max_findings: int | None = DEFAULT_MAX_FINDINGS,
         profile: str = "strict",
         max_line_length: int = DEFAULT_MAX_LINE_LENGTH,
+        car_version: str | None = None,
     ) -> None:
-        _check_options(chain, profile)
-        self._checker: _Checker | None = _Checker(chain, lifecycle, max_findings)
+        _check_options(chain, profile, car_version)
+        self._checker: _Checker | None = _Checker(chain, lifecycle, max_findings, car_version)
 
     def _active(self) -> _Checker:
         if self._checker is None:

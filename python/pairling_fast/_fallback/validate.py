@@ -1106,6 +1106,10 @@ class WireBundle:
     def has_schema(self, name: str) -> bool:
         return name in self.document["schemas"]
 
+    def schema(self, name: str) -> Any:
+        """The schema ``name`` of this bundle (``KeyError`` if it has none)."""
+        return self.document["schemas"][name]
+
     def validator(self, name: str) -> CompiledSchema:
         """The compiled schema ``name`` (``KeyError`` if the bundle has none), formats asserted."""
         validator = self._validators.get(name)
