@@ -6,6 +6,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pairling_fast
 
@@ -42,6 +43,21 @@ def run_cli(
         timeout=120,
         check=False,
     )
+
+
+class Cli:
+    """``cli(*args)`` runs the entry point on one backend with ``cwd`` as working directory; a
+    traceback on stderr fails the test, whatever else it checks."""
+
+    def __init__(self, backend: str, cwd: Path) -> None:
+        self.backend = backend
+        self.cwd = cwd
+
+    def __call__(self, *args: str, **options: Any) -> subprocess.CompletedProcess[str]:
+        options.setdefault("cwd", self.cwd)
+        done = run_cli(self.backend, *args, **options)
+        assert "Traceback" not in done.stderr, done.stderr
+        return done
 
 
 def write_tree(root: Path, files: dict[str, str]) -> Path:

@@ -7,28 +7,15 @@ import json
 import os
 import subprocess
 from pathlib import Path
-from typing import Any
 
 import pytest
-from cli_helpers import BROKEN_RESULT, GOOD_RESULT, run_cli, sample_tree, write_tree
+from cli_helpers import BROKEN_RESULT, GOOD_RESULT, Cli, sample_tree, write_tree
 
 import pairling_fast
 from pairling_fast import _backend
 from pairling_fast.cli import findings_markdown
 
 REPO = Path(__file__).resolve().parents[1]
-
-
-class Cli:
-    """``cli(*args)`` runs the entry point on one backend with ``cwd`` as working directory."""
-
-    def __init__(self, backend: str, cwd: Path) -> None:
-        self.backend = backend
-        self.cwd = cwd
-
-    def __call__(self, *args: str, **options: Any) -> subprocess.CompletedProcess[str]:
-        options.setdefault("cwd", self.cwd)
-        return run_cli(self.backend, *args, **options)
 
 
 @pytest.fixture(params=_backend.BACKENDS)

@@ -8,14 +8,14 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import subprocess
 import threading
 import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
 
+import cli_helpers
 import pytest
-from cli_helpers import BROKEN_RESULT, GOOD_RESULT, run_cli, write_tree
+from cli_helpers import BROKEN_RESULT, GOOD_RESULT, write_tree
 
 import pairling_fast as pf
 from pairling_fast import _backend, paths
@@ -35,17 +35,7 @@ def _bad_journal(directory: Path, bad_lines: int = BAD_LINES) -> Path:
     return path
 
 
-class Cli:
-    def __init__(self, backend: str, cwd: Path) -> None:
-        self.backend = backend
-        self.cwd = cwd
-
-    def __call__(self, *args: str, **options: Any) -> subprocess.CompletedProcess[str]:
-        options.setdefault("cwd", self.cwd)
-        done = run_cli(self.backend, *args, **options)
-        assert "Traceback" not in done.stderr, done.stderr
-        return done
-
+class Cli(cli_helpers.Cli):
     def json(self, *args: str) -> dict[str, Any]:
         done = self("check", *args, "--format", "json")
         report: dict[str, Any] = json.loads(done.stdout)
