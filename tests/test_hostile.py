@@ -22,6 +22,7 @@ from typing import Any
 
 import pytest
 from cli_helpers import PACKAGE_PARENT, run_cli
+from tmpfs import mounted_tmpfs
 
 import pairling_fast
 from pairling_fast import _atomic, _backend, chain_journal, journal, paths
@@ -674,21 +675,8 @@ def test_temporaries_are_skipped_and_stale_ones_cleaned(tmp_path: Path) -> None:
 
 @pytest.fixture
 def read_only_disk(tmp_path: Path) -> Iterator[Path]:
-    mount_point = tmp_path / "ro"
-    mount_point.mkdir()
-    if not ROOT or shutil.which("mount") is None:
-        pytest.skip("mounting a tmpfs needs root")
-    mounted = subprocess.run(
-        ["mount", "-t", "tmpfs", "-o", "ro,size=64k", "tmpfs", str(mount_point)],
-        capture_output=True,
-        check=False,
-    )
-    if mounted.returncode != 0:
-        pytest.skip(f"cannot mount a tmpfs here: {mounted.stderr.decode(errors='replace')}")
-    try:
+    with mounted_tmpfs(tmp_path / "ro", "ro,size=64k") as mount_point:
         yield mount_point
-    finally:
-        subprocess.run(["umount", str(mount_point)], check=False)
 
 
 @pytest.mark.parametrize("backend_name", BACKENDS)

@@ -7,13 +7,12 @@ from __future__ import annotations
 import errno
 import json
 import os
-import shutil
-import subprocess
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from tmpfs import mounted_tmpfs
 
 from pairling_fast import _backend, chain_journal, cli, write_sealed
 from pairling_fast.generate.map import generate_map
@@ -141,22 +140,8 @@ def test_successful_rewrite_changes_the_file_and_leaves_no_temporary(
 @pytest.fixture
 def tiny_disk(tmp_path: Path) -> Iterator[Path]:
     """A 256 KiB tmpfs: a real full disk (needs root and mount rights; skipped otherwise)."""
-    mount_point = tmp_path / "tiny"
-    mount_point.mkdir()
-    mount = shutil.which("mount")
-    if mount is None or os.geteuid() != 0:
-        pytest.skip("mounting a tmpfs needs root")
-    mounted = subprocess.run(
-        [mount, "-t", "tmpfs", "-o", "size=256k", "tmpfs", str(mount_point)],
-        capture_output=True,
-        check=False,
-    )
-    if mounted.returncode != 0:
-        pytest.skip(f"cannot mount a tmpfs here: {mounted.stderr.decode(errors='replace')}")
-    try:
+    with mounted_tmpfs(tmp_path / "tiny", "size=256k") as mount_point:
         yield mount_point
-    finally:
-        subprocess.run(["umount", str(mount_point)], check=False)
 
 
 @pytest.mark.parametrize("writer", sorted(WRITERS))
