@@ -163,9 +163,9 @@ fn default_event_schema() -> &'static EventSchema {
     event_schema(validate::default_wire_bundle().version)
 }
 
-/// The event kinds of the wire schema, sorted.
-pub fn event_kinds() -> Vec<String> {
-    let mut kinds: Vec<String> = default_event_schema().kinds.iter().cloned().collect();
+/// The event kinds of the bundle of CAR release `car_version` (a `WireBundle::version`), sorted.
+pub fn event_kinds(car_version: &str) -> Vec<String> {
+    let mut kinds: Vec<String> = event_schema(car_version).kinds.iter().cloned().collect();
     kinds.sort();
     kinds
 }

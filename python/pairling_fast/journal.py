@@ -20,7 +20,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import IO, Any, Literal, Union, cast
 
-from . import _backend, schemas
+from . import _backend
 from ._atomic import atomic_write
 from ._tables import DEFAULT_MAX_FINDINGS, DEFAULT_MAX_LINE_LENGTH
 from .codes import (
@@ -181,11 +181,7 @@ def event_kinds(car_version: str | None = None) -> list[str]:
     """Every event kind of ``car.journal.event``, sorted: of the default wire-schema bundle (the
     one journals are checked against), or of the bundle of CAR ``car_version`` (``ValueError``
     for one not bundled): CAR's ``EventLog`` refuses a kind its release does not know."""
-    if car_version is None:
-        return _backend.active().journal_event_kinds()
-    bundle = json.loads(Path(schemas.bundle_path(car_version)).read_bytes())
-    kinds = bundle["schemas"]["journal.event"]["definitions"]["EventKind"]["oneOf"]
-    return sorted(kind for branch in kinds for kind in branch["enum"])
+    return _backend.active().journal_event_kinds(car_version)
 
 
 def event_line(event: dict[str, Any]) -> bytes:

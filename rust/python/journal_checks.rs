@@ -51,14 +51,6 @@ pub(super) fn journal_options(
     max_line_length: usize,
     car_version: Option<&str>,
 ) -> PyResult<journal::Options> {
-    let bundle = match car_version {
-        None => crate::validate::default_wire_bundle(),
-        Some(version) => crate::validate::wire_bundle_named(version).ok_or_else(|| {
-            PyValueError::new_err(format!(
-                "no bundled wire schema for CAR version {version:?}"
-            ))
-        })?,
-    };
     Ok(journal::Options {
         chain: journal::ChainMode::parse(chain).ok_or_else(|| {
             PyValueError::new_err(format!(
@@ -73,8 +65,21 @@ pub(super) fn journal_options(
             ))
         })?,
         max_line_length,
-        car_version: bundle.version,
+        car_version: release(car_version)?,
     })
+}
+
+/// The bundled release `car_version` names (`0.58`, `seed`, …; the default bundle's for None).
+fn release(car_version: Option<&str>) -> PyResult<&'static str> {
+    let bundle = match car_version {
+        None => crate::validate::default_wire_bundle(),
+        Some(version) => crate::validate::wire_bundle_named(version).ok_or_else(|| {
+            PyValueError::new_err(format!(
+                "no bundled wire schema for CAR version {version:?}"
+            ))
+        })?,
+    };
+    Ok(bundle.version)
 }
 
 #[pyfunction]
@@ -256,8 +261,9 @@ impl JournalChecker {
 }
 
 #[pyfunction]
-pub(super) fn journal_event_kinds() -> Vec<String> {
-    journal::event_kinds()
+#[pyo3(signature = (car_version=None))]
+pub(super) fn journal_event_kinds(car_version: Option<&str>) -> PyResult<Vec<String>> {
+    Ok(journal::event_kinds(release(car_version)?))
 }
 
 /// CAR's chain digest of one journal line (`car_event::line_digest`); `ValueError` with CAR's
