@@ -52,7 +52,8 @@ def test_the_readme_pre_commit_snippet_runs_the_installed_command(
     # This repository as users get it: a clone, tagged as docs/release.md says.
     hooks = tmp_path / "hooks"
     _git("clone", "--quiet", str(REPO), str(hooks), cwd=tmp_path)
-    _git("tag", rev.group(1), cwd=hooks)
+    # -f: the clone carries the release tag once it exists; the hook must run this checkout.
+    _git("tag", "-f", rev.group(1), cwd=hooks)
     project = tmp_path / "project"
     write_tree(
         project,
