@@ -82,7 +82,7 @@ def assert_identical(report: Report, path: Path, **options: Any) -> Report:
 def test_reports_equal_one_machine_on_the_core(
     client: Any, journals: dict[str, Path], name: str, chunk_bytes: int
 ) -> None:
-    with _backend.use("rust"):
+    with _backend.selected("rust"):
         path = journals[name]
         report = pfd.check_journal(path, client, chunk_bytes=chunk_bytes, max_findings=None)
         single = assert_identical(report, path, max_findings=None)
@@ -104,7 +104,7 @@ def test_reports_equal_one_machine_on_both_backends(
     client: Any, journals: dict[str, Path], backend_name: str
 ) -> None:
     """Including chunks smaller than one line (64 bytes: most chunks own no line at all)."""
-    with _backend.use(backend_name):
+    with _backend.selected(backend_name):
         for name, chunk_bytes in (("small", 64), ("small", 150), ("tampered", 4096)):
             path = journals[name]
             report = pfd.check_journal(path, client, chunk_bytes=chunk_bytes, max_findings=None)

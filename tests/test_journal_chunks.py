@@ -165,7 +165,7 @@ def test_a_missing_file_is_an_os_error(backend: _backend.Engine, tmp_path: Path)
 
 
 def test_a_malformed_chunk_is_refused_on_the_core(tmp_path: Path) -> None:
-    with _backend.use("rust") as engine:
+    with _backend.selected("rust") as engine:
         checker = engine.JournalChecker("auto", True, None, "strict", 1000)
         with pytest.raises(ValueError, match="malformed journal chunk"):
             checker.feed(b"\x07")

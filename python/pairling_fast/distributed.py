@@ -192,8 +192,19 @@ def journal_reports(
     results. On Ctrl-C the chunks in flight are cancelled and ``JournalInterrupted`` carries the
     partial report of the file being checked."""
     options = JournalOptions(chain, lifecycle, max_findings, profile, max_line_length, car_version)
-    backend = _backend.active_name()
-    engine = _backend.active()
+    return _journal_reports(_backend.active(), files, client, options, chunk_bytes, max_in_flight)
+
+
+def _journal_reports(
+    engine: _backend.Engine,
+    files: Sequence[str],
+    client: Client,
+    options: JournalOptions,
+    chunk_bytes: int = DEFAULT_CHUNK_BYTES,
+    max_in_flight: int | None = None,
+) -> Iterator[tuple[str, Report]]:
+    """``journal_reports`` on ``engine``: the driver's checker and the workers' tasks use it."""
+    backend = _backend.name_of(engine)
     _check_workers_once(client, backend)
     if max_in_flight is None:
         max_in_flight = 2 * max(1, sum(client.nthreads().values()))
@@ -272,21 +283,24 @@ def check_journal(
     """``pairling_fast.check_journal(path, ...)`` with the per-line work on ``client``'s workers;
     the report is the same. ``max_in_flight`` caps the chunks submitted ahead (default: twice the
     cluster's threads)."""
+    options = JournalOptions(chain, lifecycle, max_findings, profile, max_line_length, car_version)
+    return journal_report_on(_backend.active(), path, client, options, chunk_bytes, max_in_flight)
+
+
+def journal_report_on(
+    engine: _backend.Engine,
+    path: PathLike,
+    client: Client,
+    options: JournalOptions,
+    chunk_bytes: int = DEFAULT_CHUNK_BYTES,
+    max_in_flight: int | None = None,
+) -> Report:
+    """One journal's report on the cluster, on ``engine`` (``check_paths`` hands down the one it
+    resolved)."""
     file = os.fsdecode(os.fspath(path))
     if not os.path.isfile(file):
         raise FileNotFoundError(f"{file}: not a file")
-    ((_, report),) = journal_reports(
-        [file],
-        client,
-        chunk_bytes=chunk_bytes,
-        max_in_flight=max_in_flight,
-        chain=chain,
-        lifecycle=lifecycle,
-        max_findings=max_findings,
-        profile=profile,
-        max_line_length=max_line_length,
-        car_version=car_version,
-    )
+    ((_, report),) = _journal_reports(engine, [file], client, options, chunk_bytes, max_in_flight)
     return report
 
 

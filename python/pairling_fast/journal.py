@@ -166,9 +166,20 @@ def check_journal(
     CAR release's ``journal.event`` (its event kinds; docs/wire.md) instead of the default
     bundle's; ``ValueError`` for one not bundled.
     """
-    engine_source, path = _engine_source(source)
     options = JournalOptions(chain, lifecycle, max_findings, profile, max_line_length, car_version)
-    raw, stats = _backend.active().check_journal(
+    return check_journal_on(_backend.active(), source, options, progress)
+
+
+def check_journal_on(
+    engine: _backend.Engine,
+    source: JournalSource,
+    options: JournalOptions,
+    progress: Callable[[int], object] | None = None,
+) -> Report:
+    """``check_journal`` on ``engine`` with ``options`` (``check_paths`` hands down the engine it
+    resolved)."""
+    engine_source, path = _engine_source(source)
+    raw, stats = engine.check_journal(
         engine_source, *options.engine_args(), progress, car_version=options.car_version
     )
     report = Report(findings=[Finding.from_raw(r, path) for r in raw], stats=stats)
