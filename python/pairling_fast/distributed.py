@@ -20,6 +20,7 @@ import os
 import socket
 import threading
 import time
+import warnings
 import weakref
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -49,6 +50,8 @@ __all__ = [
     "JOURNAL_SUFFIXES",
     "ClusterError",
     "check_journal",
+    "check_journal_on_cluster",
+    "check_journal_paths_on_cluster",
     "check_paths",
     "check_workers",
     "chunk_ranges",
@@ -110,7 +113,8 @@ def _worker_build(backend: str) -> tuple[str, str | None]:
 
 
 # The clients whose workers passed ``check_workers``, with the backends checked: a run checks its
-# cluster once, not once per journal (``check_paths`` sends each journal here on its own).
+# cluster once, not once per journal (``pairling_fast.check_paths`` sends each journal here on
+# its own).
 _VERIFIED: weakref.WeakKeyDictionary[Any, set[str]] = weakref.WeakKeyDictionary()
 
 
@@ -267,7 +271,7 @@ def _journal_reports(
         raise
 
 
-def check_journal(
+def check_journal_on_cluster(
     path: PathLike,
     client: Client,
     *,
@@ -304,7 +308,7 @@ def journal_report_on(
     return report
 
 
-def check_paths(
+def check_journal_paths_on_cluster(
     paths: Iterable[PathLike],
     client: Client,
     *,
@@ -338,6 +342,29 @@ def check_paths(
         merged.findings.extend(report.findings)
         merged.stats["files"][path] = report.stats
     return merged
+
+
+def _renamed(old: str, new: str) -> None:
+    warnings.warn(
+        f"pairling_fast.distributed.{old} is deprecated: call {new}, or "
+        "pairling_fast.check_paths(..., client=client) for every kind of file",
+        DeprecationWarning,
+        stacklevel=3,
+    )
+
+
+def check_journal(*args: Any, **kwargs: Any) -> Report:
+    """Deprecated name of ``check_journal_on_cluster`` (it shared the name of
+    ``pairling_fast.check_journal`` but takes a client and a path only)."""
+    _renamed("check_journal", "check_journal_on_cluster")
+    return check_journal_on_cluster(*args, **kwargs)
+
+
+def check_paths(*args: Any, **kwargs: Any) -> Report:
+    """Deprecated name of ``check_journal_paths_on_cluster`` (it shared the name of
+    ``pairling_fast.check_paths`` but checks journals only, into one merged report)."""
+    _renamed("check_paths", "check_journal_paths_on_cluster")
+    return check_journal_paths_on_cluster(*args, **kwargs)
 
 
 # ---------------------------------------------------------------------------------------------
