@@ -78,34 +78,16 @@ class Engine(Protocol):
     def check_journal(
         self,
         source: Any,
-        chain: str,
-        lifecycle: bool,
-        max_findings: int | None,
-        profile: str,
-        max_line_length: int,
+        options: JournalOptions,
         progress: Callable[[int], object] | None = None,
-        car_version: str | None = None,
     ) -> tuple[list[RawFinding], dict[str, Any]]: ...
     def journal_event_kinds(self, car_version: str | None = None) -> list[str]: ...
     def journal_chain_digest(self, line: bytes) -> str: ...
     def check_journal_chunk(
-        self,
-        path: str,
-        start: int,
-        end: int,
-        chain: str,
-        profile: str,
-        max_line_length: int,
-        car_version: str | None = None,
+        self, path: str, start: int, end: int, options: JournalOptions
     ) -> bytes: ...
     def JournalChecker(  # the engine's class, called as a constructor
-        self,
-        chain: str,
-        lifecycle: bool,
-        max_findings: int | None,
-        profile: str,
-        max_line_length: int,
-        car_version: str | None = None,
+        self, options: JournalOptions
     ) -> JournalChecker: ...
     def check_rpc_result(
         self,
@@ -139,6 +121,7 @@ class Engine(Protocol):
 
 if TYPE_CHECKING:
     from . import _core, _fallback
+    from .journal import JournalOptions
 
     # The engine API is written out in _core.pyi (checked against the extension by stubtest), in
     # _fallback and in Engine: mypy holds both backends' modules to this one protocol.

@@ -84,21 +84,9 @@ def chunk_ranges(size: int, chunk_bytes: int) -> list[tuple[int, int]]:
     ]
 
 
-def _check_chunk(
-    backend: str,
-    path: str,
-    start: int,
-    end: int,
-    chain: str,
-    profile: str,
-    max_line_length: int,
-    car_version: str | None = None,
-) -> bytes:
+def _check_chunk(backend: str, path: str, start: int, end: int, options: JournalOptions) -> bytes:
     """The task a worker runs: the per-line stage over one chunk, on the driver's backend."""
-    engine = _backend.engine(backend)
-    return engine.check_journal_chunk(
-        path, start, end, chain, profile, max_line_length, car_version=car_version
-    )
+    return _backend.engine(backend).check_journal_chunk(path, start, end, options)
 
 
 def _worker_build(backend: str) -> tuple[str, str | None]:
@@ -222,10 +210,7 @@ def _journal_reports(
             chunk.path,
             chunk.start,
             chunk.end,
-            options.chain,
-            options.profile,
-            options.max_line_length,
-            options.car_version,
+            options,
             pure=False,
         )
 
@@ -244,9 +229,7 @@ def _journal_reports(
                 return
             chunk, future = pending.popleft()
             if checker is None:
-                checker = engine.JournalChecker(
-                    *options.engine_args(), car_version=options.car_version
-                )
+                checker = engine.JournalChecker(options)
                 current = chunk.path
             try:
                 encoded = future.result()

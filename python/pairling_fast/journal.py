@@ -59,7 +59,8 @@ Profile = Literal["strict", "car-compatible"]
 class JournalOptions:
     """How a journal is checked: the mirror of Rust's ``journal::Options``, with the defaults every
     journal signature shares (the numbers come from ``journal_defaults.toml``, which the Rust core
-    reads too). Built once where a check starts and handed to the engine whole."""
+    reads too). Built once where a check starts and handed to the engine whole: the engines read
+    these attributes (Rust: ``journal_options`` in ``rust/python/journal_checks.rs``)."""
 
     chain: ChainMode = "auto"
     lifecycle: bool = True
@@ -67,13 +68,8 @@ class JournalOptions:
     profile: Profile = "strict"
     max_line_length: int = DEFAULT_MAX_LINE_LENGTH
     # The CAR release whose bundled ``journal.event`` events are validated against (``None``: the
-    # default bundle); the engines take it by keyword.
+    # default bundle).
     car_version: str | None = None
-
-    def engine_args(self) -> tuple[ChainMode, bool, int | None, Profile, int]:
-        """In the order both engines' ``check_journal`` and ``JournalChecker`` take them
-        (``car_version`` goes by keyword)."""
-        return (self.chain, self.lifecycle, self.max_findings, self.profile, self.max_line_length)
 
 
 JournalSource = Union[
@@ -179,9 +175,7 @@ def check_journal_on(
     """``check_journal`` on ``engine`` with ``options`` (``check_paths`` hands down the engine it
     resolved)."""
     engine_source, path = _engine_source(source)
-    raw, stats = engine.check_journal(
-        engine_source, *options.engine_args(), progress, car_version=options.car_version
-    )
+    raw, stats = engine.check_journal(engine_source, options, progress)
     report = Report(findings=[Finding.from_raw(r, path) for r in raw], stats=stats)
     if stats.get("interrupted"):
         raise JournalInterrupted(report)
