@@ -12,13 +12,14 @@ backends' messages over the JSON-Schema-Test-Suite and lists the cases that stil
 from __future__ import annotations
 
 import ast
-import math
+import json
 import re
 from typing import Any, Callable
 
 __all__ = ["message", "render"]
 
-_EXPONENT = re.compile(r"e([+-])0*(\d)")
+# A string (kept as it is) or a float's exponent, which Python writes "e+20" / "e-07".
+_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|e[+-]\d+')
 # The names python-jsonschema lists: "('a', 'b' were unexpected)", "'a', 'b' do not match any ...",
 # "'a' is a dependency of 'b'".
 _LISTED = re.compile(r"\((.*) (?:was|were) (?:unexpected|unevaluated and invalid)\)$")
@@ -29,18 +30,17 @@ _TYPE_ORDER = ("null", "boolean", "integer", "number", "string", "array", "objec
 
 def render(value: Any) -> str:
     """``value`` as serde_json's compact ``Display``: JSON without spaces, members in their order,
-    floats as ryu prints them (``1e20``, ``1.5e-7``, ``1.0``)."""
-    if isinstance(value, bool) or value is None or isinstance(value, (int, str)):
-        import json
+    floats as ryu prints them (``1e20``, ``1.5e-7``, ``1.0``). Written by the C encoder, which
+    takes the nesting the value model allows, then the exponents outside strings are mended."""
+    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    return _TOKEN.sub(_mended, text)
 
-        return json.dumps(value, ensure_ascii=False)
-    if isinstance(value, float) and math.isfinite(value):
-        return _EXPONENT.sub(lambda m: "e" + m.group(1).replace("+", "") + m.group(2), repr(value))
-    if isinstance(value, list):
-        return "[" + ",".join(render(item) for item in value) + "]"
-    if isinstance(value, dict):
-        return "{" + ",".join(f"{render(key)}:{render(item)}" for key, item in value.items()) + "}"
-    return repr(value)
+
+def _mended(match: re.Match[str]) -> str:
+    token = match.group(0)
+    if token.startswith('"'):
+        return token
+    return "e" + ("-" if token[1] == "-" else "") + token[2:].lstrip("0")
 
 
 def _names(listed: str) -> list[Any]:

@@ -1012,7 +1012,10 @@ class CompiledSchema:
             pointer,
             f"{location}/{escape_pointer_token(keyword)}",
             keyword,
-            bounded_message(message(keyword, error)),
+            # An undecided match already has jsonschema-rs's words; the rest are rebuilt.
+            bounded_message(
+                error.message if error.message == UNDECIDED_MATCH else message(keyword, error)
+            ),
         )
 
     def _keyword(self, error: jsonschema.ValidationError) -> str:
