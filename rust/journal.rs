@@ -25,6 +25,9 @@ use crate::validate::{self, SchemaValidator};
 /// Chunks of a journal checked on many machines, reported as one (docs/cluster.md).
 #[path = "journal_chunks.rs"]
 pub mod chunks;
+/// The per-line fast path for the common event line (no `Value`, digest input from raw spans).
+#[path = "journal_fast.rs"]
+mod fast;
 
 pub const SCHEMA_ID: &str = "car.journal.event";
 pub use car_event::CHAIN_RULE;
@@ -89,6 +92,15 @@ pub struct Options {
     /// The CAR release whose bundled `journal.event` (its `EventKind`s, its envelope) events are
     /// validated against: a `WireBundle::version`.
     pub car_version: &'static str,
+    /// Whether common lines may take the fast path (`journal_fast.rs`); the reports are the same
+    /// either way. Off only to compare the two paths or to rule the fast path out when debugging.
+    pub fast_path: bool,
+}
+
+/// The fast path's default: on, unless `PAIRLING_FAST_JOURNAL_FAST_PATH=0` (read at every
+/// `Options::default()`, so a process can compare both paths).
+fn fast_path_default() -> bool {
+    !matches!(std::env::var_os("PAIRLING_FAST_JOURNAL_FAST_PATH"), Some(value) if value == "0")
 }
 
 impl Default for Options {
@@ -100,6 +112,7 @@ impl Default for Options {
             profile: Profile::Strict,
             max_line_length: DEFAULT_MAX_LINE_LENGTH,
             car_version: validate::default_wire_bundle().version,
+            fast_path: fast_path_default(),
         }
     }
 }
@@ -115,6 +128,8 @@ struct EventSchema {
     validator: &'static SchemaValidator,
     kinds: HashSet<String>,
     members: HashSet<String>,
+    /// Whether the schema is the shape the fast path checks by hand.
+    fast: bool,
 }
 
 impl EventSchema {
@@ -140,6 +155,7 @@ impl EventSchema {
                 .expect("every wire bundle has journal.event"),
             kinds,
             members,
+            fast: fast::shape_is_known(schema),
         }
     }
 }
@@ -270,7 +286,7 @@ pub type Instant = (i64, u32);
 
 /// What the ordered checks need from one event; the parsed value itself is dropped in the
 /// parallel stage so a batch's memory is released before the next one.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, PartialEq)]
 struct EventFacts {
     kind: Option<String>,
     run_id: Option<String>,
@@ -353,6 +369,17 @@ fn check_line(raw: RawLine, options: &Options) -> CheckedLine {
             outcome: Outcome::Blank,
             findings,
         };
+    }
+    if options.fast_path {
+        if let Some(facts) =
+            fast::facts(text, terminated, options, event_schema(options.car_version))
+        {
+            return CheckedLine {
+                number,
+                outcome: Outcome::Event(Box::new(facts)),
+                findings: Vec::new(),
+            };
+        }
     }
     let strict = parse::parse_strict(text);
     // CAR's own reading of the line: the chain digest needs it for every chained event, the
