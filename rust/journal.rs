@@ -13,6 +13,7 @@ use std::borrow::Borrow;
 use std::collections::{BTreeMap, VecDeque};
 use std::hash::Hash;
 use std::io::{self, BufRead};
+use std::ops::Range;
 use std::sync::OnceLock;
 
 use serde_json::{json, Map, Value};
@@ -189,16 +190,40 @@ pub fn event_kinds(car_version: &str) -> Vec<String> {
 // ---------------------------------------------------------------------------------------------
 // Reading lines, bounded
 
+/// One line of a batch: where its bytes lie in the batch's buffer.
 enum RawLine {
     Text {
         number: u64,
-        bytes: Vec<u8>,
+        span: Range<usize>,
         terminated: bool,
     },
     TooLong {
         number: u64,
         length: u64,
     },
+}
+
+/// Lines read together: their bytes in one buffer (one allocation per batch, not per line),
+/// handed to the workers as slices.
+#[derive(Default)]
+struct Batch {
+    bytes: Vec<u8>,
+    lines: Vec<RawLine>,
+}
+
+impl Batch {
+    fn is_empty(&self) -> bool {
+        self.lines.is_empty()
+    }
+
+    /// The per-line stage over the batch, in parallel, results in line order.
+    fn check(&self, options: &Options) -> Vec<CheckedLine> {
+        use rayon::prelude::*;
+        self.lines
+            .par_iter()
+            .map(|raw| check_line(raw, &self.bytes, options))
+            .collect()
+    }
 }
 
 struct LineReader<R> {
@@ -209,12 +234,13 @@ struct LineReader<R> {
 }
 
 impl<R: BufRead> LineReader<R> {
-    /// The next line without its `\n`; a line over the limit is consumed but not kept.
-    fn next_line(&mut self) -> io::Result<Option<RawLine>> {
+    /// Appends the next line without its `\n` to `buffer`; a line over the limit is consumed but
+    /// not kept.
+    fn next_line(&mut self, buffer: &mut Vec<u8>) -> io::Result<Option<RawLine>> {
         if self.finished {
             return Ok(None);
         }
-        let mut bytes = Vec::new();
+        let start = buffer.len();
         let mut length: u64 = 0;
         let mut too_long = false;
         let terminated = loop {
@@ -236,10 +262,10 @@ impl<R: BufRead> LineReader<R> {
             if length > self.max_line_length as u64 {
                 if !too_long {
                     too_long = true;
-                    bytes = Vec::new();
+                    buffer.truncate(start);
                 }
             } else {
-                bytes.extend_from_slice(content);
+                buffer.extend_from_slice(content);
             }
             let consumed = content.len() + usize::from(newline.is_some());
             self.reader.consume(consumed);
@@ -254,23 +280,22 @@ impl<R: BufRead> LineReader<R> {
         } else {
             RawLine::Text {
                 number,
-                bytes,
+                span: start..buffer.len(),
                 terminated,
             }
         }))
     }
 
-    fn next_batch(&mut self) -> io::Result<Vec<RawLine>> {
-        let mut batch = Vec::new();
-        let mut size = 0usize;
-        while batch.len() < BATCH_LINES && size < BATCH_BYTES {
-            match self.next_line()? {
-                Some(line) => {
-                    if let RawLine::Text { bytes, .. } = &line {
-                        size += bytes.len();
-                    }
-                    batch.push(line);
-                }
+    /// The next batch, bounded by `BATCH_LINES` and `BATCH_BYTES` (and by `more`, asked before
+    /// each line).
+    fn next_batch(&mut self, mut more: impl FnMut(&Self) -> bool) -> io::Result<Batch> {
+        let mut batch = Batch {
+            bytes: Vec::with_capacity(BATCH_BYTES + BATCH_BYTES / 8),
+            lines: Vec::with_capacity(BATCH_LINES),
+        };
+        while batch.lines.len() < BATCH_LINES && batch.bytes.len() < BATCH_BYTES && more(self) {
+            match self.next_line(&mut batch.bytes)? {
+                Some(line) => batch.lines.push(line),
                 None => break,
             }
         }
@@ -324,8 +349,8 @@ fn string_member(object: &Map<String, Value>, name: &str) -> Option<String> {
     object.get(name).and_then(Value::as_str).map(str::to_string)
 }
 
-fn check_line(raw: RawLine, options: &Options) -> CheckedLine {
-    let (number, bytes, terminated) = match raw {
+fn check_line(raw: &RawLine, buffer: &[u8], options: &Options) -> CheckedLine {
+    let (number, bytes, terminated) = match *raw {
         RawLine::TooLong { number, length } => {
             let finding = Finding::error(
                 codes::LINE_TOO_LONG,
@@ -344,11 +369,11 @@ fn check_line(raw: RawLine, options: &Options) -> CheckedLine {
         }
         RawLine::Text {
             number,
-            bytes,
+            ref span,
             terminated,
-        } => (number, bytes, terminated),
+        } => (number, &buffer[span.clone()], terminated),
     };
-    let text = bytes.strip_suffix(b"\r").unwrap_or(&bytes);
+    let text = bytes.strip_suffix(b"\r").unwrap_or(bytes);
     let car_compatible = options.profile == Profile::CarCompatible;
     // car-eventlog's loader skips every line of ASCII whitespace (`is_ascii_whitespace`: also form
     // feed), though JSON's whitespace has no form feed.
@@ -1357,7 +1382,7 @@ pub fn check_journal<R: BufRead + Send>(
         finished: false,
     };
     let mut checker = Checker::new(options);
-    let mut batch = lines.next_batch()?;
+    let mut batch = lines.next_batch(|_| true)?;
     let mut checked: Vec<CheckedLine> = Vec::new();
     let mut interrupted = false;
     while !batch.is_empty() {
@@ -1369,18 +1394,12 @@ pub fn check_journal<R: BufRead + Send>(
         // results go through the ordered checks and the next batch is read.
         let previous = std::mem::take(&mut checked);
         let (current, next) = rayon::join(
-            || {
-                use rayon::prelude::*;
-                batch
-                    .into_par_iter()
-                    .map(|raw| check_line(raw, options))
-                    .collect::<Vec<_>>()
-            },
+            || batch.check(options),
             || {
                 for line in previous {
                     checker.take(line);
                 }
-                lines.next_batch()
+                lines.next_batch(|_| true)
             },
         );
         checked = current;

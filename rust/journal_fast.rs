@@ -580,17 +580,17 @@ mod tests {
 
     /// Checks one line both ways under `options`; whether the fast path claimed it.
     fn compare(line: &[u8], terminated: bool, options: &Options) -> bool {
-        let raw = |line: &[u8]| RawLine::Text {
+        let raw = RawLine::Text {
             number: 7,
-            bytes: line.to_vec(),
+            span: 0..line.len(),
             terminated,
         };
-        let full: CheckedLine = check_line(raw(line), options);
+        let full: CheckedLine = check_line(&raw, line, options);
         let fast_options = Options {
             fast_path: true,
             ..options.clone()
         };
-        let fast: CheckedLine = check_line(raw(line), &fast_options);
+        let fast: CheckedLine = check_line(&raw, line, &fast_options);
         let text = line.strip_suffix(b"\r").unwrap_or(line);
         let claimed = facts(
             text,
@@ -676,6 +676,14 @@ mod tests {
             }
         }
         assert!(claimed > 100, "the fast path claims real events: {claimed}");
+    }
+
+    #[test]
+    fn the_environment_switch_turns_the_fast_path_off() {
+        std::env::set_var("PAIRLING_FAST_JOURNAL_FAST_PATH", "0");
+        let off = Options::default().fast_path;
+        std::env::remove_var("PAIRLING_FAST_JOURNAL_FAST_PATH");
+        assert!(!off && Options::default().fast_path);
     }
 
     #[test]
