@@ -6,9 +6,9 @@
 //! It claims a line only when it is sure: an object of distinct, known `journal.event` members
 //! (the bundle's shape is checked once, `Shape::of`), every id a plain string, `kind` one CAR's
 //! parser and the bundle both know, `data` an object, `timestamp` a `date-time` chrono reads, no
-//! backslash anywhere (no escape can then decode to anything but its own bytes), integers only
-//! (no float, no `-0`: those need serde_json's re-rendering), within 64 bits, distinct keys at
-//! every level, nesting within `MAX_DEPTH`, a terminated line. Anything else returns `None` and the
+//! backslash anywhere (no escape can then decode to anything but its own bytes), integers within
+//! 64 bits and finite floats (re-rendered by serde_json itself for the digest, as CAR's reading
+//! does), distinct keys at every level, nesting within `MAX_DEPTH`, a terminated line. Anything else returns `None` and the
 //! line takes the full path, which owns every finding. The Python fallback has no fast path: this
 //! is an optimisation of the Rust core, and the differential tests (below, and
 //! tests/test_journal_fast.py) hold it to the full path's answers.
@@ -155,29 +155,54 @@ impl<'a> Scanner<'a> {
         Some(start..end)
     }
 
-    /// An integer serde_json and the strict parser read alike (no fraction, no exponent, no
-    /// `-0`, within `i64::MIN..=u64::MAX`).
-    fn integer(&mut self) -> Option<()> {
+    /// A number the strict parser accepts: an integer within `i64::MIN..=u64::MAX`, or a float
+    /// that is finite (a float with a long exponent takes the full path: the strict parser reads
+    /// those specially).
+    fn number(&mut self) -> Option<()> {
+        let start = self.at;
         let negative = self.byte()? == b'-';
-        let start = self.at + usize::from(negative);
-        let digits = self.text[start..]
-            .iter()
-            .take_while(|byte| byte.is_ascii_digit())
-            .count();
-        let end = start + digits;
-        let text = &self.text[start..end];
-        if digits == 0 || (text[0] == b'0' && (digits > 1 || negative)) {
+        let whole = start + usize::from(negative);
+        let digits = |from: usize| {
+            self.text[from..]
+                .iter()
+                .take_while(|byte| byte.is_ascii_digit())
+                .count()
+        };
+        let whole_digits = digits(whole);
+        if whole_digits == 0 || (self.text[whole] == b'0' && whole_digits > 1) {
             return None;
         }
-        if matches!(self.text.get(end), Some(b'.' | b'e' | b'E')) {
-            return None;
+        let mut end = whole + whole_digits;
+        let mut float = false;
+        if self.text.get(end) == Some(&b'.') {
+            let fraction = digits(end + 1);
+            if fraction == 0 {
+                return None;
+            }
+            end += 1 + fraction;
+            float = true;
         }
-        let magnitude = std::str::from_utf8(text).ok()?.parse::<u64>().ok()?;
-        if negative && magnitude > 1 << 63 {
-            return None;
+        if let Some(b'e' | b'E') = self.text.get(end) {
+            end += 1;
+            if let Some(b'+' | b'-') = self.text.get(end) {
+                end += 1;
+            }
+            let exponent = digits(end);
+            if exponent == 0 || exponent > 3 {
+                return None;
+            }
+            end += exponent;
+            float = true;
         }
+        let literal = std::str::from_utf8(&self.text[start..end]).ok()?;
+        let readable = if float {
+            literal.parse::<f64>().ok()?.is_finite()
+        } else {
+            let magnitude = literal.trim_start_matches('-').parse::<u64>().ok()?;
+            !negative || magnitude <= 1 << 63
+        };
         self.at = end;
-        Some(())
+        readable.then_some(())
     }
 
     fn literal(&mut self, word: &[u8]) -> Option<()> {
@@ -203,7 +228,7 @@ impl<'a> Scanner<'a> {
             b't' => self.literal(b"true")?,
             b'f' => self.literal(b"false")?,
             b'n' => self.literal(b"null")?,
-            b'-' | b'0'..=b'9' => self.integer()?,
+            b'-' | b'0'..=b'9' => self.number()?,
             _ => return None,
         }
         Some(start..self.at)
@@ -329,11 +354,23 @@ fn render_value(scanner: &mut Scanner<'_>, out: &mut Vec<u8>) {
             out.push(b']');
         }
         _ => {
-            // A string, integer or literal: its text is serde_json's.
             scanner
                 .value(0)
                 .expect("a value the fast path checked reads again");
-            out.extend_from_slice(&scanner.text[start..scanner.at]);
+            let token = &scanner.text[start..scanner.at];
+            // A string, literal or integer is written as it reads. serde_json reads a float, and
+            // `-0`, as an f64 and writes it back its own way (ryu): so do the same here.
+            let number = matches!(token[0], b'-' | b'0'..=b'9');
+            let rewritten = number
+                && (token.starts_with(b"-0")
+                    || token.iter().any(|b| matches!(b, b'.' | b'e' | b'E')));
+            if rewritten {
+                let number: serde_json::Number =
+                    serde_json::from_slice(token).expect("a number the fast path checked");
+                serde_json::to_writer(&mut *out, &number).expect("writing into a Vec");
+            } else {
+                out.extend_from_slice(token);
+            }
         }
     }
 }
@@ -471,6 +508,7 @@ mod tests {
         let mut previous = String::new();
         let bodies = [
             r#""kind":"run_started","run_id":"r1","data":{}"#,
+            r#""kind":"action_succeeded","data":{"f":[0.1,5e-324,1E+2,-0,-0.0,2.50,1e22,0.30000000000000004]}"#,
             r#""kind":"proposal_received","run_id":"r1","proposal_id":"p1","data":{"z":1,"a":{"y":[true,false,null,-5,18446744073709551615],"b":"é ☃"}}"#,
             r#""kind":"action_executing","run_id":"r1","proposal_id":"p1","action_id":"a0","client_id":"c","data":{"n":-9223372036854775808,"s":"x y"}"#,
             r#""kind":"action_succeeded","policy_session_id":"s","proposal_id":"p1","action_id":"a0","data":{"nested":{"k":{"j":{"i":[[],{}]}}}}"#,
