@@ -6,7 +6,8 @@
 //! It claims a line only when it is sure: an object of distinct, known `journal.event` members
 //! (the bundle's shape is checked once, `Shape::of`), every id a plain string, `kind` one CAR's
 //! parser and the bundle both know, `data` an object, `timestamp` a `date-time` chrono reads, no
-//! backslash anywhere (no escape can then decode to anything but its own bytes), integers within
+//! escape except in string values inside `data`, and there only the escapes serde_json writes
+//! back unchanged (`Scanner::escaped_string`), integers within
 //! 64 bits and finite floats (re-rendered by serde_json itself for the digest, as CAR's reading
 //! does), distinct keys at every level, nesting within `MAX_DEPTH`, a terminated line. Anything else returns `None` and the
 //! line takes the full path, which owns every finding. The Python fallback has no fast path: this
@@ -138,21 +139,44 @@ impl<'a> Scanner<'a> {
         (self.byte()? == byte).then(|| self.at += 1)
     }
 
-    /// A string with no escape (the line has no backslash) and no control character: its
-    /// content, which is also its decoded text.
+    /// A string with no escape and no control character: its content, which is also its
+    /// decoded text. Keys and the top-level members are read so: their decoded bytes are then
+    /// their raw bytes (ids, key order, duplicate keys).
     fn string(&mut self) -> Option<Range<usize>> {
+        let span = self.escaped_string()?;
+        memchr::memchr(b'\\', &self.text[span.clone()])
+            .is_none()
+            .then_some(span)
+    }
+
+    /// A string value inside `data`, whose escapes, if any, are among those serde_json writes
+    /// back as they are (`\"`, `\\`, `\n`, `\t`, `\r`, `\b`, `\f`): its raw text is then
+    /// serde_json's text of it. `\/` and `\u` escapes take the full path.
+    fn escaped_string(&mut self) -> Option<Range<usize>> {
         self.whitespace();
         if self.byte()? != b'"' {
             return None;
         }
         let start = self.at + 1;
-        let length = memchr::memchr(b'"', &self.text[start..])?;
-        let end = start + length;
-        if self.text[start..end].iter().any(|&byte| byte < 0x20) {
+        let mut at = start;
+        loop {
+            at += memchr::memchr2(b'"', b'\\', &self.text[at..])?;
+            if self.text[at] == b'"' {
+                break;
+            }
+            if !matches!(
+                self.text.get(at + 1),
+                Some(b'"' | b'\\' | b'n' | b't' | b'r' | b'b' | b'f')
+            ) {
+                return None;
+            }
+            at += 2;
+        }
+        if self.text[start..at].iter().any(|&byte| byte < 0x20) {
             return None;
         }
-        self.at = end + 1;
-        Some(start..end)
+        self.at = at + 1;
+        Some(start..at)
     }
 
     /// A number the strict parser accepts: an integer within `i64::MIN..=u64::MAX`, or a float
@@ -217,7 +241,7 @@ impl<'a> Scanner<'a> {
         let start = self.at;
         match self.byte()? {
             b'"' => {
-                self.string()?;
+                self.escaped_string()?;
             }
             b'{' => {
                 // Nested members were only needed to check their own object's keys.
@@ -383,7 +407,7 @@ pub(super) fn facts(
     options: &Options,
     schema: &EventSchema,
 ) -> Option<EventFacts> {
-    if !schema.fast || !terminated || memchr::memchr(b'\\', text).is_some() {
+    if !schema.fast || !terminated {
         return None;
     }
     let line = std::str::from_utf8(text).ok()?;
@@ -508,6 +532,7 @@ mod tests {
         let mut previous = String::new();
         let bodies = [
             r#""kind":"run_started","run_id":"r1","data":{}"#,
+            r#""kind":"state_changed","data":{"q":"a \" b \\ c \n \t \r \b \f","r":["\"\""]}"#,
             r#""kind":"action_succeeded","data":{"f":[0.1,5e-324,1E+2,-0,-0.0,2.50,1e22,0.30000000000000004]}"#,
             r#""kind":"proposal_received","run_id":"r1","proposal_id":"p1","data":{"z":1,"a":{"y":[true,false,null,-5,18446744073709551615],"b":"é ☃"}}"#,
             r#""kind":"action_executing","run_id":"r1","proposal_id":"p1","action_id":"a0","client_id":"c","data":{"n":-9223372036854775808,"s":"x y"}"#,
