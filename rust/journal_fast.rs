@@ -19,7 +19,7 @@ use std::ops::Range;
 use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
 
-use super::{instant, ChainMode, EventFacts, EventSchema, Options, Uncomputable};
+use super::{instant, ChainMode, EventFacts, EventSchema, Instant, Options, Uncomputable};
 use crate::validate;
 
 /// Nesting the fast path follows; deeper lines take the full path, which enforces the strict
@@ -399,6 +399,87 @@ fn render_value(scanner: &mut Scanner<'_>, out: &mut Vec<u8>) {
     }
 }
 
+/// A timestamp as CAR reads and hashes it: the instant, and chrono's `to_rfc3339()` text.
+struct Stamp {
+    instant: Instant,
+    /// The UTC date and time of day, `YYYY-MM-DDTHH:MM:SS` (`to_rfc3339`'s first 19 bytes).
+    civil: [u8; 19],
+}
+
+impl Stamp {
+    fn of(time: &chrono::DateTime<chrono::Utc>) -> Self {
+        let text = crate::car_event::timestamp_text(time);
+        let mut civil = [0; 19];
+        civil.copy_from_slice(&text.as_bytes()[..19]);
+        Stamp {
+            instant: instant(time),
+            civil,
+        }
+    }
+
+    /// chrono's `to_rfc3339()`: `SecondsFormat::AutoSi` (no fraction, or 3, 6 or 9 digits,
+    /// whichever shows the nanoseconds exactly) and `+00:00`.
+    fn write_rfc3339(&self, out: &mut Vec<u8>) {
+        out.extend_from_slice(&self.civil);
+        let nanos = self.instant.1;
+        let digits = match nanos {
+            0 => 0,
+            _ if nanos % 1_000_000 == 0 => 3,
+            _ if nanos % 1_000 == 0 => 6,
+            _ => 9,
+        };
+        if digits > 0 {
+            let text = format!("{nanos:09}");
+            out.push(b'.');
+            out.extend_from_slice(&text.as_bytes()[..digits]);
+        }
+        out.extend_from_slice(b"+00:00");
+    }
+}
+
+/// The common timestamp, `YYYY-MM-DDTHH:MM:SS[.fraction]Z` (a valid `date-time`, seconds below
+/// 60, at most nine fraction digits), read without chrono; anything else is left to chrono.
+fn utc_stamp(text: &str) -> Option<Stamp> {
+    let bytes = text.as_bytes();
+    if bytes.len() < 20 || bytes[10] != b'T' || bytes[bytes.len() - 1] != b'Z' {
+        return None;
+    }
+    let number = |range: Range<usize>| -> Option<i64> {
+        bytes[range].iter().try_fold(0i64, |value, &byte| {
+            byte.is_ascii_digit()
+                .then(|| value * 10 + i64::from(byte - b'0'))
+        })
+    };
+    let (year, month, day) = (number(0..4)?, number(5..7)?, number(8..10)?);
+    let (hour, minute, second) = (number(11..13)?, number(14..16)?, number(17..19)?);
+    if year == 0 || second > 59 {
+        return None;
+    }
+    let fraction = &bytes[19..bytes.len() - 1];
+    let nanos = match fraction {
+        [] => 0,
+        [b'.', digits @ ..] if (1..=9).contains(&digits.len()) => {
+            let value = number(20..20 + digits.len())?;
+            value * 10i64.pow(9 - digits.len() as u32)
+        }
+        _ => return None,
+    };
+    // Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's days_from_civil).
+    let shifted = if month <= 2 { year - 1 } else { year };
+    let era = shifted.div_euclid(400);
+    let year_of_era = shifted - era * 400;
+    let day_of_year = (153 * ((month + 9) % 12) + 2) / 5 + day - 1;
+    let day_of_era = year_of_era * 365 + year_of_era / 4 - year_of_era / 100 + day_of_year;
+    let days = era * 146_097 + day_of_era - 719_468;
+    let seconds = days * 86_400 + hour * 3_600 + minute * 60 + second;
+    let mut civil = [0; 19];
+    civil.copy_from_slice(&bytes[..19]);
+    Some(Stamp {
+        instant: (seconds, u32::try_from(nanos).ok()?),
+        civil,
+    })
+}
+
 /// The facts of a line the full path would report nothing for, or `None` (take the full path).
 /// `text` is the line without its newline and trailing `\r`.
 pub(super) fn facts(
@@ -468,7 +549,10 @@ pub(super) fn facts(
     if !validate::is_date_time(stamp) {
         return None;
     }
-    let time = stamp.parse::<chrono::DateTime<chrono::Utc>>().ok()?;
+    let time = match utc_stamp(stamp) {
+        Some(time) => time,
+        None => Stamp::of(&stamp.parse::<chrono::DateTime<chrono::Utc>>().ok()?),
+    };
     let owned = |slot: usize| member(slot).map(str::to_string);
     let hash = owned(HASH);
     let recomputed = (hash.is_some() && options.chain != ChainMode::Off).then(|| {
@@ -504,7 +588,7 @@ pub(super) fn facts(
             render(text, data_member.value.clone(), &mut input);
         }
         input.push(0x1e);
-        input.extend_from_slice(crate::car_event::timestamp_text(&time).as_bytes());
+        time.write_rfc3339(&mut input);
         Ok::<_, Uncomputable>(crate::canonical::lower_hex(&Sha256::digest(&input)))
     });
     // Under car-compatible the facts are CAR's reading (`car_facts`): for such a line, the same.
@@ -516,7 +600,7 @@ pub(super) fn facts(
         hash,
         prev_hash: owned(PREV_HASH),
         recomputed,
-        timestamp: Some(instant(&time)),
+        timestamp: Some(time.instant),
     })
 }
 
@@ -739,6 +823,49 @@ mod tests {
             }
         }
         assert!(claimed > 100, "the fast path claims real events: {claimed}");
+    }
+
+    /// The chrono-free reading of the common timestamp against chrono's, over random dates
+    /// (leap years, centuries) and every fraction length.
+    #[test]
+    fn common_timestamps_read_and_print_as_chrono_does() {
+        let mut random = Random(0x2545_f491_4f6c_dd1d);
+        for round in 0..20_000 {
+            let year = 1 + random.below(9999);
+            let month = 1 + random.below(12);
+            let day = 1 + random.below(31);
+            let digits = round % 11;
+            let fraction: String = (0..digits)
+                .map(|_| char::from(b'0' + random.below(10) as u8))
+                .collect();
+            let fraction = if digits == 0 {
+                String::new()
+            } else {
+                format!(".{fraction}")
+            };
+            let text = format!(
+                "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}{fraction}Z",
+                random.below(24),
+                random.below(60),
+                random.below(61),
+            );
+            let chrono = text.parse::<chrono::DateTime<chrono::Utc>>().ok();
+            let ours = validate::is_date_time(&text)
+                .then(|| utc_stamp(&text))
+                .flatten();
+            let Some(ours) = ours else {
+                continue;
+            };
+            let chrono = chrono.expect("chrono reads what the fast path reads");
+            assert_eq!(ours.instant, instant(&chrono), "{text}");
+            let mut written = Vec::new();
+            ours.write_rfc3339(&mut written);
+            assert_eq!(
+                String::from_utf8(written).unwrap(),
+                crate::car_event::timestamp_text(&chrono),
+                "{text}"
+            );
+        }
     }
 
     #[test]
