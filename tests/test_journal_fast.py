@@ -105,3 +105,51 @@ def test_the_fast_path_reports_what_the_full_path_reports(
                         assert fast == full, (path.name, options)
                         compared += 1
         assert compared == len(paths) * 12
+
+
+# The fallback's own shortcuts (it has no fast path, but small lines would take it minutes per
+# million without these): each is held to the general code it short-cuts.
+
+
+def test_the_fallbacks_common_timestamp_reading_is_chronos() -> None:
+    from pairling_fast._fallback import car_event
+
+    rng = random.Random(5)
+    checked = 0
+    for _ in range(20_000):
+        fraction = "".join(rng.choice("0123456789") for _ in range(rng.randrange(11)))
+        text = (
+            f"{rng.randrange(10000):04d}-{rng.randrange(14):02d}-{rng.randrange(33):02d}T"
+            f"{rng.randrange(25):02d}:{rng.randrange(61):02d}:{rng.randrange(62):02d}"
+            + (f".{fraction}" if fraction or rng.random() < 0.5 else "")
+            + "Z"
+        )
+        try:
+            general: Any = car_event._parse_timestamp(text)
+        except car_event._Invalid:
+            general = None
+        assert car_event.parse_timestamp(text) == general, text
+        checked += general is not None
+    assert checked > 5_000
+
+
+def test_the_fallbacks_plainly_valid_events_are_valid(tmp_path: Path) -> None:
+    from pairling_fast._fallback import journal as fallback
+    from pairling_fast._fallback.parse import parse_json
+    from pairling_fast.errors import CanonicalizationError
+
+    paths = journals(tmp_path)
+    plain = 0
+    for car_version in ("0.58", "0.60"):
+        validator = fallback._event_bundle(car_version).validator(fallback.EVENT_SCHEMA)
+        for path in paths:
+            for line in path.read_bytes().splitlines():
+                try:
+                    # As the fallback reads a line before validating it (the strict model).
+                    event = parse_json(line)
+                except CanonicalizationError:
+                    continue
+                if isinstance(event, dict) and fallback._plainly_valid(event, car_version):
+                    assert validator.is_valid(event), line
+                    plain += 1
+    assert plain > 10_000
