@@ -5,7 +5,7 @@
 //! `python/pairling_fast/_fallback/wire.py` mirrors this module rule for rule: the same codes,
 //! pointers, lines, messages and stats. The rules are written down in `docs/wire.md`.
 
-use crate::codes;
+use crate::codes::{self, Code};
 use std::collections::{HashMap, HashSet};
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read};
@@ -58,7 +58,7 @@ fn line_error_finding(error: JsonError, line: u64) -> Finding {
         Some(column) => format!("{} (column {column})", error.message),
         None => error.message,
     };
-    Finding::error(error.code, message)
+    Finding::new(error.code, message)
         .at(error.pointer)
         .on_line(line)
 }
@@ -134,14 +134,14 @@ pub fn result_findings(
                 "unchecked: no schema in {} for {method} results",
                 bundle.label()
             );
-            Finding::info(codes::UNCHECKED_METHOD, message)
+            Finding::new(codes::UNCHECKED_METHOD, message)
         } else {
             let message = format!(
                 "unknown method {}: not in the coverage of {}",
                 quoted(method),
                 bundle.label()
             );
-            Finding::warning(codes::UNKNOWN_METHOD, message)
+            Finding::new(codes::UNKNOWN_METHOD, message)
         };
         return (vec![finding.at("")], false);
     };
@@ -175,7 +175,7 @@ fn count_matches(result: &Value, list_member: &str) -> Option<Finding> {
         "count is {} but {list_member} has {entries} entries",
         display_integer(count)
     );
-    Some(Finding::error(codes::COUNT_MISMATCH, message).at("/count"))
+    Some(Finding::new(codes::COUNT_MISMATCH, message).at("/count"))
 }
 
 fn check_infer(result: &Value, catalog: Option<&CatalogIndex>, findings: &mut Vec<Finding>) {
@@ -190,9 +190,8 @@ fn check_infer(result: &Value, catalog: Option<&CatalogIndex>, findings: &mut Ve
                 display_integer(total),
                 prompt + completion
             );
-            findings.push(
-                Finding::warning(codes::USAGE_TOTAL_MISMATCH, message).at("/usage/total_tokens"),
-            );
+            findings
+                .push(Finding::new(codes::USAGE_TOTAL_MISMATCH, message).at("/usage/total_tokens"));
         }
     }
     let Some(catalog) = catalog else { return };
@@ -203,9 +202,8 @@ fn check_infer(result: &Value, catalog: Option<&CatalogIndex>, findings: &mut Ve
             quoted(revision),
             quoted(&catalog.revision)
         );
-        findings.push(
-            Finding::error(codes::CATALOG_REVISION_MISMATCH, message).at("/catalog_revision"),
-        );
+        findings
+            .push(Finding::new(codes::CATALOG_REVISION_MISMATCH, message).at("/catalog_revision"));
     }
     let model_id = text_of(&result["resolved_model_id"]);
     let row_digest = text_of(&result["row_digest"]);
@@ -215,9 +213,8 @@ fn check_infer(result: &Value, catalog: Option<&CatalogIndex>, findings: &mut Ve
                 "resolved_model_id {} is not in the catalog snapshot",
                 quoted(model_id)
             );
-            findings.push(
-                Finding::error(codes::MODEL_NOT_IN_CATALOG, message).at("/resolved_model_id"),
-            );
+            findings
+                .push(Finding::new(codes::MODEL_NOT_IN_CATALOG, message).at("/resolved_model_id"));
         }
         Some(expected) if expected != row_digest => {
             let message = format!(
@@ -227,7 +224,7 @@ fn check_infer(result: &Value, catalog: Option<&CatalogIndex>, findings: &mut Ve
                 quoted(expected)
             );
             findings
-                .push(Finding::error(codes::INFER_ROW_DIGEST_MISMATCH, message).at("/row_digest"));
+                .push(Finding::new(codes::INFER_ROW_DIGEST_MISMATCH, message).at("/row_digest"));
         }
         Some(_) => {}
     }
@@ -249,7 +246,7 @@ fn check_tools_poll(result: &Value, findings: &mut Vec<Finding>) {
     let chunks: &[Value] = result["chunks"].as_array().map_or(&[], Vec::as_slice);
     if status == "succeeded" && !poll.contains_key("result") {
         findings.push(
-            Finding::error(
+            Finding::new(
                 codes::POLL_PAYLOAD_MISSING,
                 "status is succeeded but result is missing",
             )
@@ -264,7 +261,7 @@ fn check_tools_poll(result: &Value, findings: &mut Vec<Finding>) {
             ""
         };
         findings.push(
-            Finding::error(
+            Finding::new(
                 codes::POLL_PAYLOAD_MISSING,
                 "status is failed but error is not set",
             )
@@ -281,7 +278,7 @@ fn check_tools_poll(result: &Value, findings: &mut Vec<Finding>) {
             let message =
                 format!("chunk {index} is a terminal {chunk_kind} chunk but more chunks follow it");
             findings.push(
-                Finding::error(codes::POLL_TERMINAL_CHUNK, message).at(format!("/chunks/{index}")),
+                Finding::new(codes::POLL_TERMINAL_CHUNK, message).at(format!("/chunks/{index}")),
             );
         }
     }
@@ -291,12 +288,12 @@ fn check_tools_poll(result: &Value, findings: &mut Vec<Finding>) {
         Some(expected) if last_kind != expected => {
             let message =
                 format!("status is {status} but the last chunk is {last_kind}, not {expected}");
-            findings.push(Finding::error(codes::POLL_TERMINAL_CHUNK, message).at(last_pointer));
+            findings.push(Finding::new(codes::POLL_TERMINAL_CHUNK, message).at(last_pointer));
         }
         None if status == "running" && TERMINAL_CHUNKS.contains(&last_kind.as_str()) => {
             let message =
                 format!("status is running but the last chunk is the terminal {last_kind} chunk");
-            findings.push(Finding::error(codes::POLL_TERMINAL_CHUNK, message).at(last_pointer));
+            findings.push(Finding::new(codes::POLL_TERMINAL_CHUNK, message).at(last_pointer));
         }
         _ => {}
     }
@@ -308,7 +305,7 @@ fn check_tools_poll(result: &Value, findings: &mut Vec<Finding>) {
                 quoted(text_of(error)),
                 quoted(text_of(chunk_message))
             );
-            findings.push(Finding::error(codes::POLL_PAYLOAD_MISSING, message).at("/error"));
+            findings.push(Finding::new(codes::POLL_PAYLOAD_MISSING, message).at("/error"));
         }
     }
 }
@@ -326,7 +323,7 @@ fn check_catalog_snapshot(result: &Value, findings: &mut Vec<Finding>) {
         let id_pointer = format!("/models/{index}/model/id");
         if seen.contains(model_id) {
             let message = format!("model id {} appears more than once", quoted(model_id));
-            findings.push(Finding::error(codes::CATALOG_DUPLICATE_ID, message).at(id_pointer));
+            findings.push(Finding::new(codes::CATALOG_DUPLICATE_ID, message).at(id_pointer));
         } else if previous.is_some_and(|previous| canonical::cmp_utf16(model_id, previous).is_lt())
         {
             let message = format!(
@@ -334,7 +331,7 @@ fn check_catalog_snapshot(result: &Value, findings: &mut Vec<Finding>) {
                 quoted(model_id),
                 quoted(previous.unwrap_or_default())
             );
-            findings.push(Finding::error(codes::CATALOG_UNSORTED, message).at(id_pointer));
+            findings.push(Finding::new(codes::CATALOG_UNSORTED, message).at(id_pointer));
         }
         seen.insert(model_id);
         previous = Some(model_id);
@@ -342,7 +339,7 @@ fn check_catalog_snapshot(result: &Value, findings: &mut Vec<Finding>) {
             Ok(computed) => computed,
             Err(error) => {
                 let pointer = format!("/models/{index}/model{}", error.pointer);
-                findings.push(Finding::error(error.code, error.message).at(pointer));
+                findings.push(Finding::new(error.code, error.message).at(pointer));
                 continue;
             }
         };
@@ -354,7 +351,7 @@ fn check_catalog_snapshot(result: &Value, findings: &mut Vec<Finding>) {
                 quoted(&computed)
             );
             findings.push(
-                Finding::error(codes::ROW_DIGEST_MISMATCH, message)
+                Finding::new(codes::ROW_DIGEST_MISMATCH, message)
                     .at(format!("/models/{index}/row_digest")),
             );
         }
@@ -369,9 +366,8 @@ fn check_catalog_snapshot(result: &Value, findings: &mut Vec<Finding>) {
                 quoted(given),
                 quoted(&computed)
             );
-            findings.push(
-                Finding::error(codes::CATALOG_REVISION_WRONG, message).at("/catalog_revision"),
-            );
+            findings
+                .push(Finding::new(codes::CATALOG_REVISION_WRONG, message).at("/catalog_revision"));
         }
     }
 }
@@ -387,7 +383,7 @@ fn check_server_schema(result: &Value, wire_schema_digest: Option<&str>) -> Opti
         quoted(digest),
         quoted(expected)
     );
-    Some(Finding::error(codes::SCHEMA_DIGEST_MISMATCH, message).at("/digest"))
+    Some(Finding::new(codes::SCHEMA_DIGEST_MISMATCH, message).at("/digest"))
 }
 
 /// The catalog given alongside an `infer` result, if it is a valid snapshot; else a PF413.
@@ -405,7 +401,7 @@ fn catalog_argument(bundle: &WireBundle, catalog: &Value) -> Result<CatalogIndex
         quoted(&first.pointer),
         first.message
     );
-    Err(Finding::error(codes::CATALOG_NOT_A_SNAPSHOT, message))
+    Err(Finding::new(codes::CATALOG_NOT_A_SNAPSHOT, message))
 }
 
 /// Findings on one RPC result and the stats `{"method", "coverage", "car_version"}`.
@@ -532,7 +528,7 @@ fn params_unchecked_finding(
             let message = format!(
                 "unchecked: {label} lists the params of {method} as {category}{typed}, with no schema"
             );
-            Finding::info(codes::PARAMS_UNCHECKED, message)
+            Finding::new(codes::PARAMS_UNCHECKED, message)
         }
         ParamsCoverage::NotificationNotInventoried => {
             let message = format!(
@@ -540,19 +536,19 @@ fn params_unchecked_finding(
                  inventory server-to-client notifications yet (coverage.notifications.inventoried \
                  is false)"
             );
-            Finding::info(codes::PARAMS_UNCHECKED, message)
+            Finding::new(codes::PARAMS_UNCHECKED, message)
         }
         ParamsCoverage::NoInventory => {
             let message =
                 format!("unchecked: {label} has no params schemas (no coverage.rpc_params)");
-            Finding::info(codes::PARAMS_UNCHECKED, message)
+            Finding::new(codes::PARAMS_UNCHECKED, message)
         }
         ParamsCoverage::Unknown => {
             let message = format!(
                 "unknown method {}: not in the rpc_params inventory of {label}",
                 quoted(method)
             );
-            Finding::warning(codes::PARAMS_UNKNOWN_METHOD, message)
+            Finding::new(codes::PARAMS_UNKNOWN_METHOD, message)
         }
     };
     Some(finding.at(""))
@@ -689,7 +685,7 @@ impl TranscriptChecker {
     }
 
     fn malformed(&mut self, message: &str, pointer: &str) {
-        self.add(Finding::error(codes::MALFORMED_MESSAGE, message).at(pointer));
+        self.add(Finding::new(codes::MALFORMED_MESSAGE, message).at(pointer));
     }
 
     /// One line of the transcript, with or without its line end.
@@ -785,7 +781,7 @@ impl TranscriptChecker {
                 "id {rendered_id} is already in flight (request on line {})",
                 in_flight.line
             );
-            return self.add(Finding::error(codes::DUPLICATE_ID_IN_FLIGHT, text).at("/id"));
+            return self.add(Finding::new(codes::DUPLICATE_ID_IN_FLIGHT, text).at("/id"));
         }
         let request = Request {
             method,
@@ -839,7 +835,7 @@ impl TranscriptChecker {
                 "id {} is already awaiting its request (response on line {})",
                 response.rendered_id, waiting.line
             );
-            return self.add(Finding::error(codes::DUPLICATE_ID_IN_FLIGHT, text).at("/id"));
+            return self.add(Finding::new(codes::DUPLICATE_ID_IN_FLIGHT, text).at("/id"));
         }
         self.orphans.insert(key, response);
         self.track_in_flight();
@@ -881,7 +877,7 @@ impl TranscriptChecker {
                     self.bundle.label()
                 );
                 self.add(
-                    Finding::warning(codes::SCHEMA_DIGEST_OTHER_BUNDLE, message)
+                    Finding::new(codes::SCHEMA_DIGEST_OTHER_BUNDLE, message)
                         .at("/result/digest")
                         .on_line(line),
                 );
@@ -900,7 +896,7 @@ impl TranscriptChecker {
                     self.bundle.label()
                 );
                 self.add(
-                    Finding::warning(codes::UNKNOWN_SCHEMA_DIGEST, message)
+                    Finding::new(codes::UNKNOWN_SCHEMA_DIGEST, message)
                         .at("/result/digest")
                         .on_line(line),
                 );
@@ -911,12 +907,11 @@ impl TranscriptChecker {
     fn check_error_object(&mut self, error: &Value) {
         let Some(error) = error.as_object() else {
             return self.add(
-                Finding::error(codes::MALFORMED_ERROR_OBJECT, "error must be an object")
-                    .at("/error"),
+                Finding::new(codes::MALFORMED_ERROR_OBJECT, "error must be an object").at("/error"),
             );
         };
         let problem = |message: &str, pointer: &str| {
-            Finding::error(codes::MALFORMED_ERROR_OBJECT, message).at(pointer)
+            Finding::new(codes::MALFORMED_ERROR_OBJECT, message).at(pointer)
         };
         let mut found = Vec::new();
         match error.get("code") {
@@ -988,7 +983,7 @@ impl TranscriptChecker {
                 request.rendered_id
             );
             self.add(
-                Finding::warning(codes::REQUEST_UNANSWERED, message)
+                Finding::new(codes::REQUEST_UNANSWERED, message)
                     .at("/id")
                     .on_line(request.line),
             );
@@ -996,7 +991,7 @@ impl TranscriptChecker {
         for response in orphans.values() {
             let message = format!("response to id {} has no request", response.rendered_id);
             self.add(
-                Finding::error(codes::RESPONSE_WITHOUT_REQUEST, message)
+                Finding::new(codes::RESPONSE_WITHOUT_REQUEST, message)
                     .at("/id")
                     .on_line(response.line),
             );
@@ -1075,8 +1070,8 @@ fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|byte| format!("{byte:02x}")).collect()
 }
 
-fn error_at(code: &'static str, message: impl Into<String>, pointer: impl Into<String>) -> Finding {
-    Finding::error(code, message).at(pointer)
+fn located(code: Code, message: impl Into<String>, pointer: impl Into<String>) -> Finding {
+    Finding::new(code, message).at(pointer)
 }
 
 fn string_list<'a>(
@@ -1088,7 +1083,7 @@ fn string_list<'a>(
     let list = container.get(member).and_then(Value::as_array);
     let strings: Option<Vec<&str>> = list.and_then(|list| list.iter().map(Value::as_str).collect());
     if strings.is_none() {
-        findings.push(error_at(
+        findings.push(located(
             codes::MALFORMED_BUNDLE,
             format!("{member} must be an array of strings"),
             pointer,
@@ -1103,7 +1098,7 @@ fn sorted_and_unique(items: &[&str], pointer: &str, findings: &mut Vec<Finding>)
     for (index, &item) in items.iter().enumerate() {
         if seen.contains(item) {
             let message = format!("{} is listed twice", quoted(item));
-            findings.push(error_at(
+            findings.push(located(
                 codes::COVERAGE_LISTED_TWICE,
                 message,
                 format!("{pointer}/{index}"),
@@ -1114,7 +1109,7 @@ fn sorted_and_unique(items: &[&str], pointer: &str, findings: &mut Vec<Finding>)
                 quoted(item),
                 quoted(previous)
             );
-            findings.push(error_at(
+            findings.push(located(
                 codes::COVERAGE_UNSORTED,
                 message,
                 format!("{pointer}/{index}"),
@@ -1135,7 +1130,7 @@ fn partition<'a>(
 ) -> Option<Partition<'a>> {
     let pointer = format!("/coverage/{member}");
     let Some(part) = coverage.get(member).and_then(Value::as_object) else {
-        findings.push(error_at(
+        findings.push(located(
             codes::MALFORMED_BUNDLE,
             format!("coverage.{member} must be an object"),
             pointer,
@@ -1150,7 +1145,7 @@ fn partition<'a>(
         .filter(|total| *total >= 0);
     if total.is_none() {
         let message = format!("coverage.{member}.total must be a non-negative integer");
-        findings.push(error_at(
+        findings.push(located(
             codes::MALFORMED_BUNDLE,
             message,
             format!("{pointer}/total"),
@@ -1163,7 +1158,7 @@ fn partition<'a>(
     for (index, item) in uncovered.iter().enumerate() {
         if covered_set.contains(item) {
             let message = format!("{} is both covered and uncovered", quoted(item));
-            findings.push(error_at(
+            findings.push(located(
                 codes::COVERAGE_LISTED_TWICE,
                 message,
                 format!("{pointer}/uncovered/{index}"),
@@ -1177,7 +1172,7 @@ fn partition<'a>(
             covered.len(),
             uncovered.len()
         );
-        findings.push(error_at(
+        findings.push(located(
             codes::COVERAGE_TOTAL_MISMATCH,
             message,
             format!("{pointer}/total"),
@@ -1229,7 +1224,7 @@ fn check_schemas(schemas: &Map<String, Value>, findings: &mut Vec<Finding>) {
                 quoted(name),
                 quoted(DRAFT_07)
             );
-            findings.push(error_at(codes::BUNDLE_SCHEMA_INVALID, message, pointer));
+            findings.push(located(codes::BUNDLE_SCHEMA_INVALID, message, pointer));
             continue;
         }
         if let Err(error) = SchemaValidator::compile(schema, &options) {
@@ -1239,7 +1234,7 @@ fn check_schemas(schemas: &Map<String, Value>, findings: &mut Vec<Finding>) {
                 error.code,
                 error.message
             );
-            findings.push(error_at(
+            findings.push(located(
                 codes::BUNDLE_SCHEMA_INVALID,
                 message,
                 pointer + &error.schema_pointer,
@@ -1260,7 +1255,7 @@ fn check_covered_schemas(
                 "coverage.covered lists {}, which is not in schemas",
                 quoted(name)
             );
-            findings.push(error_at(
+            findings.push(located(
                 codes::COVERED_SCHEMAS_MISMATCH,
                 message,
                 format!("/coverage/covered/{index}"),
@@ -1273,7 +1268,7 @@ fn check_covered_schemas(
         .filter(|name| !listed.contains(name.as_str()))
     {
         let message = format!("schema {} is not listed in coverage.covered", quoted(name));
-        findings.push(error_at(
+        findings.push(located(
             codes::COVERED_SCHEMAS_MISMATCH,
             message,
             format!("/schemas{}", token(name)),
@@ -1289,7 +1284,7 @@ fn check_rpc_coverage(methods: &[&str], schemas: &Map<String, Value>, findings: 
                 quoted(method)
             );
             let pointer = format!("/coverage/rpc_results/covered/{index}");
-            findings.push(error_at(codes::RPC_COVERAGE_MISMATCH, message, pointer));
+            findings.push(located(codes::RPC_COVERAGE_MISMATCH, message, pointer));
         }
     }
     let covered: HashSet<&str> = methods.iter().copied().collect();
@@ -1302,7 +1297,7 @@ fn check_rpc_coverage(methods: &[&str], schemas: &Map<String, Value>, findings: 
                 "schema {} is not in coverage.rpc_results.covered",
                 quoted(name)
             );
-            findings.push(error_at(
+            findings.push(located(
                 codes::RPC_COVERAGE_MISMATCH,
                 message,
                 format!("/schemas{}", token(name)),
@@ -1319,7 +1314,7 @@ fn check_event_coverage(partition: &Partition<'_>, kinds: &[&str], findings: &mu
             "event kind {} is in neither covered nor uncovered",
             quoted(kind)
         );
-        findings.push(error_at(
+        findings.push(located(
             codes::EVENT_KIND_COVERAGE_MISMATCH,
             message,
             pointer,
@@ -1333,7 +1328,7 @@ fn check_event_coverage(partition: &Partition<'_>, kinds: &[&str], findings: &mu
             .filter(|(_, item)| !known.contains(*item))
         {
             let message = format!("{} is not an EventKind of journal.event", quoted(item));
-            findings.push(error_at(
+            findings.push(located(
                 codes::EVENT_KIND_COVERAGE_MISMATCH,
                 message,
                 format!("{pointer}/{member}/{index}"),
@@ -1361,7 +1356,7 @@ fn check_params_coverage(
         .and_then(Value::as_object)
         .filter(|typed| typed.values().all(Value::is_string));
     if typed.is_none() {
-        findings.push(error_at(
+        findings.push(located(
             codes::MALFORMED_BUNDLE,
             "uncovered.typed_without_schema must be an object of Rust type names",
             format!("{pointer}/uncovered/typed_without_schema"),
@@ -1377,7 +1372,7 @@ fn check_params_coverage(
     let total = params.get("total").and_then(integer);
     if total.is_none() {
         let message = "coverage.rpc_params.total must be a non-negative integer";
-        findings.push(error_at(
+        findings.push(located(
             codes::MALFORMED_BUNDLE,
             message,
             format!("{pointer}/total"),
@@ -1403,7 +1398,7 @@ fn check_params_coverage(
             match bucket_of.get(item) {
                 Some(&other) if other != bucket => {
                     let message = format!("{} is in both {other} and {bucket}", quoted(item));
-                    findings.push(error_at(
+                    findings.push(located(
                         codes::COVERAGE_LISTED_TWICE,
                         message,
                         format!("{at}/{index}"),
@@ -1419,7 +1414,7 @@ fn check_params_coverage(
                     "{} is not in the RPC inventory of coverage.rpc_results",
                     quoted(item)
                 );
-                findings.push(error_at(
+                findings.push(located(
                     codes::PARAMS_COVERAGE_MISMATCH,
                     message,
                     format!("{at}/{index}"),
@@ -1435,12 +1430,12 @@ fn check_params_coverage(
     missing.sort_unstable();
     for method in missing {
         let message = format!("RPC method {} is in no rpc_params bucket", quoted(method));
-        findings.push(error_at(codes::PARAMS_COVERAGE_MISMATCH, message, pointer));
+        findings.push(located(codes::PARAMS_COVERAGE_MISMATCH, message, pointer));
     }
     let listed = (covered.len() + not_read.len() + typed.len() + unresolved.len()) as i128;
     if let Some(total) = total.filter(|total| *total != listed) {
         let message = format!("total is {total} but the four buckets list {listed}");
-        findings.push(error_at(
+        findings.push(located(
             codes::COVERAGE_TOTAL_MISMATCH,
             message,
             format!("{pointer}/total"),
@@ -1452,7 +1447,7 @@ fn check_params_coverage(
                 "covered params of {} have no rpc.{method}.params schema",
                 quoted(method)
             );
-            findings.push(error_at(
+            findings.push(located(
                 codes::PARAMS_COVERAGE_MISMATCH,
                 message,
                 format!("{pointer}/covered/{index}"),
@@ -1469,7 +1464,7 @@ fn check_params_coverage(
                 "schema {} is not in coverage.rpc_params.covered",
                 quoted(name)
             );
-            findings.push(error_at(
+            findings.push(located(
                 codes::PARAMS_COVERAGE_MISMATCH,
                 message,
                 format!("/schemas{}", token(name)),
@@ -1492,7 +1487,7 @@ fn check_notification_coverage(
         .is_some_and(Value::is_boolean)
     {
         let message = "coverage.notifications.inventoried must be true or false";
-        findings.push(error_at(
+        findings.push(located(
             codes::MALFORMED_BUNDLE,
             message,
             format!("{pointer}/inventoried"),
@@ -1504,7 +1499,7 @@ fn check_notification_coverage(
         for (index, name) in covered.iter().enumerate() {
             if !schemas.contains_key(*name) {
                 let message = format!("covered notification {} has no schema", quoted(name));
-                findings.push(error_at(
+                findings.push(located(
                     codes::NOTIFICATION_COVERAGE_MISMATCH,
                     message,
                     format!("{at}/{index}"),
@@ -1520,7 +1515,7 @@ fn check_notification_coverage(
                 "schema {} is not in coverage.notifications.covered",
                 quoted(name)
             );
-            findings.push(error_at(
+            findings.push(located(
                 codes::NOTIFICATION_COVERAGE_MISMATCH,
                 message,
                 format!("/schemas{}", token(name)),
@@ -1532,7 +1527,7 @@ fn check_notification_coverage(
         .and_then(Value::as_object);
     let Some(payloads) = payloads else {
         let message = "coverage.notifications.host_event_payloads must be an object";
-        findings.push(error_at(
+        findings.push(located(
             codes::MALFORMED_BUNDLE,
             message,
             format!("{pointer}/host_event_payloads"),
@@ -1546,7 +1541,7 @@ fn check_notification_coverage(
                 quoted(kind),
                 name
             );
-            findings.push(error_at(
+            findings.push(located(
                 codes::NOTIFICATION_COVERAGE_MISMATCH,
                 message,
                 format!("{pointer}/host_event_payloads{}", token(kind)),
@@ -1558,7 +1553,7 @@ fn check_notification_coverage(
 /// Every integrity problem of a parsed wire-schema bundle.
 pub fn bundle_findings(bundle: &Value) -> Vec<Finding> {
     let Some(bundle) = bundle.as_object() else {
-        return vec![error_at(
+        return vec![located(
             codes::MALFORMED_BUNDLE,
             "the wire-schema bundle must be an object",
             "",
@@ -1571,7 +1566,7 @@ pub fn bundle_findings(bundle: &Value) -> Vec<Finding> {
         } else {
             ""
         };
-        findings.push(error_at(
+        findings.push(located(
             codes::MALFORMED_BUNDLE,
             format!("format must be {}", quoted(WIRE_FORMAT)),
             pointer,
@@ -1584,13 +1579,13 @@ pub fn bundle_findings(bundle: &Value) -> Vec<Finding> {
             ""
         };
         let message = format!("json_schema_draft must be {}", quoted(DRAFT_07));
-        findings.push(error_at(codes::MALFORMED_BUNDLE, message, pointer));
+        findings.push(located(codes::MALFORMED_BUNDLE, message, pointer));
     }
     let empty = Map::new();
     let schemas = match bundle.get("schemas").and_then(Value::as_object) {
         Some(schemas) => schemas,
         None => {
-            findings.push(error_at(
+            findings.push(located(
                 codes::MALFORMED_BUNDLE,
                 "schemas must be an object",
                 "/schemas",
@@ -1600,7 +1595,7 @@ pub fn bundle_findings(bundle: &Value) -> Vec<Finding> {
     };
     check_schemas(schemas, &mut findings);
     let Some(coverage) = bundle.get("coverage").and_then(Value::as_object) else {
-        findings.push(error_at(
+        findings.push(located(
             codes::MALFORMED_BUNDLE,
             "coverage must be an object",
             "/coverage",
@@ -1618,7 +1613,7 @@ pub fn bundle_findings(bundle: &Value) -> Vec<Finding> {
                     let inventory = methods.iter().chain(&others).copied().collect();
                     check_params_coverage(params, &inventory, schemas, &mut findings);
                 }
-                None => findings.push(error_at(
+                None => findings.push(located(
                     codes::MALFORMED_BUNDLE,
                     "coverage.rpc_params must be an object",
                     "/coverage/rpc_params",
@@ -1631,7 +1626,7 @@ pub fn bundle_findings(bundle: &Value) -> Vec<Finding> {
             Some(notifications) => {
                 check_notification_coverage(notifications, schemas, &mut findings);
             }
-            None => findings.push(error_at(
+            None => findings.push(located(
                 codes::MALFORMED_BUNDLE,
                 "coverage.notifications must be an object",
                 "/coverage/notifications",
@@ -1642,7 +1637,7 @@ pub fn bundle_findings(bundle: &Value) -> Vec<Finding> {
     match (event_kinds(schemas), events) {
         (None, _) => {
             let message = "journal.event has no EventKind enum (definitions.EventKind)";
-            findings.push(error_at(
+            findings.push(located(
                 codes::EVENT_KIND_COVERAGE_MISMATCH,
                 message,
                 "/schemas/journal.event",
@@ -1708,8 +1703,8 @@ mod tests {
         assert_eq!(
             codes(&bundle_findings(&bundle)),
             [
-                codes::PARAMS_COVERAGE_MISMATCH,
-                codes::COVERAGE_TOTAL_MISMATCH
+                codes::PARAMS_COVERAGE_MISMATCH.id,
+                codes::COVERAGE_TOTAL_MISMATCH.id
             ]
         );
     }
@@ -1722,7 +1717,10 @@ mod tests {
         rpc["total"] = json!(1);
         assert_eq!(
             codes(&bundle_findings(&bundle)),
-            [codes::COVERAGE_UNSORTED, codes::COVERAGE_TOTAL_MISMATCH]
+            [
+                codes::COVERAGE_UNSORTED.id,
+                codes::COVERAGE_TOTAL_MISMATCH.id
+            ]
         );
     }
 
@@ -1763,7 +1761,7 @@ mod tests {
             .all(|f| f.code == "PF101"));
         assert_eq!(
             findings.last().map(|f| f.code),
-            Some(codes::UNKNOWN_SCHEMA_DIGEST)
+            Some(codes::UNKNOWN_SCHEMA_DIGEST.id)
         );
         assert_eq!(stats["car_version"], "0.58.0");
     }
@@ -1775,7 +1773,7 @@ mod tests {
             &json!({"catalog_revision": "r", "models": []}),
             &mut findings,
         );
-        assert_eq!(codes(&findings), [codes::CATALOG_REVISION_WRONG]);
+        assert_eq!(codes(&findings), [codes::CATALOG_REVISION_WRONG.id]);
         let empty = canonical::digest_hex(&json!([])).unwrap();
         findings.clear();
         check_catalog_snapshot(
@@ -1791,7 +1789,7 @@ mod tests {
         let bundle = validate::default_wire_bundle();
         let (findings, valid) = result_findings(bundle, "tools.list", &result, None, None);
         assert!(valid);
-        assert_eq!(codes(&findings), [codes::COUNT_MISMATCH]);
+        assert_eq!(codes(&findings), [codes::COUNT_MISMATCH.id]);
     }
 
     #[test]
@@ -1810,7 +1808,7 @@ mod tests {
         checker.feed_line(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"state.set\"}\n");
         checker.feed_line(br#"{"jsonrpc":"2.0","id":2,"method":"state.set"}"#);
         let (findings, stats) = checker.finish();
-        assert_eq!(codes(&findings), [codes::REQUEST_UNANSWERED]);
+        assert_eq!(codes(&findings), [codes::REQUEST_UNANSWERED.id]);
         assert_eq!(findings[0].line, Some(3));
         assert_eq!(stats["max_in_flight"], 1);
     }

@@ -49,9 +49,10 @@ from ..codes import (
     UNKNOWN_METHOD,
     UNKNOWN_SCHEMA_DIGEST,
     USAGE_TOTAL_MISMATCH,
+    severity,
 )
 from ..errors import CanonicalizationError, SchemaCompileError
-from ..report import RawFinding, Severity
+from ..report import RawFinding
 from .canonical import digest_hex
 from .parse import check_value, escape_pointer_token, parse_json
 from .validate import (
@@ -86,17 +87,12 @@ ERROR_OBJECT_MEMBERS = ("code", "message", "data")
 
 def _finding(
     code: str,
-    severity: Severity,
     message: str,
     pointer: str | None,
     line: int | None = None,
     schema_pointer: str | None = None,
 ) -> RawFinding:
-    return (code, severity, message, line, pointer, schema_pointer)
-
-
-def _error(code: str, message: str, pointer: str | None) -> RawFinding:
-    return _finding(code, "error", message, pointer)
+    return (code, severity(code), message, line, pointer, schema_pointer)
 
 
 def _token(key: str | int) -> str:
@@ -124,11 +120,11 @@ def _json_error_finding(error: CanonicalizationError, line: int | None) -> RawFi
         message = error.message
         if error.line is not None:
             message += f" (line {error.line}, column {error.column})"
-        return _finding(error.code, "error", message, error.pointer, error.line)
+        return _finding(error.code, message, error.pointer, error.line)
     message = error.message
     if error.column is not None:
         message += f" (column {error.column})"
-    return _finding(error.code, "error", message, error.pointer, line)
+    return _finding(error.code, message, error.pointer, line)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -164,7 +160,7 @@ def _result_schema(method: str) -> str:
 
 def _schema_findings(bundle: WireBundle, name: str, value: Any) -> list[RawFinding]:
     return [
-        _finding(SCHEMA_VIOLATION, "error", message, pointer, None, schema_pointer)
+        _finding(SCHEMA_VIOLATION, message, pointer, None, schema_pointer)
         for pointer, schema_pointer, _keyword, message in bundle.validator(name).errors(value)
     ]
 
@@ -183,9 +179,9 @@ def result_findings(
     if not bundle.has_schema(_result_schema(method)):
         if _rpc_coverage(bundle, method) == "uncovered":
             message = f"unchecked: no schema in {bundle.label()} for {method} results"
-            return [_finding(UNCHECKED_METHOD, "info", message, "")], False
+            return [_finding(UNCHECKED_METHOD, message, "")], False
         message = f"unknown method {_quoted(method)}: not in the coverage of {bundle.label()}"
-        return [_finding(UNKNOWN_METHOD, "warning", message, "")], False
+        return [_finding(UNKNOWN_METHOD, message, "")], False
     findings = _schema_findings(bundle, _result_schema(method), result)
     if findings:
         return findings, False
@@ -201,7 +197,7 @@ def _count_matches(result: Any, list_member: str) -> list[RawFinding]:
     if count == entries:
         return []
     message = f"count is {count} but {list_member} has {entries} entries"
-    return [_error(COUNT_MISMATCH, message, "/count")]
+    return [_finding(COUNT_MISMATCH, message, "/count")]
 
 
 def _check_tools_list(result: Any, _catalog: Any, _digest: Any) -> list[RawFinding]:
@@ -224,9 +220,7 @@ def _check_infer(result: Any, catalog: CatalogIndex | None, _digest: Any) -> lis
                 f"usage.total_tokens is {total} but prompt_tokens + completion_tokens is "
                 f"{prompt + completion}"
             )
-            findings.append(
-                _finding(USAGE_TOTAL_MISMATCH, "warning", message, "/usage/total_tokens")
-            )
+            findings.append(_finding(USAGE_TOTAL_MISMATCH, message, "/usage/total_tokens"))
     if catalog is None:
         return findings
     revision = result["catalog_revision"]
@@ -235,18 +229,18 @@ def _check_infer(result: Any, catalog: CatalogIndex | None, _digest: Any) -> lis
             f"catalog_revision {_quoted(revision)} differs from the snapshot's "
             f"{_quoted(catalog.revision)}"
         )
-        findings.append(_error(CATALOG_REVISION_MISMATCH, message, "/catalog_revision"))
+        findings.append(_finding(CATALOG_REVISION_MISMATCH, message, "/catalog_revision"))
     model_id = result["resolved_model_id"]
     expected = catalog.row_digests.get(model_id)
     if expected is None:
         message = f"resolved_model_id {_quoted(model_id)} is not in the catalog snapshot"
-        findings.append(_error(MODEL_NOT_IN_CATALOG, message, "/resolved_model_id"))
+        findings.append(_finding(MODEL_NOT_IN_CATALOG, message, "/resolved_model_id"))
     elif result["row_digest"] != expected:
         message = (
             f"row_digest {_quoted(result['row_digest'])} differs from the snapshot row of "
             f"{_quoted(model_id)}: {_quoted(expected)}"
         )
-        findings.append(_error(INFER_ROW_DIGEST_MISMATCH, message, "/row_digest"))
+        findings.append(_finding(INFER_ROW_DIGEST_MISMATCH, message, "/row_digest"))
     return findings
 
 
@@ -258,17 +252,17 @@ def _check_tools_poll(result: Any, _catalog: Any, _digest: Any) -> list[RawFindi
     chunks = result["chunks"]
     if status == "succeeded" and "result" not in result:
         findings.append(
-            _error(POLL_PAYLOAD_MISSING, "status is succeeded but result is missing", "")
+            _finding(POLL_PAYLOAD_MISSING, "status is succeeded but result is missing", "")
         )
     if status == "failed" and result.get("error") is None:
         pointer = "/error" if "error" in result else ""
         findings.append(
-            _error(POLL_PAYLOAD_MISSING, "status is failed but error is not set", pointer)
+            _finding(POLL_PAYLOAD_MISSING, "status is failed but error is not set", pointer)
         )
     for index, chunk in enumerate(chunks[:-1]):
         if chunk["kind"] in TERMINAL_CHUNKS:
             message = f"chunk {index} is a terminal {chunk['kind']} chunk but more chunks follow it"
-            findings.append(_error(POLL_TERMINAL_CHUNK, message, f"/chunks/{index}"))
+            findings.append(_finding(POLL_TERMINAL_CHUNK, message, f"/chunks/{index}"))
     if not chunks:
         return findings
     last_index = len(chunks) - 1
@@ -276,10 +270,10 @@ def _check_tools_poll(result: Any, _catalog: Any, _digest: Any) -> list[RawFindi
     expected = TERMINAL_CHUNK_OF_STATUS.get(status)
     if expected is not None and last["kind"] != expected:
         message = f"status is {status} but the last chunk is {last['kind']}, not {expected}"
-        findings.append(_error(POLL_TERMINAL_CHUNK, message, f"/chunks/{last_index}"))
+        findings.append(_finding(POLL_TERMINAL_CHUNK, message, f"/chunks/{last_index}"))
     elif status == "running" and last["kind"] in TERMINAL_CHUNKS:
         message = f"status is running but the last chunk is the terminal {last['kind']} chunk"
-        findings.append(_error(POLL_TERMINAL_CHUNK, message, f"/chunks/{last_index}"))
+        findings.append(_finding(POLL_TERMINAL_CHUNK, message, f"/chunks/{last_index}"))
     error = result.get("error")
     if status == "failed" and last["kind"] == "error" and error is not None:
         if error != last["message"]:
@@ -287,7 +281,7 @@ def _check_tools_poll(result: Any, _catalog: Any, _digest: Any) -> list[RawFindi
                 f"error {_quoted(error)} differs from the error chunk's message "
                 f"{_quoted(last['message'])}"
             )
-            findings.append(_error(POLL_PAYLOAD_MISSING, message, "/error"))
+            findings.append(_finding(POLL_PAYLOAD_MISSING, message, "/error"))
     return findings
 
 
@@ -300,26 +294,26 @@ def _check_catalog_snapshot(result: Any, _catalog: Any, _digest: Any) -> list[Ra
         id_pointer = f"/models/{index}/model/id"
         if model_id in seen:
             message = f"model id {_quoted(model_id)} appears more than once"
-            findings.append(_error(CATALOG_DUPLICATE_ID, message, id_pointer))
+            findings.append(_finding(CATALOG_DUPLICATE_ID, message, id_pointer))
         elif previous is not None and _utf16(model_id) < _utf16(previous):
             message = (
                 f"models are not sorted by id: {_quoted(model_id)} comes after {_quoted(previous)}"
             )
-            findings.append(_error(CATALOG_UNSORTED, message, id_pointer))
+            findings.append(_finding(CATALOG_UNSORTED, message, id_pointer))
         seen.add(model_id)
         previous = model_id
         try:
             computed = digest_hex(row["model"])
         except CanonicalizationError as error:
             pointer = f"/models/{index}/model{error.pointer}"
-            findings.append(_error(error.code, error.message, pointer))
+            findings.append(_finding(error.code, error.message, pointer))
             continue
         if computed != row["row_digest"]:
             message = (
                 f"row_digest {_quoted(row['row_digest'])} is not sha256(JCS(model)) "
                 f"{_quoted(computed)}"
             )
-            findings.append(_error(ROW_DIGEST_MISMATCH, message, f"/models/{index}/row_digest"))
+            findings.append(_finding(ROW_DIGEST_MISMATCH, message, f"/models/{index}/row_digest"))
     # car-inference catalog_identity.rs: `catalog_revision(&rows)` is the canonical sha256 of
     # the rows as serialized, i.e. of the `models` array exactly as it is on the wire.
     try:
@@ -331,7 +325,7 @@ def _check_catalog_snapshot(result: Any, _catalog: Any, _digest: Any) -> list[Ra
             f"catalog_revision {_quoted(result['catalog_revision'])} is not sha256(JCS(models)) "
             f"{_quoted(computed)}"
         )
-        findings.append(_error(CATALOG_REVISION_WRONG, message, "/catalog_revision"))
+        findings.append(_finding(CATALOG_REVISION_WRONG, message, "/catalog_revision"))
     return findings
 
 
@@ -349,7 +343,7 @@ def _check_server_schema(
         f"digest {_quoted(result['digest'])} is not the sha256 of the wire-schema file's exact "
         f"bytes {_quoted(wire_schema_digest)}"
     )
-    return [_error(SCHEMA_DIGEST_MISMATCH, message, "/digest")]
+    return [_finding(SCHEMA_DIGEST_MISMATCH, message, "/digest")]
 
 
 _SEMANTIC_CHECKS = {
@@ -374,7 +368,7 @@ def _catalog_argument(
         f"violations; first at {_quoted(first_pointer or '')}: {first_message}); infer was not "
         "cross-checked"
     )
-    return None, [_finding(CATALOG_NOT_A_SNAPSHOT, "error", message, None)]
+    return None, [_finding(CATALOG_NOT_A_SNAPSHOT, message, None)]
 
 
 def _prefixed_value_error(what: str, value: Any) -> None:
@@ -483,19 +477,19 @@ def _params_unchecked_finding(
         message = (
             f"unchecked: {label} lists the params of {method} as {category}{typed}, with no schema"
         )
-        return _finding(PARAMS_UNCHECKED, "info", message, "")
+        return _finding(PARAMS_UNCHECKED, message, "")
     if category == "notification_not_inventoried":
         message = (
             f"unchecked: notification {method} has no schema in {label}, which does not "
             "inventory server-to-client notifications yet (coverage.notifications.inventoried "
             "is false)"
         )
-        return _finding(PARAMS_UNCHECKED, "info", message, "")
+        return _finding(PARAMS_UNCHECKED, message, "")
     if category == "no_params_inventory":
         message = f"unchecked: {label} has no params schemas (no coverage.rpc_params)"
-        return _finding(PARAMS_UNCHECKED, "info", message, "")
+        return _finding(PARAMS_UNCHECKED, message, "")
     message = f"unknown method {_quoted(method)}: not in the rpc_params inventory of {label}"
-    return _finding(PARAMS_UNKNOWN_METHOD, "warning", message, "")
+    return _finding(PARAMS_UNKNOWN_METHOD, message, "")
 
 
 def _params_schema_findings(bundle: WireBundle, schema: str, params: Any) -> list[RawFinding]:
@@ -605,10 +599,10 @@ class TranscriptChecker:
     def finish(self) -> tuple[list[RawFinding], dict[str, Any]]:
         for request in self._pending.values():
             message = f"request {request.rendered_id} ({request.method}) was never answered"
-            self._add(REQUEST_UNANSWERED, "warning", message, "/id", request.line)
+            self._add(REQUEST_UNANSWERED, message, "/id", request.line)
         for response in self._orphans.values():
             message = f"response to id {response.rendered_id} has no request"
-            self._add(RESPONSE_WITHOUT_REQUEST, "error", message, "/id", response.line)
+            self._add(RESPONSE_WITHOUT_REQUEST, message, "/id", response.line)
         findings = sorted(self._findings, key=lambda finding: finding[3] or 0)
         stats: dict[str, Any] = {"lines": self._line, **self._counts}
         stats["unanswered"] = len(self._pending)
@@ -622,18 +616,15 @@ class TranscriptChecker:
     def _add(
         self,
         code: str,
-        severity: Severity,
         message: str,
         pointer: str | None,
         line: int | None = None,
         schema_pointer: str | None = None,
     ) -> None:
-        self._findings.append(
-            _finding(code, severity, message, pointer, line or self._line, schema_pointer)
-        )
+        self._findings.append(_finding(code, message, pointer, line or self._line, schema_pointer))
 
     def _malformed(self, message: str, pointer: str) -> None:
-        self._add(MALFORMED_MESSAGE, "error", message, pointer)
+        self._add(MALFORMED_MESSAGE, message, pointer)
 
     def _feed(self, raw: bytes) -> None:
         self._line += 1
@@ -699,7 +690,7 @@ class TranscriptChecker:
         in_flight = self._pending.get(key)
         if in_flight is not None:
             message_text = f"id {rendered} is already in flight (request on line {in_flight.line})"
-            self._add(DUPLICATE_ID_IN_FLIGHT, "error", message_text, "/id")
+            self._add(DUPLICATE_ID_IN_FLIGHT, message_text, "/id")
             return
         request = _Request(method, self._line, rendered)
         response = self._orphans.pop(key, None)
@@ -738,7 +729,7 @@ class TranscriptChecker:
             message_text = (
                 f"id {rendered} is already awaiting its request (response on line {waiting.line})"
             )
-            self._add(DUPLICATE_ID_IN_FLIGHT, "error", message_text, "/id")
+            self._add(DUPLICATE_ID_IN_FLIGHT, message_text, "/id")
             return
         self._orphans[key] = response
         self._track_in_flight()
@@ -751,14 +742,14 @@ class TranscriptChecker:
         if coverage.schema is not None:
             self._params_validated += 1
             found = _params_schema_findings(self._bundle, coverage.schema, params)
-            for code, severity, message, _line, pointer, schema_pointer in found:
-                self._add(code, severity, message, f"/params{pointer}", None, schema_pointer)
+            for code, _severity, message, _line, pointer, schema_pointer in found:
+                self._add(code, message, f"/params{pointer}", None, schema_pointer)
         elif method not in self._reported_params:
             unchecked = _params_unchecked_finding(self._bundle, method, coverage)
             if unchecked is not None:
                 self._reported_params.add(method)
-                code, severity, message, _line, _pointer, _schema_pointer = unchecked
-                self._add(code, severity, message, "/method")
+                code, _severity, message, _line, _pointer, _schema_pointer = unchecked
+                self._add(code, message, "/method")
 
     def _select_bundle(self, result: Any, line: int) -> None:
         """A valid ``server.schema`` result names the wire schema the daemon speaks by its
@@ -772,7 +763,7 @@ class TranscriptChecker:
                 f"server.schema names {bundle.label()} (digest {_quoted(digest)}), but the "
                 f"transcript is checked against {self._bundle.label()} as chosen"
             )
-            self._add(SCHEMA_DIGEST_OTHER_BUNDLE, "warning", message, "/result/digest", line)
+            self._add(SCHEMA_DIGEST_OTHER_BUNDLE, message, "/result/digest", line)
         elif bundle is not None:
             self._bundle = bundle
         else:
@@ -781,27 +772,25 @@ class TranscriptChecker:
                 f"server.schema digest {_quoted(digest)} is no bundled wire schema (known: "
                 f"{known}); checked against {self._bundle.label()}"
             )
-            self._add(UNKNOWN_SCHEMA_DIGEST, "warning", message, "/result/digest", line)
+            self._add(UNKNOWN_SCHEMA_DIGEST, message, "/result/digest", line)
 
     def _check_error_object(self, error: Any) -> None:
         if not isinstance(error, dict):
-            self._add(MALFORMED_ERROR_OBJECT, "error", "error must be an object", "/error")
+            self._add(MALFORMED_ERROR_OBJECT, "error must be an object", "/error")
             return
         if "code" not in error:
-            self._add(MALFORMED_ERROR_OBJECT, "error", "error has no code", "/error")
+            self._add(MALFORMED_ERROR_OBJECT, "error has no code", "/error")
         elif isinstance(error["code"], bool) or not isinstance(error["code"], int):
-            self._add(
-                MALFORMED_ERROR_OBJECT, "error", "error.code must be an integer", "/error/code"
-            )
+            self._add(MALFORMED_ERROR_OBJECT, "error.code must be an integer", "/error/code")
         if "message" not in error:
-            self._add(MALFORMED_ERROR_OBJECT, "error", "error has no message", "/error")
+            self._add(MALFORMED_ERROR_OBJECT, "error has no message", "/error")
         elif not isinstance(error["message"], str):
             message = "error.message must be a string"
-            self._add(MALFORMED_ERROR_OBJECT, "error", message, "/error/message")
+            self._add(MALFORMED_ERROR_OBJECT, message, "/error/message")
         for member in error:
             if member not in ERROR_OBJECT_MEMBERS:
                 message = f"unexpected member {_quoted(member)} in error"
-                self._add(MALFORMED_ERROR_OBJECT, "error", message, "/error" + _token(member))
+                self._add(MALFORMED_ERROR_OBJECT, message, "/error" + _token(member))
 
     def _answer(self, request: _Request, response: _Response) -> None:
         if request.method is None or not response.has_result:
@@ -818,8 +807,8 @@ class TranscriptChecker:
         findings, valid = result_findings(
             self._bundle, request.method, response.result, self._catalog, self._wire_schema_digest
         )
-        for code, severity, message, _line, pointer, schema_pointer in findings:
-            self._add(code, severity, message, f"/result{pointer}", response.line, schema_pointer)
+        for code, _severity, message, _line, pointer, schema_pointer in findings:
+            self._add(code, message, f"/result{pointer}", response.line, schema_pointer)
         if valid and request.method == SNAPSHOT_METHOD:
             self._catalog = _catalog_index(response.result)
         if valid and request.method == "server.schema":
@@ -854,7 +843,7 @@ def _string_list(
     value = container.get(member)
     if isinstance(value, list) and all(isinstance(item, str) for item in value):
         return value
-    findings.append(_error(MALFORMED_BUNDLE, f"{member} must be an array of strings", pointer))
+    findings.append(_finding(MALFORMED_BUNDLE, f"{member} must be an array of strings", pointer))
     return None
 
 
@@ -864,10 +853,10 @@ def _sorted_and_unique(items: list[str], pointer: str, findings: list[RawFinding
     for index, item in enumerate(items):
         if item in seen:
             message = f"{_quoted(item)} is listed twice"
-            findings.append(_error(COVERAGE_LISTED_TWICE, message, f"{pointer}/{index}"))
+            findings.append(_finding(COVERAGE_LISTED_TWICE, message, f"{pointer}/{index}"))
         elif previous is not None and item < previous:
             message = f"not sorted: {_quoted(item)} comes after {_quoted(previous)}"
-            findings.append(_error(COVERAGE_UNSORTED, message, f"{pointer}/{index}"))
+            findings.append(_finding(COVERAGE_UNSORTED, message, f"{pointer}/{index}"))
         seen.add(item)
         previous = item
 
@@ -879,14 +868,14 @@ def _partition(
     pointer = f"/coverage/{member}"
     partition = coverage.get(member)
     if not isinstance(partition, dict):
-        findings.append(_error(MALFORMED_BUNDLE, f"coverage.{member} must be an object", pointer))
+        findings.append(_finding(MALFORMED_BUNDLE, f"coverage.{member} must be an object", pointer))
         return None
     covered = _string_list(partition, "covered", f"{pointer}/covered", findings)
     uncovered = _string_list(partition, "uncovered", f"{pointer}/uncovered", findings)
     total = _integer(partition.get("total"))
     if total is None or total < 0:
         message = f"coverage.{member}.total must be a non-negative integer"
-        findings.append(_error(MALFORMED_BUNDLE, message, f"{pointer}/total"))
+        findings.append(_finding(MALFORMED_BUNDLE, message, f"{pointer}/total"))
     if covered is None or uncovered is None:
         return None
     _sorted_and_unique(covered, f"{pointer}/covered", findings)
@@ -895,14 +884,16 @@ def _partition(
     for index, item in enumerate(uncovered):
         if item in covered_set:
             message = f"{_quoted(item)} is both covered and uncovered"
-            findings.append(_error(COVERAGE_LISTED_TWICE, message, f"{pointer}/uncovered/{index}"))
+            findings.append(
+                _finding(COVERAGE_LISTED_TWICE, message, f"{pointer}/uncovered/{index}")
+            )
     listed = len(covered) + len(uncovered)
     if total is not None and total >= 0 and listed != total:
         message = (
             f"total is {total} but covered ({len(covered)}) + uncovered ({len(uncovered)}) "
             f"is {listed}"
         )
-        findings.append(_error(COVERAGE_TOTAL_MISMATCH, message, f"{pointer}/total"))
+        findings.append(_finding(COVERAGE_TOTAL_MISMATCH, message, f"{pointer}/total"))
     return covered, uncovered
 
 
@@ -933,13 +924,15 @@ def _check_schemas(schemas: dict[str, Any], findings: list[RawFinding]) -> None:
         pointer = "/schemas" + _token(name)
         if not isinstance(schema, dict) or schema.get("$schema") != DRAFT_07:
             message = f"schema {_quoted(name)} does not declare $schema {_quoted(DRAFT_07)}"
-            findings.append(_error(BUNDLE_SCHEMA_INVALID, message, pointer))
+            findings.append(_finding(BUNDLE_SCHEMA_INVALID, message, pointer))
             continue
         try:
             compile_schema(schema, True, None)
         except SchemaCompileError as error:
             message = f"schema {_quoted(name)} does not compile: {error.code} {error.message}"
-            findings.append(_error(BUNDLE_SCHEMA_INVALID, message, pointer + error.schema_pointer))
+            findings.append(
+                _finding(BUNDLE_SCHEMA_INVALID, message, pointer + error.schema_pointer)
+            )
 
 
 def _check_covered_schemas(
@@ -949,12 +942,14 @@ def _check_covered_schemas(
     for index, name in enumerate(covered):
         if name not in schemas:
             message = f"coverage.covered lists {_quoted(name)}, which is not in schemas"
-            findings.append(_error(COVERED_SCHEMAS_MISMATCH, message, f"/coverage/covered/{index}"))
+            findings.append(
+                _finding(COVERED_SCHEMAS_MISMATCH, message, f"/coverage/covered/{index}")
+            )
     listed = set(covered)
     for name in schemas:
         if name not in listed:
             message = f"schema {_quoted(name)} is not listed in coverage.covered"
-            findings.append(_error(COVERED_SCHEMAS_MISMATCH, message, "/schemas" + _token(name)))
+            findings.append(_finding(COVERED_SCHEMAS_MISMATCH, message, "/schemas" + _token(name)))
 
 
 def _check_rpc_coverage(
@@ -964,14 +959,14 @@ def _check_rpc_coverage(
         if f"rpc.{method}.result" not in schemas:
             message = f"covered RPC method {_quoted(method)} has no rpc.{method}.result schema"
             pointer = f"/coverage/rpc_results/covered/{index}"
-            findings.append(_error(RPC_COVERAGE_MISMATCH, message, pointer))
+            findings.append(_finding(RPC_COVERAGE_MISMATCH, message, pointer))
     covered = set(methods)
     for name in schemas:
         if name.startswith("rpc.") and name.endswith(".result"):
             method = name[len("rpc.") : -len(".result")]
             if method not in covered:
                 message = f"schema {_quoted(name)} is not in coverage.rpc_results.covered"
-                findings.append(_error(RPC_COVERAGE_MISMATCH, message, "/schemas" + _token(name)))
+                findings.append(_finding(RPC_COVERAGE_MISMATCH, message, "/schemas" + _token(name)))
 
 
 def _check_event_coverage(
@@ -982,14 +977,14 @@ def _check_event_coverage(
     for kind in kinds:
         if kind not in listed:
             message = f"event kind {_quoted(kind)} is in neither covered nor uncovered"
-            findings.append(_error(EVENT_KIND_COVERAGE_MISMATCH, message, pointer))
+            findings.append(_finding(EVENT_KIND_COVERAGE_MISMATCH, message, pointer))
     known = set(kinds)
     for member, items in zip(("covered", "uncovered"), partition):
         for index, item in enumerate(items):
             if item not in known:
                 message = f"{_quoted(item)} is not an EventKind of journal.event"
                 item_pointer = f"{pointer}/{member}/{index}"
-                findings.append(_error(EVENT_KIND_COVERAGE_MISMATCH, message, item_pointer))
+                findings.append(_finding(EVENT_KIND_COVERAGE_MISMATCH, message, item_pointer))
 
 
 def _check_params_coverage(
@@ -1012,14 +1007,14 @@ def _check_params_coverage(
     if not isinstance(typed, dict) or not all(isinstance(name, str) for name in typed.values()):
         message = "uncovered.typed_without_schema must be an object of Rust type names"
         findings.append(
-            _error(MALFORMED_BUNDLE, message, f"{pointer}/uncovered/typed_without_schema")
+            _finding(MALFORMED_BUNDLE, message, f"{pointer}/uncovered/typed_without_schema")
         )
         typed = None
     unresolved = _string_list(uncovered, "unresolved", f"{pointer}/uncovered/unresolved", findings)
     total = _integer(params.get("total"))
     if total is None:
         message = "coverage.rpc_params.total must be a non-negative integer"
-        findings.append(_error(MALFORMED_BUNDLE, message, f"{pointer}/total"))
+        findings.append(_finding(MALFORMED_BUNDLE, message, f"{pointer}/total"))
     if covered is None or not_read is None or typed is None or unresolved is None:
         return
     typed_methods = list(typed)
@@ -1039,28 +1034,30 @@ def _check_params_coverage(
                 bucket_of[item] = bucket
             elif other != bucket:
                 message = f"{_quoted(item)} is in both {other} and {bucket}"
-                findings.append(_error(COVERAGE_LISTED_TWICE, message, f"{at}/{index}"))
+                findings.append(_finding(COVERAGE_LISTED_TWICE, message, f"{at}/{index}"))
             if item not in rpc_methods:
                 message = f"{_quoted(item)} is not in the RPC inventory of coverage.rpc_results"
-                findings.append(_error(PARAMS_COVERAGE_MISMATCH, message, f"{at}/{index}"))
+                findings.append(_finding(PARAMS_COVERAGE_MISMATCH, message, f"{at}/{index}"))
     for method in sorted(rpc_methods - set(bucket_of)):
         message = f"RPC method {_quoted(method)} is in no rpc_params bucket"
-        findings.append(_error(PARAMS_COVERAGE_MISMATCH, message, pointer))
+        findings.append(_finding(PARAMS_COVERAGE_MISMATCH, message, pointer))
     listed = len(covered) + len(not_read) + len(typed_methods) + len(unresolved)
     if total is not None and total != listed:
         message = f"total is {total} but the four buckets list {listed}"
-        findings.append(_error(COVERAGE_TOTAL_MISMATCH, message, f"{pointer}/total"))
+        findings.append(_finding(COVERAGE_TOTAL_MISMATCH, message, f"{pointer}/total"))
     for index, method in enumerate(covered):
         if f"rpc.{method}.params" not in schemas:
             message = f"covered params of {_quoted(method)} have no rpc.{method}.params schema"
-            findings.append(_error(PARAMS_COVERAGE_MISMATCH, message, f"{pointer}/covered/{index}"))
+            findings.append(
+                _finding(PARAMS_COVERAGE_MISMATCH, message, f"{pointer}/covered/{index}")
+            )
     covered_set = set(covered)
     for name in schemas:
         if name.startswith("rpc.") and name.endswith(".params"):
             if name[len("rpc.") : -len(".params")] not in covered_set:
                 message = f"schema {_quoted(name)} is not in coverage.rpc_params.covered"
                 findings.append(
-                    _error(PARAMS_COVERAGE_MISMATCH, message, "/schemas" + _token(name))
+                    _finding(PARAMS_COVERAGE_MISMATCH, message, "/schemas" + _token(name))
                 )
 
 
@@ -1073,7 +1070,7 @@ def _check_notification_coverage(
     pointer = "/coverage/notifications"
     if not isinstance(notifications.get("inventoried"), bool):
         message = "coverage.notifications.inventoried must be true or false"
-        findings.append(_error(MALFORMED_BUNDLE, message, f"{pointer}/inventoried"))
+        findings.append(_finding(MALFORMED_BUNDLE, message, f"{pointer}/inventoried"))
     at = f"{pointer}/covered"
     covered = _string_list(notifications, "covered", at, findings)
     if covered is not None:
@@ -1081,17 +1078,17 @@ def _check_notification_coverage(
         for index, name in enumerate(covered):
             if name not in schemas:
                 message = f"covered notification {_quoted(name)} has no schema"
-                findings.append(_error(NOTIFICATION_COVERAGE_MISMATCH, message, f"{at}/{index}"))
+                findings.append(_finding(NOTIFICATION_COVERAGE_MISMATCH, message, f"{at}/{index}"))
         for name in schemas:
             if name.startswith("notification.") and name not in covered:
                 message = f"schema {_quoted(name)} is not in coverage.notifications.covered"
                 findings.append(
-                    _error(NOTIFICATION_COVERAGE_MISMATCH, message, "/schemas" + _token(name))
+                    _finding(NOTIFICATION_COVERAGE_MISMATCH, message, "/schemas" + _token(name))
                 )
     payloads = notifications.get("host_event_payloads")
     if not isinstance(payloads, dict):
         message = "coverage.notifications.host_event_payloads must be an object"
-        findings.append(_error(MALFORMED_BUNDLE, message, f"{pointer}/host_event_payloads"))
+        findings.append(_finding(MALFORMED_BUNDLE, message, f"{pointer}/host_event_payloads"))
         return
     for kind, name in payloads.items():
         if not (isinstance(name, str) and name in schemas):
@@ -1100,7 +1097,7 @@ def _check_notification_coverage(
                 "which is not a schema of the bundle"
             )
             findings.append(
-                _error(
+                _finding(
                     NOTIFICATION_COVERAGE_MISMATCH,
                     message,
                     f"{pointer}/host_event_payloads{_token(kind)}",
@@ -1111,22 +1108,24 @@ def _check_notification_coverage(
 def bundle_findings(bundle: Any) -> list[RawFinding]:
     findings: list[RawFinding] = []
     if not isinstance(bundle, dict):
-        return [_error(MALFORMED_BUNDLE, "the wire-schema bundle must be an object", "")]
+        return [_finding(MALFORMED_BUNDLE, "the wire-schema bundle must be an object", "")]
     if bundle.get("format") != WIRE_FORMAT:
         message = f"format must be {_quoted(WIRE_FORMAT)}"
-        findings.append(_error(MALFORMED_BUNDLE, message, "/format" if "format" in bundle else ""))
+        findings.append(
+            _finding(MALFORMED_BUNDLE, message, "/format" if "format" in bundle else "")
+        )
     if bundle.get("json_schema_draft") != DRAFT_07:
         message = f"json_schema_draft must be {_quoted(DRAFT_07)}"
         pointer = "/json_schema_draft" if "json_schema_draft" in bundle else ""
-        findings.append(_error(MALFORMED_BUNDLE, message, pointer))
+        findings.append(_finding(MALFORMED_BUNDLE, message, pointer))
     schemas = bundle.get("schemas")
     if not isinstance(schemas, dict):
-        findings.append(_error(MALFORMED_BUNDLE, "schemas must be an object", "/schemas"))
+        findings.append(_finding(MALFORMED_BUNDLE, "schemas must be an object", "/schemas"))
         schemas = {}
     _check_schemas(schemas, findings)
     coverage = bundle.get("coverage")
     if not isinstance(coverage, dict):
-        findings.append(_error(MALFORMED_BUNDLE, "coverage must be an object", "/coverage"))
+        findings.append(_finding(MALFORMED_BUNDLE, "coverage must be an object", "/coverage"))
         return findings
     covered = _string_list(coverage, "covered", "/coverage/covered", findings)
     if covered is not None:
@@ -1140,19 +1139,19 @@ def bundle_findings(bundle: Any) -> list[RawFinding]:
                 _check_params_coverage(params, set(rpc[0]) | set(rpc[1]), schemas, findings)
             else:
                 message = "coverage.rpc_params must be an object"
-                findings.append(_error(MALFORMED_BUNDLE, message, "/coverage/rpc_params"))
+                findings.append(_finding(MALFORMED_BUNDLE, message, "/coverage/rpc_params"))
     if "notifications" in coverage:
         notifications = coverage["notifications"]
         if isinstance(notifications, dict):
             _check_notification_coverage(notifications, schemas, findings)
         else:
             message = "coverage.notifications must be an object"
-            findings.append(_error(MALFORMED_BUNDLE, message, "/coverage/notifications"))
+            findings.append(_finding(MALFORMED_BUNDLE, message, "/coverage/notifications"))
     events = _partition(coverage, "journal_event_payloads", findings)
     kinds = _event_kinds(schemas)
     if kinds is None:
         message = "journal.event has no EventKind enum (definitions.EventKind)"
-        findings.append(_error(EVENT_KIND_COVERAGE_MISMATCH, message, "/schemas/journal.event"))
+        findings.append(_finding(EVENT_KIND_COVERAGE_MISMATCH, message, "/schemas/journal.event"))
     elif events is not None:
         _check_event_coverage(events, kinds, findings)
     return findings
