@@ -7,6 +7,7 @@ rust/journal_fast.rs compares the two paths line by line (facts and digests) in 
 from __future__ import annotations
 
 import json
+import os
 import random
 from pathlib import Path
 from typing import Any
@@ -153,3 +154,15 @@ def test_the_fallbacks_plainly_valid_events_are_valid(tmp_path: Path) -> None:
                     assert validator.is_valid(event), line
                     plain += 1
     assert plain > 10_000
+
+
+def test_the_allocator_settings_leave_the_environment_as_it_was(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The mimalloc defaults (on-demand commit, immediate purge: a flat peak RSS) are set only
+    around the core's import; a user's own setting is kept."""
+    monkeypatch.setenv("MIMALLOC_PURGE_DELAY", "10")
+    monkeypatch.delenv("MIMALLOC_ARENA_EAGER_COMMIT", raising=False)
+    _backend._import_core()
+    assert os.environ["MIMALLOC_PURGE_DELAY"] == "10"
+    assert "MIMALLOC_ARENA_EAGER_COMMIT" not in os.environ
