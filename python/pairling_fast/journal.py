@@ -189,13 +189,23 @@ def event_line(event: dict[str, Any]) -> bytes:
     return json.dumps(event, ensure_ascii=False, separators=(",", ":")).encode("utf-8") + b"\n"
 
 
+def _unlinked(event: dict[str, Any]) -> dict[str, Any]:
+    """A copy of ``event`` without its chain link (``prev_hash``, ``hash``)."""
+    return {key: value for key, value in event.items() if key not in ("hash", "prev_hash")}
+
+
 def chain_event(event: dict[str, Any], previous_hash: str | None) -> dict[str, Any]:
     """A copy of ``event`` with ``prev_hash`` (``""`` at a chain's start, as CAR's ``EventLog``
     writes it) and its ``hash``: CAR's ``event_digest`` of the line as CAR reads it back.
 
+    The one place the Python side links an event to its predecessor: ``JournalWriter``,
+    ``chain_journal`` and the generator all chain through it. Links are verified by the engines'
+    ordered stage, and the already chained events ``chain_journal`` keeps by
+    ``_existing_link_problem``.
+
     ``ValidationError`` (PF331 / PF332) if CAR could not compute the digest of the event.
     """
-    chained = {key: value for key, value in event.items() if key not in ("hash", "prev_hash")}
+    chained = _unlinked(event)
     chained["prev_hash"] = previous_hash or ""
     chained["hash"] = _chain_digest(event_line(chained))
     return chained
@@ -347,9 +357,7 @@ class _ChainingReader:
             self._previous_hash = chained["hash"]
             self._newly_chained += 1
             return True
-        problem = _existing_link_problem(
-            text, event, existing, self._previous_hash, self._newly_chained
-        )
+        problem = _existing_link_problem(text, event, existing, self._previous_hash)
         if problem is not None:
             code, pointer, message = problem
             self.problem = Finding(code, "error", message, self.name, self._number, pointer)
@@ -365,7 +373,6 @@ def _existing_link_problem(
     event: dict[str, Any],
     existing: str,
     previous_hash: str | None,
-    newly_chained: int,
 ) -> tuple[str, str, str] | None:
     """Why an already chained input event cannot be kept: (code, pointer, message), or None."""
     try:
@@ -382,15 +389,9 @@ def _existing_link_problem(
             "/hash",
             f'"hash" does not match the event\'s content (recomputed {recomputed})',
         )
-    if previous_hash is None:
-        if newly_chained:
-            return (
-                LINK_MISMATCH,
-                "/prev_hash",
-                "the existing chain starts after unchained events: chaining those would break it",
-            )
-        return None
-    if event.get("prev_hash") != previous_hash:
+    # No predecessor: the journal's first event (chaining sets the previous hash, so none was
+    # newly chained before it either).
+    if previous_hash is not None and event.get("prev_hash") != previous_hash:
         return (
             LINK_MISMATCH,
             "/prev_hash",
@@ -478,9 +479,7 @@ class JournalWriter:
     def append(self, event: dict[str, Any]) -> dict[str, Any]:
         findings = [
             f
-            for f in schema_validator(SCHEMA_ID).iter_errors(
-                {k: v for k, v in event.items() if k not in ("hash", "prev_hash")}
-            )
+            for f in schema_validator(SCHEMA_ID).iter_errors(_unlinked(event))
             if f.severity == "error"
         ]
         if findings:
