@@ -255,20 +255,28 @@ fn check_rpc_coverage(methods: &[&str], schemas: &Map<String, Value>, findings: 
         }
     }
     let covered: HashSet<&str> = methods.iter().copied().collect();
+    let code = codes::RPC_COVERAGE_MISMATCH;
+    check_rpc_schemas_listed(schemas, "result", &covered, "rpc_results", code, findings);
+}
+
+/// A finding for each `rpc.<method>.<part>` schema (`part`: `result` or `params`) whose method
+/// `coverage.<list>.covered` does not list.
+fn check_rpc_schemas_listed(
+    schemas: &Map<String, Value>,
+    part: &str,
+    covered: &HashSet<&str>,
+    list: &str,
+    code: &'static str,
+    findings: &mut Vec<Finding>,
+) {
+    let suffix = format!(".{part}");
     for name in schemas.keys() {
         let method = name
             .strip_prefix("rpc.")
-            .and_then(|rest| rest.strip_suffix(".result"));
+            .and_then(|rest| rest.strip_suffix(suffix.as_str()));
         if method.is_some_and(|method| !covered.contains(method)) {
-            let message = format!(
-                "schema {} is not in coverage.rpc_results.covered",
-                quoted(name)
-            );
-            findings.push(error_at(
-                codes::RPC_COVERAGE_MISMATCH,
-                message,
-                format!("/schemas{}", token(name)),
-            ));
+            let message = format!("schema {} is not in coverage.{list}.covered", quoted(name));
+            findings.push(error_at(code, message, format!("/schemas{}", token(name))));
         }
     }
 }
@@ -422,22 +430,8 @@ fn check_params_coverage(
         }
     }
     let covered: HashSet<&str> = covered.iter().copied().collect();
-    for name in schemas.keys() {
-        let method = name
-            .strip_prefix("rpc.")
-            .and_then(|rest| rest.strip_suffix(".params"));
-        if method.is_some_and(|method| !covered.contains(method)) {
-            let message = format!(
-                "schema {} is not in coverage.rpc_params.covered",
-                quoted(name)
-            );
-            findings.push(error_at(
-                codes::PARAMS_COVERAGE_MISMATCH,
-                message,
-                format!("/schemas{}", token(name)),
-            ));
-        }
-    }
+    let code = codes::PARAMS_COVERAGE_MISMATCH;
+    check_rpc_schemas_listed(schemas, "params", &covered, "rpc_params", code, findings);
 }
 
 /// `coverage.notifications` (CAR 0.60.0 on): each covered notification and each host-event
@@ -641,11 +635,8 @@ pub fn check_wire_schema(path: &Path) -> io::Result<(Vec<Finding>, Value)> {
 
 #[cfg(test)]
 mod tests {
+    use super::super::shared::codes_of;
     use super::*;
-
-    fn codes(findings: &[Finding]) -> Vec<&'static str> {
-        findings.iter().map(|finding| finding.code).collect()
-    }
 
     #[test]
     fn every_bundled_wire_schema_passes_its_own_integrity_check() {
@@ -668,7 +659,7 @@ mod tests {
         let params = &mut bundle["coverage"]["rpc_params"];
         params["not_read"].as_array_mut().unwrap().remove(0);
         assert_eq!(
-            codes(&bundle_findings(&bundle)),
+            codes_of(&bundle_findings(&bundle)),
             [
                 codes::PARAMS_COVERAGE_MISMATCH,
                 codes::COVERAGE_TOTAL_MISMATCH
@@ -683,7 +674,7 @@ mod tests {
         rpc["covered"].as_array_mut().unwrap().swap(0, 1);
         rpc["total"] = json!(1);
         assert_eq!(
-            codes(&bundle_findings(&bundle)),
+            codes_of(&bundle_findings(&bundle)),
             [codes::COVERAGE_UNSORTED, codes::COVERAGE_TOTAL_MISMATCH]
         );
     }

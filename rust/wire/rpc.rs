@@ -563,12 +563,9 @@ pub fn check_rpc_params(
 
 #[cfg(test)]
 mod tests {
+    use super::super::shared::codes_of;
     use super::*;
     use crate::validate;
-
-    fn codes(findings: &[Finding]) -> Vec<&'static str> {
-        findings.iter().map(|finding| finding.code).collect()
-    }
 
     #[test]
     fn params_coverage_names_the_inventory_category() {
@@ -597,7 +594,7 @@ mod tests {
             &json!({"catalog_revision": "r", "models": []}),
             &mut findings,
         );
-        assert_eq!(codes(&findings), [codes::CATALOG_REVISION_WRONG]);
+        assert_eq!(codes_of(&findings), [codes::CATALOG_REVISION_WRONG]);
         let empty = canonical::digest_hex(&json!([])).unwrap();
         findings.clear();
         check_catalog_snapshot(
@@ -613,6 +610,6 @@ mod tests {
         let bundle = validate::default_wire_bundle();
         let (findings, valid) = result_findings(bundle, "tools.list", &result, None, None);
         assert!(valid);
-        assert_eq!(codes(&findings), [codes::COUNT_MISMATCH]);
+        assert_eq!(codes_of(&findings), [codes::COUNT_MISMATCH]);
     }
 }

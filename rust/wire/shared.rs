@@ -5,6 +5,8 @@
 use serde_json::Value;
 
 use crate::parse::escape_pointer_token;
+#[cfg(test)]
+use crate::report::Finding;
 
 pub(super) fn quoted(text: &str) -> String {
     serde_json::to_string(text).unwrap_or_default()
@@ -29,4 +31,10 @@ pub(super) fn integer(value: &Value) -> Option<i128> {
 
 pub(super) fn text_of(value: &Value) -> &str {
     value.as_str().unwrap_or_default()
+}
+
+/// The codes of `findings`, in order: what the wire modules' unit tests compare.
+#[cfg(test)]
+pub(super) fn codes_of(findings: &[Finding]) -> Vec<&'static str> {
+    findings.iter().map(|finding| finding.code).collect()
 }

@@ -480,11 +480,8 @@ pub fn check_transcript_file(
 
 #[cfg(test)]
 mod tests {
+    use super::super::shared::codes_of;
     use super::*;
-
-    fn codes(findings: &[Finding]) -> Vec<&'static str> {
-        findings.iter().map(|finding| finding.code).collect()
-    }
 
     #[test]
     fn the_handshake_release_then_an_unknown_digest() {
@@ -524,7 +521,7 @@ mod tests {
         checker.feed_line(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"state.set\"}\n");
         checker.feed_line(br#"{"jsonrpc":"2.0","id":2,"method":"state.set"}"#);
         let (findings, stats) = checker.finish();
-        assert_eq!(codes(&findings), [codes::REQUEST_UNANSWERED]);
+        assert_eq!(codes_of(&findings), [codes::REQUEST_UNANSWERED]);
         assert_eq!(findings[0].line, Some(3));
         assert_eq!(stats["max_in_flight"], 1);
     }

@@ -162,13 +162,26 @@ def _check_rpc_coverage(
             message = f"covered RPC method {_quoted(method)} has no rpc.{method}.result schema"
             pointer = f"/coverage/rpc_results/covered/{index}"
             findings.append(_error(RPC_COVERAGE_MISMATCH, message, pointer))
-    covered = set(methods)
+    code = RPC_COVERAGE_MISMATCH
+    _check_rpc_schemas_listed(schemas, "result", set(methods), "rpc_results", code, findings)
+
+
+def _check_rpc_schemas_listed(
+    schemas: dict[str, Any],
+    part: str,
+    covered: set[str],
+    listing: str,
+    code: str,
+    findings: list[RawFinding],
+) -> None:
+    """A finding for each ``rpc.<method>.<part>`` schema (``part``: ``result`` or ``params``) whose
+    method ``coverage.<listing>.covered`` does not list."""
+    suffix = f".{part}"
     for name in schemas:
-        if name.startswith("rpc.") and name.endswith(".result"):
-            method = name[len("rpc.") : -len(".result")]
-            if method not in covered:
-                message = f"schema {_quoted(name)} is not in coverage.rpc_results.covered"
-                findings.append(_error(RPC_COVERAGE_MISMATCH, message, "/schemas" + _token(name)))
+        rest = name[len("rpc.") :] if name.startswith("rpc.") else ""
+        if rest.endswith(suffix) and rest[: -len(suffix)] not in covered:
+            message = f"schema {_quoted(name)} is not in coverage.{listing}.covered"
+            findings.append(_error(code, message, "/schemas" + _token(name)))
 
 
 def _check_event_coverage(
@@ -251,14 +264,8 @@ def _check_params_coverage(
         if f"rpc.{method}.params" not in schemas:
             message = f"covered params of {_quoted(method)} have no rpc.{method}.params schema"
             findings.append(_error(PARAMS_COVERAGE_MISMATCH, message, f"{pointer}/covered/{index}"))
-    covered_set = set(covered)
-    for name in schemas:
-        if name.startswith("rpc.") and name.endswith(".params"):
-            if name[len("rpc.") : -len(".params")] not in covered_set:
-                message = f"schema {_quoted(name)} is not in coverage.rpc_params.covered"
-                findings.append(
-                    _error(PARAMS_COVERAGE_MISMATCH, message, "/schemas" + _token(name))
-                )
+    code = PARAMS_COVERAGE_MISMATCH
+    _check_rpc_schemas_listed(schemas, "params", set(covered), "rpc_params", code, findings)
 
 
 def _check_notification_coverage(
