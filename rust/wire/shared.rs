@@ -1,6 +1,7 @@
 //! How the wire checks read JSON values and word them in messages: the one quoting of a name,
 //! pointer token and reading of an integral number that RPC results, transcripts and the bundle
-//! check share, so a message or pointer reads the same whichever part emits it.
+//! check share, so a message or pointer reads the same whichever part emits it (and the one
+//! `codes_of` their unit tests compare findings by).
 
 use serde_json::Value;
 
