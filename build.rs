@@ -59,7 +59,8 @@ fn write_journal_defaults(path: &Path) {
     write_out("journal_defaults.rs", out);
 }
 
-/// One `pub const NAME: &str = "PFnnn";` per table entry, documented with its severity and title.
+/// One `pub const NAME: Code = Code { id: "PFnnn", severity: Severity::X };` per table entry,
+/// documented with its title: a finding built from the constant takes the table's severity.
 /// A malformed table stops the build with the entry to mend (the Python loader checks the same).
 fn write_codes(table_path: &Path) {
     let table = read_table(table_path);
@@ -86,8 +87,13 @@ fn write_codes(table_path: &Path) {
             "{CODE_TABLE}: [{code}] malformed code, name or severity"
         );
         assert!(names.insert(name), "{CODE_TABLE}: name {name} used twice");
+        let variant = match severity {
+            "error" => "Error",
+            "warning" => "Warning",
+            _ => "Info",
+        };
         out.push_str(&format!(
-            "/// {code} ({severity}): {}\npub const {name}: &str = {code:?};\n",
+            "/// {code} ({severity}): {}\npub const {name}: Code = Code {{ id: {code:?}, severity: Severity::{variant} }};\n",
             title.replace('\n', " ")
         ));
     }

@@ -311,7 +311,7 @@ fn string_member(object: &Map<String, Value>, name: &str) -> Option<String> {
 fn check_line(raw: RawLine, options: &Options) -> CheckedLine {
     let (number, bytes, terminated) = match raw {
         RawLine::TooLong { number, length } => {
-            let finding = Finding::error(
+            let finding = Finding::new(
                 codes::LINE_TOO_LONG,
                 format!(
                     "line is {length} bytes long, over the limit of {} bytes; skipped",
@@ -338,7 +338,7 @@ fn check_line(raw: RawLine, options: &Options) -> CheckedLine {
     // feed), though JSON's whitespace has no form feed.
     if text.iter().all(u8::is_ascii_whitespace) {
         let findings = if text.contains(&0x0c) {
-            vec![Finding::warning(
+            vec![Finding::new(
                 codes::FORM_FEED_LINE,
                 "a line of whitespace with a form feed, which JSON does not count as whitespace: \
                  CAR's loader skips it as blank",
@@ -368,7 +368,7 @@ fn check_line(raw: RawLine, options: &Options) -> CheckedLine {
         Err(error) if !terminated && !car_accepts => {
             return invalid_line(
                 number,
-                Finding::error(
+                Finding::new(
                     codes::TRUNCATED_FINAL_LINE,
                     format!(
                         "the last line has no newline and is not valid JSON (truncated?): {}",
@@ -387,7 +387,7 @@ fn check_line(raw: RawLine, options: &Options) -> CheckedLine {
                 _ => codes::CAR_IGNORED_VALUE,
             };
             findings.push(
-                Finding::warning(
+                Finding::new(
                     code,
                     format!(
                         "{} ({}); CAR's event parser accepts the line",
@@ -404,7 +404,7 @@ fn check_line(raw: RawLine, options: &Options) -> CheckedLine {
             // The parser's own code (PF001 syntax, PF002 duplicate key, PF003 not UTF-8, …).
             return invalid_line(
                 number,
-                Finding::error(error.code, with_column(&error)).at(error.pointer),
+                Finding::new(error.code, with_column(&error)).at(error.pointer),
             );
         }
     };
@@ -421,7 +421,7 @@ fn check_line(raw: RawLine, options: &Options) -> CheckedLine {
         Some(other) if !car_accepts => {
             return invalid_line(
                 number,
-                Finding::error(
+                Finding::new(
                     codes::NOT_AN_OBJECT,
                     format!(
                         "a journal line must be a JSON object (an event), not {}",
@@ -432,7 +432,7 @@ fn check_line(raw: RawLine, options: &Options) -> CheckedLine {
             );
         }
         Some(other) => findings.push(
-            Finding::warning(
+            Finding::new(
                 codes::CAR_ARRAY_EVENT,
                 format!(
                     "the event is {}, not an object: CAR's parser reads an array's items as the \
@@ -455,7 +455,7 @@ fn check_line(raw: RawLine, options: &Options) -> CheckedLine {
         }
         Some(Err(_)) if car_compatible && !findings.iter().any(Finding::is_error) => {
             findings.push(
-                Finding::error(
+                Finding::new(
                     codes::CAR_REJECTS,
                     "CAR's event parser (serde_json into car-eventlog 0.58.0's Event) rejects the \
                      line",
@@ -467,7 +467,7 @@ fn check_line(raw: RawLine, options: &Options) -> CheckedLine {
     }
     if car_compatible && !terminated {
         findings.push(
-            Finding::error(
+            Finding::new(
                 codes::CAR_TORN_TAIL,
                 "the last line has no newline: CAR's read-only loader refuses the journal as a \
                  torn tail",
@@ -558,7 +558,7 @@ fn car_tolerated(finding: &Finding, event: Option<&Value>) -> Finding {
         "{} ({}); CAR's event parser accepts it",
         finding.message, finding.code
     );
-    Finding::warning(code, message).at(finding.pointer.clone().unwrap_or_default())
+    Finding::new(code, message).at(finding.pointer.clone().unwrap_or_default())
 }
 
 /// The parser's message with its column; its line is always 1 within one journal line.
@@ -633,12 +633,12 @@ fn schema_findings(
             "unknown member \"{key}\": the schema forbids it, CAR's event parser ignores it"
         );
         let pointer = format!("/{}", escape_pointer_token(key));
-        findings.push(Finding::warning(codes::CAR_TOLERATED, message).at(pointer));
+        findings.push(Finding::new(codes::CAR_TOLERATED, message).at(pointer));
     }
     for (name, _) in missing {
         let message =
             format!("no \"{name}\": the schema requires it, CAR's event parser defaults it");
-        findings.push(Finding::warning(codes::CAR_TOLERATED, message).at(""));
+        findings.push(Finding::new(codes::CAR_TOLERATED, message).at(""));
     }
     findings
 }
@@ -923,7 +923,7 @@ impl Checker {
                      line {previous_line}): an unchained event was inserted"
                 );
                 self.sink.push(
-                    Finding::error(codes::CHAIN_GAP, message)
+                    Finding::new(codes::CHAIN_GAP, message)
                         .at("")
                         .on_line(number),
                 );
@@ -935,7 +935,7 @@ impl Checker {
                     let message =
                         "chain=\"require\" but the journal starts with an event without \"hash\"";
                     self.sink.push(
-                        Finding::error(codes::CHAIN_REQUIRED, message)
+                        Finding::new(codes::CHAIN_REQUIRED, message)
                             .at("")
                             .on_line(number),
                     );
@@ -958,7 +958,7 @@ impl Checker {
                      was edited"
                 );
                 self.sink.push(
-                    Finding::error(codes::HASH_MISMATCH, message)
+                    Finding::new(codes::HASH_MISMATCH, message)
                         .at("/hash")
                         .on_line(number),
                 );
@@ -971,7 +971,7 @@ impl Checker {
                 let message = "the hash cannot be computed as CAR computes it: CAR's event \
                                parser rejects the event, so car-eventlog refuses the journal here";
                 self.sink.push(
-                    Finding::error(codes::DIGEST_UNCOMPUTABLE, message)
+                    Finding::new(codes::DIGEST_UNCOMPUTABLE, message)
                         .at("/hash")
                         .on_line(number),
                 );
@@ -981,7 +981,7 @@ impl Checker {
                 let message = "a chained event without \"timestamp\": CAR hashes the time it \
                                loads the journal instead, so this hash can never verify";
                 self.sink.push(
-                    Finding::error(codes::CHAINED_WITHOUT_TIMESTAMP, message)
+                    Finding::new(codes::CHAINED_WITHOUT_TIMESTAMP, message)
                         .at("")
                         .on_line(number),
                 );
@@ -1000,7 +1000,7 @@ impl Checker {
                      {previous_line}, hash \"{previous}\"): events were deleted or reordered"
                 );
                 self.sink.push(
-                    Finding::error(codes::LINK_MISMATCH, message)
+                    Finding::new(codes::LINK_MISMATCH, message)
                         .at("/prev_hash")
                         .on_line(number),
                 );
@@ -1028,7 +1028,7 @@ impl Checker {
         if let Some(timestamp) = facts.timestamp {
             if self.last_timestamp.is_some_and(|last| timestamp < last) {
                 self.sink.push(
-                    Finding::warning(
+                    Finding::new(
                         codes::TIMESTAMP_BACKWARDS,
                         "timestamp is earlier than the previous event's",
                     )
@@ -1067,7 +1067,7 @@ impl Checker {
                     open.line
                 );
                 self.sink.push(
-                    Finding::warning(codes::RUN_ALREADY_OPEN, message)
+                    Finding::new(codes::RUN_ALREADY_OPEN, message)
                         .at("/run_id")
                         .on_line(number),
                 );
@@ -1092,7 +1092,7 @@ impl Checker {
                 let message = format!("{kind} event for run \"{run_id}\" after its run_completed");
                 self.push_once(
                     run_id,
-                    Finding::error(codes::RUN_NOT_OPEN, message)
+                    Finding::new(codes::RUN_NOT_OPEN, message)
                         .at("/run_id")
                         .on_line(number),
                 );
@@ -1106,7 +1106,7 @@ impl Checker {
             "run_cancellation_result" if !run.cancellation_requested => {
                 let message = format!("run_cancellation_result for run \"{run_id}\" without a run_cancellation_requested");
                 self.sink.push(
-                    Finding::warning(codes::CANCELLATION_NOT_REQUESTED, message)
+                    Finding::new(codes::CANCELLATION_NOT_REQUESTED, message)
                         .at("/run_id")
                         .on_line(number),
                 );
@@ -1132,7 +1132,7 @@ impl Checker {
                 format!("{kind} event for proposal \"{proposal_id}\" after its proposal_completed");
             self.push_once(
                 proposal_id,
-                Finding::warning(codes::AFTER_PROPOSAL_COMPLETED, message)
+                Finding::new(codes::AFTER_PROPOSAL_COMPLETED, message)
                     .at("/proposal_id")
                     .on_line(number),
             );
@@ -1154,7 +1154,7 @@ impl Checker {
                     );
                     self.push_once(
                         proposal_id,
-                        Finding::error(codes::PROPOSAL_NOT_RECEIVED, message)
+                        Finding::new(codes::PROPOSAL_NOT_RECEIVED, message)
                             .at("/proposal_id")
                             .on_line(number),
                     );
@@ -1194,7 +1194,7 @@ impl Checker {
                     let id = format!("{}\u{1f}{}", key.0, key.1);
                     self.push_once(
                         &id,
-                        Finding::warning(codes::AFTER_ACTION_ENDED, message)
+                        Finding::new(codes::AFTER_ACTION_ENDED, message)
                             .at("/kind")
                             .on_line(number),
                     );
@@ -1209,7 +1209,7 @@ impl Checker {
                 key.1
             );
             self.sink.push(
-                Finding::warning(codes::SUCCEEDED_WITHOUT_EXECUTING, message)
+                Finding::new(codes::SUCCEEDED_WITHOUT_EXECUTING, message)
                     .at("/kind")
                     .on_line(number),
             );
@@ -1264,7 +1264,7 @@ impl Checker {
                     examples.join(", ")
                 );
                 at_end.push(
-                    Finding::warning(codes::BEGINS_MID_RUN, message)
+                    Finding::new(codes::BEGINS_MID_RUN, message)
                         .at("")
                         .on_line(line),
                 );
@@ -1272,7 +1272,7 @@ impl Checker {
             for (line, run_id) in &open_runs {
                 let message = format!("run \"{run_id}\" is still open at the end of the journal");
                 at_end.push(
-                    Finding::warning(codes::RUN_OPEN_AT_END, message)
+                    Finding::new(codes::RUN_OPEN_AT_END, message)
                         .at("/run_id")
                         .on_line(*line),
                 );
@@ -1281,7 +1281,7 @@ impl Checker {
                 let message =
                     format!("proposal \"{proposal_id}\" is still open at the end of the journal");
                 at_end.push(
-                    Finding::warning(codes::PROPOSAL_OPEN_AT_END, message)
+                    Finding::new(codes::PROPOSAL_OPEN_AT_END, message)
                         .at("/proposal_id")
                         .on_line(*line),
                 );
@@ -1405,10 +1405,10 @@ mod tests {
         );
         let report = check(&text, &Options::default());
         let found = codes_of(&report);
-        assert!(found.contains(&(codes::NOT_AN_OBJECT, Some(2))));
+        assert!(found.contains(&(codes::NOT_AN_OBJECT.id, Some(2))));
         assert!(found.contains(&("PF002", Some(3))));
         assert!(found.contains(&("PF001", Some(4))));
-        assert!(found.contains(&(codes::TRUNCATED_FINAL_LINE, Some(7))));
+        assert!(found.contains(&(codes::TRUNCATED_FINAL_LINE.id, Some(7))));
         assert_eq!(report.stats["invalid_lines"], 5);
     }
 
@@ -1420,7 +1420,7 @@ mod tests {
         };
         let text = format!("{STARTED}\n{}\n{COMPLETED}\n", "x".repeat(1000));
         let report = check(&text, &options);
-        assert_eq!(codes_of(&report), vec![(codes::LINE_TOO_LONG, Some(2))]);
+        assert_eq!(codes_of(&report), vec![(codes::LINE_TOO_LONG.id, Some(2))]);
         assert_eq!(report.stats["lines"], 3);
     }
 
@@ -1448,13 +1448,13 @@ mod tests {
         let mut edited = lines.clone();
         edited[2] = edited[2].replace("\"n\":2", "\"n\":7");
         let report = check(&(edited.join("\n") + "\n"), &Options::default());
-        assert_eq!(codes_of(&report), vec![(codes::HASH_MISMATCH, Some(3))]);
+        assert_eq!(codes_of(&report), vec![(codes::HASH_MISMATCH.id, Some(3))]);
         assert_eq!(report.stats["chain"], json!({"tampered_at": 2}));
 
         let mut deleted = lines;
         deleted.remove(1);
         let report = check(&(deleted.join("\n") + "\n"), &Options::default());
-        assert_eq!(codes_of(&report), vec![(codes::LINK_MISMATCH, Some(2))]);
+        assert_eq!(codes_of(&report), vec![(codes::LINK_MISMATCH.id, Some(2))]);
         assert_eq!(report.stats["chain"], json!({"tampered_at": 1}));
     }
 

@@ -75,7 +75,7 @@ def _chain_digest(line: bytes, path: str | None = None, number: int | None = Non
             else DIGEST_UNCOMPUTABLE
         )
         message = f"CAR cannot compute the chain digest of this event: {error}"
-        raise ValidationError([Finding(code, "error", message, path, number, "")]) from None
+        raise ValidationError([Finding.of(code, message, path, number, "")]) from None
 
 
 def chain_journal(
@@ -199,7 +199,7 @@ class _ChainingReader:
             # Reported by the check too, unless its profile tolerates it (car-compatible): a
             # chained journal is strict JSON either way.
             message = f"cannot be chained: {error.message}"
-            self.problem = Finding(error.code, "error", message, self.name, self._number, "")
+            self.problem = Finding.of(error.code, message, self.name, self._number, "")
             return False
         if not isinstance(event, dict):
             return False
@@ -214,7 +214,7 @@ class _ChainingReader:
         problem = _existing_link_problem(text, event, existing, self._previous_hash)
         if problem is not None:
             code, pointer, message = problem
-            self.problem = Finding(code, "error", message, self.name, self._number, pointer)
+            self.problem = Finding.of(code, message, self.name, self._number, pointer)
             return False
         self._output.write(text + b"\n")
         self._previous_hash = existing
@@ -323,7 +323,7 @@ class JournalWriter:
                 "repair it before appending"
             )
             raise ValidationError(
-                [Finding(TRUNCATED_FINAL_LINE, "error", message, self.path, None, "")]
+                [Finding.of(TRUNCATED_FINAL_LINE, message, self.path, None, "")]
             ) from None
         if not terminated:
             self._file.write(b"\n")

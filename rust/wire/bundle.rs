@@ -10,7 +10,7 @@ use serde_json::{json, Map, Value};
 use sha2::{Digest, Sha256};
 
 use super::shared::{integer, quoted, token};
-use crate::codes;
+use crate::codes::{self, Code};
 use crate::parse;
 use crate::report::Finding;
 use crate::validate::{self, CompileOptions, SchemaValidator};
@@ -37,8 +37,8 @@ fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|byte| format!("{byte:02x}")).collect()
 }
 
-fn error_at(code: &'static str, message: impl Into<String>, pointer: impl Into<String>) -> Finding {
-    Finding::error(code, message).at(pointer)
+fn located(code: Code, message: impl Into<String>, pointer: impl Into<String>) -> Finding {
+    Finding::new(code, message).at(pointer)
 }
 
 fn string_list<'a>(
@@ -50,7 +50,7 @@ fn string_list<'a>(
     let list = container.get(member).and_then(Value::as_array);
     let strings: Option<Vec<&str>> = list.and_then(|list| list.iter().map(Value::as_str).collect());
     if strings.is_none() {
-        findings.push(error_at(
+        findings.push(located(
             codes::MALFORMED_BUNDLE,
             format!("{member} must be an array of strings"),
             pointer,
@@ -65,7 +65,7 @@ fn sorted_and_unique(items: &[&str], pointer: &str, findings: &mut Vec<Finding>)
     for (index, &item) in items.iter().enumerate() {
         if seen.contains(item) {
             let message = format!("{} is listed twice", quoted(item));
-            findings.push(error_at(
+            findings.push(located(
                 codes::COVERAGE_LISTED_TWICE,
                 message,
                 format!("{pointer}/{index}"),
@@ -76,7 +76,7 @@ fn sorted_and_unique(items: &[&str], pointer: &str, findings: &mut Vec<Finding>)
                 quoted(item),
                 quoted(previous)
             );
-            findings.push(error_at(
+            findings.push(located(
                 codes::COVERAGE_UNSORTED,
                 message,
                 format!("{pointer}/{index}"),
@@ -97,7 +97,7 @@ fn partition<'a>(
 ) -> Option<Partition<'a>> {
     let pointer = format!("/coverage/{member}");
     let Some(part) = coverage.get(member).and_then(Value::as_object) else {
-        findings.push(error_at(
+        findings.push(located(
             codes::MALFORMED_BUNDLE,
             format!("coverage.{member} must be an object"),
             pointer,
@@ -112,7 +112,7 @@ fn partition<'a>(
         .filter(|total| *total >= 0);
     if total.is_none() {
         let message = format!("coverage.{member}.total must be a non-negative integer");
-        findings.push(error_at(
+        findings.push(located(
             codes::MALFORMED_BUNDLE,
             message,
             format!("{pointer}/total"),
@@ -125,7 +125,7 @@ fn partition<'a>(
     for (index, item) in uncovered.iter().enumerate() {
         if covered_set.contains(item) {
             let message = format!("{} is both covered and uncovered", quoted(item));
-            findings.push(error_at(
+            findings.push(located(
                 codes::COVERAGE_LISTED_TWICE,
                 message,
                 format!("{pointer}/uncovered/{index}"),
@@ -139,7 +139,7 @@ fn partition<'a>(
             covered.len(),
             uncovered.len()
         );
-        findings.push(error_at(
+        findings.push(located(
             codes::COVERAGE_TOTAL_MISMATCH,
             message,
             format!("{pointer}/total"),
@@ -191,7 +191,7 @@ fn check_schemas(schemas: &Map<String, Value>, findings: &mut Vec<Finding>) {
                 quoted(name),
                 quoted(DRAFT_07)
             );
-            findings.push(error_at(codes::BUNDLE_SCHEMA_INVALID, message, pointer));
+            findings.push(located(codes::BUNDLE_SCHEMA_INVALID, message, pointer));
             continue;
         }
         if let Err(error) = SchemaValidator::compile(schema, &options) {
@@ -201,7 +201,7 @@ fn check_schemas(schemas: &Map<String, Value>, findings: &mut Vec<Finding>) {
                 error.code,
                 error.message
             );
-            findings.push(error_at(
+            findings.push(located(
                 codes::BUNDLE_SCHEMA_INVALID,
                 message,
                 pointer + &error.schema_pointer,
@@ -222,7 +222,7 @@ fn check_covered_schemas(
                 "coverage.covered lists {}, which is not in schemas",
                 quoted(name)
             );
-            findings.push(error_at(
+            findings.push(located(
                 codes::COVERED_SCHEMAS_MISMATCH,
                 message,
                 format!("/coverage/covered/{index}"),
@@ -235,7 +235,7 @@ fn check_covered_schemas(
         .filter(|name| !listed.contains(name.as_str()))
     {
         let message = format!("schema {} is not listed in coverage.covered", quoted(name));
-        findings.push(error_at(
+        findings.push(located(
             codes::COVERED_SCHEMAS_MISMATCH,
             message,
             format!("/schemas{}", token(name)),
@@ -251,7 +251,7 @@ fn check_rpc_coverage(methods: &[&str], schemas: &Map<String, Value>, findings: 
                 quoted(method)
             );
             let pointer = format!("/coverage/rpc_results/covered/{index}");
-            findings.push(error_at(codes::RPC_COVERAGE_MISMATCH, message, pointer));
+            findings.push(located(codes::RPC_COVERAGE_MISMATCH, message, pointer));
         }
     }
     let covered: HashSet<&str> = methods.iter().copied().collect();
@@ -266,7 +266,7 @@ fn check_rpc_schemas_listed(
     part: &str,
     covered: &HashSet<&str>,
     list: &str,
-    code: &'static str,
+    code: Code,
     findings: &mut Vec<Finding>,
 ) {
     let suffix = format!(".{part}");
@@ -276,7 +276,7 @@ fn check_rpc_schemas_listed(
             .and_then(|rest| rest.strip_suffix(suffix.as_str()));
         if method.is_some_and(|method| !covered.contains(method)) {
             let message = format!("schema {} is not in coverage.{list}.covered", quoted(name));
-            findings.push(error_at(code, message, format!("/schemas{}", token(name))));
+            findings.push(located(code, message, format!("/schemas{}", token(name))));
         }
     }
 }
@@ -289,7 +289,7 @@ fn check_event_coverage(partition: &Partition<'_>, kinds: &[&str], findings: &mu
             "event kind {} is in neither covered nor uncovered",
             quoted(kind)
         );
-        findings.push(error_at(
+        findings.push(located(
             codes::EVENT_KIND_COVERAGE_MISMATCH,
             message,
             pointer,
@@ -303,7 +303,7 @@ fn check_event_coverage(partition: &Partition<'_>, kinds: &[&str], findings: &mu
             .filter(|(_, item)| !known.contains(*item))
         {
             let message = format!("{} is not an EventKind of journal.event", quoted(item));
-            findings.push(error_at(
+            findings.push(located(
                 codes::EVENT_KIND_COVERAGE_MISMATCH,
                 message,
                 format!("{pointer}/{member}/{index}"),
@@ -331,7 +331,7 @@ fn check_params_coverage(
         .and_then(Value::as_object)
         .filter(|typed| typed.values().all(Value::is_string));
     if typed.is_none() {
-        findings.push(error_at(
+        findings.push(located(
             codes::MALFORMED_BUNDLE,
             "uncovered.typed_without_schema must be an object of Rust type names",
             format!("{pointer}/uncovered/typed_without_schema"),
@@ -347,7 +347,7 @@ fn check_params_coverage(
     let total = params.get("total").and_then(integer);
     if total.is_none() {
         let message = "coverage.rpc_params.total must be a non-negative integer";
-        findings.push(error_at(
+        findings.push(located(
             codes::MALFORMED_BUNDLE,
             message,
             format!("{pointer}/total"),
@@ -373,7 +373,7 @@ fn check_params_coverage(
             match bucket_of.get(item) {
                 Some(&other) if other != bucket => {
                     let message = format!("{} is in both {other} and {bucket}", quoted(item));
-                    findings.push(error_at(
+                    findings.push(located(
                         codes::COVERAGE_LISTED_TWICE,
                         message,
                         format!("{at}/{index}"),
@@ -389,7 +389,7 @@ fn check_params_coverage(
                     "{} is not in the RPC inventory of coverage.rpc_results",
                     quoted(item)
                 );
-                findings.push(error_at(
+                findings.push(located(
                     codes::PARAMS_COVERAGE_MISMATCH,
                     message,
                     format!("{at}/{index}"),
@@ -405,12 +405,12 @@ fn check_params_coverage(
     missing.sort_unstable();
     for method in missing {
         let message = format!("RPC method {} is in no rpc_params bucket", quoted(method));
-        findings.push(error_at(codes::PARAMS_COVERAGE_MISMATCH, message, pointer));
+        findings.push(located(codes::PARAMS_COVERAGE_MISMATCH, message, pointer));
     }
     let listed = (covered.len() + not_read.len() + typed.len() + unresolved.len()) as i128;
     if let Some(total) = total.filter(|total| *total != listed) {
         let message = format!("total is {total} but the four buckets list {listed}");
-        findings.push(error_at(
+        findings.push(located(
             codes::COVERAGE_TOTAL_MISMATCH,
             message,
             format!("{pointer}/total"),
@@ -422,7 +422,7 @@ fn check_params_coverage(
                 "covered params of {} have no rpc.{method}.params schema",
                 quoted(method)
             );
-            findings.push(error_at(
+            findings.push(located(
                 codes::PARAMS_COVERAGE_MISMATCH,
                 message,
                 format!("{pointer}/covered/{index}"),
@@ -448,7 +448,7 @@ fn check_notification_coverage(
         .is_some_and(Value::is_boolean)
     {
         let message = "coverage.notifications.inventoried must be true or false";
-        findings.push(error_at(
+        findings.push(located(
             codes::MALFORMED_BUNDLE,
             message,
             format!("{pointer}/inventoried"),
@@ -460,7 +460,7 @@ fn check_notification_coverage(
         for (index, name) in covered.iter().enumerate() {
             if !schemas.contains_key(*name) {
                 let message = format!("covered notification {} has no schema", quoted(name));
-                findings.push(error_at(
+                findings.push(located(
                     codes::NOTIFICATION_COVERAGE_MISMATCH,
                     message,
                     format!("{at}/{index}"),
@@ -476,7 +476,7 @@ fn check_notification_coverage(
                 "schema {} is not in coverage.notifications.covered",
                 quoted(name)
             );
-            findings.push(error_at(
+            findings.push(located(
                 codes::NOTIFICATION_COVERAGE_MISMATCH,
                 message,
                 format!("/schemas{}", token(name)),
@@ -488,7 +488,7 @@ fn check_notification_coverage(
         .and_then(Value::as_object);
     let Some(payloads) = payloads else {
         let message = "coverage.notifications.host_event_payloads must be an object";
-        findings.push(error_at(
+        findings.push(located(
             codes::MALFORMED_BUNDLE,
             message,
             format!("{pointer}/host_event_payloads"),
@@ -502,7 +502,7 @@ fn check_notification_coverage(
                 quoted(kind),
                 name
             );
-            findings.push(error_at(
+            findings.push(located(
                 codes::NOTIFICATION_COVERAGE_MISMATCH,
                 message,
                 format!("{pointer}/host_event_payloads{}", token(kind)),
@@ -514,7 +514,7 @@ fn check_notification_coverage(
 /// Every integrity problem of a parsed wire-schema bundle.
 pub fn bundle_findings(bundle: &Value) -> Vec<Finding> {
     let Some(bundle) = bundle.as_object() else {
-        return vec![error_at(
+        return vec![located(
             codes::MALFORMED_BUNDLE,
             "the wire-schema bundle must be an object",
             "",
@@ -527,7 +527,7 @@ pub fn bundle_findings(bundle: &Value) -> Vec<Finding> {
         } else {
             ""
         };
-        findings.push(error_at(
+        findings.push(located(
             codes::MALFORMED_BUNDLE,
             format!("format must be {}", quoted(WIRE_FORMAT)),
             pointer,
@@ -540,13 +540,13 @@ pub fn bundle_findings(bundle: &Value) -> Vec<Finding> {
             ""
         };
         let message = format!("json_schema_draft must be {}", quoted(DRAFT_07));
-        findings.push(error_at(codes::MALFORMED_BUNDLE, message, pointer));
+        findings.push(located(codes::MALFORMED_BUNDLE, message, pointer));
     }
     let empty = Map::new();
     let schemas = match bundle.get("schemas").and_then(Value::as_object) {
         Some(schemas) => schemas,
         None => {
-            findings.push(error_at(
+            findings.push(located(
                 codes::MALFORMED_BUNDLE,
                 "schemas must be an object",
                 "/schemas",
@@ -556,7 +556,7 @@ pub fn bundle_findings(bundle: &Value) -> Vec<Finding> {
     };
     check_schemas(schemas, &mut findings);
     let Some(coverage) = bundle.get("coverage").and_then(Value::as_object) else {
-        findings.push(error_at(
+        findings.push(located(
             codes::MALFORMED_BUNDLE,
             "coverage must be an object",
             "/coverage",
@@ -574,7 +574,7 @@ pub fn bundle_findings(bundle: &Value) -> Vec<Finding> {
                     let inventory = methods.iter().chain(&others).copied().collect();
                     check_params_coverage(params, &inventory, schemas, &mut findings);
                 }
-                None => findings.push(error_at(
+                None => findings.push(located(
                     codes::MALFORMED_BUNDLE,
                     "coverage.rpc_params must be an object",
                     "/coverage/rpc_params",
@@ -587,7 +587,7 @@ pub fn bundle_findings(bundle: &Value) -> Vec<Finding> {
             Some(notifications) => {
                 check_notification_coverage(notifications, schemas, &mut findings);
             }
-            None => findings.push(error_at(
+            None => findings.push(located(
                 codes::MALFORMED_BUNDLE,
                 "coverage.notifications must be an object",
                 "/coverage/notifications",
@@ -598,7 +598,7 @@ pub fn bundle_findings(bundle: &Value) -> Vec<Finding> {
     match (event_kinds(schemas), events) {
         (None, _) => {
             let message = "journal.event has no EventKind enum (definitions.EventKind)";
-            findings.push(error_at(
+            findings.push(located(
                 codes::EVENT_KIND_COVERAGE_MISMATCH,
                 message,
                 "/schemas/journal.event",
@@ -661,8 +661,8 @@ mod tests {
         assert_eq!(
             codes_of(&bundle_findings(&bundle)),
             [
-                codes::PARAMS_COVERAGE_MISMATCH,
-                codes::COVERAGE_TOTAL_MISMATCH
+                codes::PARAMS_COVERAGE_MISMATCH.id,
+                codes::COVERAGE_TOTAL_MISMATCH.id
             ]
         );
     }
@@ -675,7 +675,10 @@ mod tests {
         rpc["total"] = json!(1);
         assert_eq!(
             codes_of(&bundle_findings(&bundle)),
-            [codes::COVERAGE_UNSORTED, codes::COVERAGE_TOTAL_MISMATCH]
+            [
+                codes::COVERAGE_UNSORTED.id,
+                codes::COVERAGE_TOTAL_MISMATCH.id
+            ]
         );
     }
 }

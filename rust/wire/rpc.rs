@@ -86,14 +86,14 @@ pub fn result_findings(
                 "unchecked: no schema in {} for {method} results",
                 bundle.label()
             );
-            Finding::info(codes::UNCHECKED_METHOD, message)
+            Finding::new(codes::UNCHECKED_METHOD, message)
         } else {
             let message = format!(
                 "unknown method {}: not in the coverage of {}",
                 quoted(method),
                 bundle.label()
             );
-            Finding::warning(codes::UNKNOWN_METHOD, message)
+            Finding::new(codes::UNKNOWN_METHOD, message)
         };
         return (vec![finding.at("")], false);
     };
@@ -127,7 +127,7 @@ fn count_matches(result: &Value, list_member: &str) -> Option<Finding> {
         "count is {} but {list_member} has {entries} entries",
         display_integer(count)
     );
-    Some(Finding::error(codes::COUNT_MISMATCH, message).at("/count"))
+    Some(Finding::new(codes::COUNT_MISMATCH, message).at("/count"))
 }
 
 fn check_infer(result: &Value, catalog: Option<&CatalogIndex>, findings: &mut Vec<Finding>) {
@@ -142,9 +142,8 @@ fn check_infer(result: &Value, catalog: Option<&CatalogIndex>, findings: &mut Ve
                 display_integer(total),
                 prompt + completion
             );
-            findings.push(
-                Finding::warning(codes::USAGE_TOTAL_MISMATCH, message).at("/usage/total_tokens"),
-            );
+            findings
+                .push(Finding::new(codes::USAGE_TOTAL_MISMATCH, message).at("/usage/total_tokens"));
         }
     }
     let Some(catalog) = catalog else { return };
@@ -155,9 +154,8 @@ fn check_infer(result: &Value, catalog: Option<&CatalogIndex>, findings: &mut Ve
             quoted(revision),
             quoted(&catalog.revision)
         );
-        findings.push(
-            Finding::error(codes::CATALOG_REVISION_MISMATCH, message).at("/catalog_revision"),
-        );
+        findings
+            .push(Finding::new(codes::CATALOG_REVISION_MISMATCH, message).at("/catalog_revision"));
     }
     let model_id = text_of(&result["resolved_model_id"]);
     let row_digest = text_of(&result["row_digest"]);
@@ -167,9 +165,8 @@ fn check_infer(result: &Value, catalog: Option<&CatalogIndex>, findings: &mut Ve
                 "resolved_model_id {} is not in the catalog snapshot",
                 quoted(model_id)
             );
-            findings.push(
-                Finding::error(codes::MODEL_NOT_IN_CATALOG, message).at("/resolved_model_id"),
-            );
+            findings
+                .push(Finding::new(codes::MODEL_NOT_IN_CATALOG, message).at("/resolved_model_id"));
         }
         Some(expected) if expected != row_digest => {
             let message = format!(
@@ -179,7 +176,7 @@ fn check_infer(result: &Value, catalog: Option<&CatalogIndex>, findings: &mut Ve
                 quoted(expected)
             );
             findings
-                .push(Finding::error(codes::INFER_ROW_DIGEST_MISMATCH, message).at("/row_digest"));
+                .push(Finding::new(codes::INFER_ROW_DIGEST_MISMATCH, message).at("/row_digest"));
         }
         Some(_) => {}
     }
@@ -201,7 +198,7 @@ fn check_tools_poll(result: &Value, findings: &mut Vec<Finding>) {
     let chunks: &[Value] = result["chunks"].as_array().map_or(&[], Vec::as_slice);
     if status == "succeeded" && !poll.contains_key("result") {
         findings.push(
-            Finding::error(
+            Finding::new(
                 codes::POLL_PAYLOAD_MISSING,
                 "status is succeeded but result is missing",
             )
@@ -216,7 +213,7 @@ fn check_tools_poll(result: &Value, findings: &mut Vec<Finding>) {
             ""
         };
         findings.push(
-            Finding::error(
+            Finding::new(
                 codes::POLL_PAYLOAD_MISSING,
                 "status is failed but error is not set",
             )
@@ -233,7 +230,7 @@ fn check_tools_poll(result: &Value, findings: &mut Vec<Finding>) {
             let message =
                 format!("chunk {index} is a terminal {chunk_kind} chunk but more chunks follow it");
             findings.push(
-                Finding::error(codes::POLL_TERMINAL_CHUNK, message).at(format!("/chunks/{index}")),
+                Finding::new(codes::POLL_TERMINAL_CHUNK, message).at(format!("/chunks/{index}")),
             );
         }
     }
@@ -243,12 +240,12 @@ fn check_tools_poll(result: &Value, findings: &mut Vec<Finding>) {
         Some(expected) if last_kind != expected => {
             let message =
                 format!("status is {status} but the last chunk is {last_kind}, not {expected}");
-            findings.push(Finding::error(codes::POLL_TERMINAL_CHUNK, message).at(last_pointer));
+            findings.push(Finding::new(codes::POLL_TERMINAL_CHUNK, message).at(last_pointer));
         }
         None if status == "running" && TERMINAL_CHUNKS.contains(&last_kind.as_str()) => {
             let message =
                 format!("status is running but the last chunk is the terminal {last_kind} chunk");
-            findings.push(Finding::error(codes::POLL_TERMINAL_CHUNK, message).at(last_pointer));
+            findings.push(Finding::new(codes::POLL_TERMINAL_CHUNK, message).at(last_pointer));
         }
         _ => {}
     }
@@ -260,7 +257,7 @@ fn check_tools_poll(result: &Value, findings: &mut Vec<Finding>) {
                 quoted(text_of(error)),
                 quoted(text_of(chunk_message))
             );
-            findings.push(Finding::error(codes::POLL_PAYLOAD_MISSING, message).at("/error"));
+            findings.push(Finding::new(codes::POLL_PAYLOAD_MISSING, message).at("/error"));
         }
     }
 }
@@ -278,7 +275,7 @@ fn check_catalog_snapshot(result: &Value, findings: &mut Vec<Finding>) {
         let id_pointer = format!("/models/{index}/model/id");
         if seen.contains(model_id) {
             let message = format!("model id {} appears more than once", quoted(model_id));
-            findings.push(Finding::error(codes::CATALOG_DUPLICATE_ID, message).at(id_pointer));
+            findings.push(Finding::new(codes::CATALOG_DUPLICATE_ID, message).at(id_pointer));
         } else if previous.is_some_and(|previous| canonical::cmp_utf16(model_id, previous).is_lt())
         {
             let message = format!(
@@ -286,7 +283,7 @@ fn check_catalog_snapshot(result: &Value, findings: &mut Vec<Finding>) {
                 quoted(model_id),
                 quoted(previous.unwrap_or_default())
             );
-            findings.push(Finding::error(codes::CATALOG_UNSORTED, message).at(id_pointer));
+            findings.push(Finding::new(codes::CATALOG_UNSORTED, message).at(id_pointer));
         }
         seen.insert(model_id);
         previous = Some(model_id);
@@ -294,7 +291,7 @@ fn check_catalog_snapshot(result: &Value, findings: &mut Vec<Finding>) {
             Ok(computed) => computed,
             Err(error) => {
                 let pointer = format!("/models/{index}/model{}", error.pointer);
-                findings.push(Finding::error(error.code, error.message).at(pointer));
+                findings.push(Finding::new(error.code, error.message).at(pointer));
                 continue;
             }
         };
@@ -306,7 +303,7 @@ fn check_catalog_snapshot(result: &Value, findings: &mut Vec<Finding>) {
                 quoted(&computed)
             );
             findings.push(
-                Finding::error(codes::ROW_DIGEST_MISMATCH, message)
+                Finding::new(codes::ROW_DIGEST_MISMATCH, message)
                     .at(format!("/models/{index}/row_digest")),
             );
         }
@@ -321,9 +318,8 @@ fn check_catalog_snapshot(result: &Value, findings: &mut Vec<Finding>) {
                 quoted(given),
                 quoted(&computed)
             );
-            findings.push(
-                Finding::error(codes::CATALOG_REVISION_WRONG, message).at("/catalog_revision"),
-            );
+            findings
+                .push(Finding::new(codes::CATALOG_REVISION_WRONG, message).at("/catalog_revision"));
         }
     }
 }
@@ -339,7 +335,7 @@ fn check_server_schema(result: &Value, wire_schema_digest: Option<&str>) -> Opti
         quoted(digest),
         quoted(expected)
     );
-    Some(Finding::error(codes::SCHEMA_DIGEST_MISMATCH, message).at("/digest"))
+    Some(Finding::new(codes::SCHEMA_DIGEST_MISMATCH, message).at("/digest"))
 }
 
 /// The catalog given alongside an `infer` result, if it is a valid snapshot; else a PF413.
@@ -357,7 +353,7 @@ fn catalog_argument(bundle: &WireBundle, catalog: &Value) -> Result<CatalogIndex
         quoted(&first.pointer),
         first.message
     );
-    Err(Finding::error(codes::CATALOG_NOT_A_SNAPSHOT, message))
+    Err(Finding::new(codes::CATALOG_NOT_A_SNAPSHOT, message))
 }
 
 /// Findings on one RPC result and the stats `{"method", "coverage", "car_version"}`.
@@ -484,7 +480,7 @@ pub(super) fn params_unchecked_finding(
             let message = format!(
                 "unchecked: {label} lists the params of {method} as {category}{typed}, with no schema"
             );
-            Finding::info(codes::PARAMS_UNCHECKED, message)
+            Finding::new(codes::PARAMS_UNCHECKED, message)
         }
         ParamsCoverage::NotificationNotInventoried => {
             let message = format!(
@@ -492,19 +488,19 @@ pub(super) fn params_unchecked_finding(
                  inventory server-to-client notifications yet (coverage.notifications.inventoried \
                  is false)"
             );
-            Finding::info(codes::PARAMS_UNCHECKED, message)
+            Finding::new(codes::PARAMS_UNCHECKED, message)
         }
         ParamsCoverage::NoInventory => {
             let message =
                 format!("unchecked: {label} has no params schemas (no coverage.rpc_params)");
-            Finding::info(codes::PARAMS_UNCHECKED, message)
+            Finding::new(codes::PARAMS_UNCHECKED, message)
         }
         ParamsCoverage::Unknown => {
             let message = format!(
                 "unknown method {}: not in the rpc_params inventory of {label}",
                 quoted(method)
             );
-            Finding::warning(codes::PARAMS_UNKNOWN_METHOD, message)
+            Finding::new(codes::PARAMS_UNKNOWN_METHOD, message)
         }
     };
     Some(finding.at(""))
@@ -594,7 +590,7 @@ mod tests {
             &json!({"catalog_revision": "r", "models": []}),
             &mut findings,
         );
-        assert_eq!(codes_of(&findings), [codes::CATALOG_REVISION_WRONG]);
+        assert_eq!(codes_of(&findings), [codes::CATALOG_REVISION_WRONG.id]);
         let empty = canonical::digest_hex(&json!([])).unwrap();
         findings.clear();
         check_catalog_snapshot(
@@ -610,6 +606,6 @@ mod tests {
         let bundle = validate::default_wire_bundle();
         let (findings, valid) = result_findings(bundle, "tools.list", &result, None, None);
         assert!(valid);
-        assert_eq!(codes_of(&findings), [codes::COUNT_MISMATCH]);
+        assert_eq!(codes_of(&findings), [codes::COUNT_MISMATCH.id]);
     }
 }

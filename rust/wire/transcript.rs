@@ -28,7 +28,7 @@ fn line_error_finding(error: JsonError, line: u64) -> Finding {
         Some(column) => format!("{} (column {column})", error.message),
         None => error.message,
     };
-    Finding::error(error.code, message)
+    Finding::new(error.code, message)
         .at(error.pointer)
         .on_line(line)
 }
@@ -114,7 +114,7 @@ impl TranscriptChecker {
     }
 
     fn malformed(&mut self, message: &str, pointer: &str) {
-        self.add(Finding::error(codes::MALFORMED_MESSAGE, message).at(pointer));
+        self.add(Finding::new(codes::MALFORMED_MESSAGE, message).at(pointer));
     }
 
     /// One line of the transcript, with or without its line end.
@@ -210,7 +210,7 @@ impl TranscriptChecker {
                 "id {rendered_id} is already in flight (request on line {})",
                 in_flight.line
             );
-            return self.add(Finding::error(codes::DUPLICATE_ID_IN_FLIGHT, text).at("/id"));
+            return self.add(Finding::new(codes::DUPLICATE_ID_IN_FLIGHT, text).at("/id"));
         }
         let request = Request {
             method,
@@ -264,7 +264,7 @@ impl TranscriptChecker {
                 "id {} is already awaiting its request (response on line {})",
                 response.rendered_id, waiting.line
             );
-            return self.add(Finding::error(codes::DUPLICATE_ID_IN_FLIGHT, text).at("/id"));
+            return self.add(Finding::new(codes::DUPLICATE_ID_IN_FLIGHT, text).at("/id"));
         }
         self.orphans.insert(key, response);
         self.track_in_flight();
@@ -306,7 +306,7 @@ impl TranscriptChecker {
                     self.bundle.label()
                 );
                 self.add(
-                    Finding::warning(codes::SCHEMA_DIGEST_OTHER_BUNDLE, message)
+                    Finding::new(codes::SCHEMA_DIGEST_OTHER_BUNDLE, message)
                         .at("/result/digest")
                         .on_line(line),
                 );
@@ -325,7 +325,7 @@ impl TranscriptChecker {
                     self.bundle.label()
                 );
                 self.add(
-                    Finding::warning(codes::UNKNOWN_SCHEMA_DIGEST, message)
+                    Finding::new(codes::UNKNOWN_SCHEMA_DIGEST, message)
                         .at("/result/digest")
                         .on_line(line),
                 );
@@ -336,12 +336,11 @@ impl TranscriptChecker {
     fn check_error_object(&mut self, error: &Value) {
         let Some(error) = error.as_object() else {
             return self.add(
-                Finding::error(codes::MALFORMED_ERROR_OBJECT, "error must be an object")
-                    .at("/error"),
+                Finding::new(codes::MALFORMED_ERROR_OBJECT, "error must be an object").at("/error"),
             );
         };
         let problem = |message: &str, pointer: &str| {
-            Finding::error(codes::MALFORMED_ERROR_OBJECT, message).at(pointer)
+            Finding::new(codes::MALFORMED_ERROR_OBJECT, message).at(pointer)
         };
         let mut found = Vec::new();
         match error.get("code") {
@@ -413,7 +412,7 @@ impl TranscriptChecker {
                 request.rendered_id
             );
             self.add(
-                Finding::warning(codes::REQUEST_UNANSWERED, message)
+                Finding::new(codes::REQUEST_UNANSWERED, message)
                     .at("/id")
                     .on_line(request.line),
             );
@@ -421,7 +420,7 @@ impl TranscriptChecker {
         for response in orphans.values() {
             let message = format!("response to id {} has no request", response.rendered_id);
             self.add(
-                Finding::error(codes::RESPONSE_WITHOUT_REQUEST, message)
+                Finding::new(codes::RESPONSE_WITHOUT_REQUEST, message)
                     .at("/id")
                     .on_line(response.line),
             );
@@ -500,7 +499,7 @@ mod tests {
             .all(|f| f.code == "PF101"));
         assert_eq!(
             findings.last().map(|f| f.code),
-            Some(codes::UNKNOWN_SCHEMA_DIGEST)
+            Some(codes::UNKNOWN_SCHEMA_DIGEST.id)
         );
         assert_eq!(stats["car_version"], "0.58.0");
     }
@@ -521,7 +520,7 @@ mod tests {
         checker.feed_line(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"state.set\"}\n");
         checker.feed_line(br#"{"jsonrpc":"2.0","id":2,"method":"state.set"}"#);
         let (findings, stats) = checker.finish();
-        assert_eq!(codes_of(&findings), [codes::REQUEST_UNANSWERED]);
+        assert_eq!(codes_of(&findings), [codes::REQUEST_UNANSWERED.id]);
         assert_eq!(findings[0].line, Some(3));
         assert_eq!(stats["max_in_flight"], 1);
     }

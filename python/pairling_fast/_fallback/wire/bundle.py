@@ -28,7 +28,7 @@ from ...errors import CanonicalizationError, SchemaCompileError
 from ...report import RawFinding
 from ..parse import parse_json
 from ..validate import compile_schema, wire_bundle_with_digest
-from .shared import _error, _integer, _json_error_finding, _quoted, _token
+from .shared import _finding, _integer, _json_error_finding, _quoted, _token
 
 __all__ = ["check_wire_schema", "wire_schema_digest"]
 
@@ -51,7 +51,7 @@ def _string_list(
     value = container.get(member)
     if isinstance(value, list) and all(isinstance(item, str) for item in value):
         return value
-    findings.append(_error(MALFORMED_BUNDLE, f"{member} must be an array of strings", pointer))
+    findings.append(_finding(MALFORMED_BUNDLE, f"{member} must be an array of strings", pointer))
     return None
 
 
@@ -61,10 +61,10 @@ def _sorted_and_unique(items: list[str], pointer: str, findings: list[RawFinding
     for index, item in enumerate(items):
         if item in seen:
             message = f"{_quoted(item)} is listed twice"
-            findings.append(_error(COVERAGE_LISTED_TWICE, message, f"{pointer}/{index}"))
+            findings.append(_finding(COVERAGE_LISTED_TWICE, message, f"{pointer}/{index}"))
         elif previous is not None and item < previous:
             message = f"not sorted: {_quoted(item)} comes after {_quoted(previous)}"
-            findings.append(_error(COVERAGE_UNSORTED, message, f"{pointer}/{index}"))
+            findings.append(_finding(COVERAGE_UNSORTED, message, f"{pointer}/{index}"))
         seen.add(item)
         previous = item
 
@@ -76,14 +76,14 @@ def _partition(
     pointer = f"/coverage/{member}"
     partition = coverage.get(member)
     if not isinstance(partition, dict):
-        findings.append(_error(MALFORMED_BUNDLE, f"coverage.{member} must be an object", pointer))
+        findings.append(_finding(MALFORMED_BUNDLE, f"coverage.{member} must be an object", pointer))
         return None
     covered = _string_list(partition, "covered", f"{pointer}/covered", findings)
     uncovered = _string_list(partition, "uncovered", f"{pointer}/uncovered", findings)
     total = _integer(partition.get("total"))
     if total is None or total < 0:
         message = f"coverage.{member}.total must be a non-negative integer"
-        findings.append(_error(MALFORMED_BUNDLE, message, f"{pointer}/total"))
+        findings.append(_finding(MALFORMED_BUNDLE, message, f"{pointer}/total"))
     if covered is None or uncovered is None:
         return None
     _sorted_and_unique(covered, f"{pointer}/covered", findings)
@@ -92,14 +92,16 @@ def _partition(
     for index, item in enumerate(uncovered):
         if item in covered_set:
             message = f"{_quoted(item)} is both covered and uncovered"
-            findings.append(_error(COVERAGE_LISTED_TWICE, message, f"{pointer}/uncovered/{index}"))
+            findings.append(
+                _finding(COVERAGE_LISTED_TWICE, message, f"{pointer}/uncovered/{index}")
+            )
     listed = len(covered) + len(uncovered)
     if total is not None and total >= 0 and listed != total:
         message = (
             f"total is {total} but covered ({len(covered)}) + uncovered ({len(uncovered)}) "
             f"is {listed}"
         )
-        findings.append(_error(COVERAGE_TOTAL_MISMATCH, message, f"{pointer}/total"))
+        findings.append(_finding(COVERAGE_TOTAL_MISMATCH, message, f"{pointer}/total"))
     return covered, uncovered
 
 
@@ -130,13 +132,15 @@ def _check_schemas(schemas: dict[str, Any], findings: list[RawFinding]) -> None:
         pointer = "/schemas" + _token(name)
         if not isinstance(schema, dict) or schema.get("$schema") != DRAFT_07:
             message = f"schema {_quoted(name)} does not declare $schema {_quoted(DRAFT_07)}"
-            findings.append(_error(BUNDLE_SCHEMA_INVALID, message, pointer))
+            findings.append(_finding(BUNDLE_SCHEMA_INVALID, message, pointer))
             continue
         try:
             compile_schema(schema, True, None)
         except SchemaCompileError as error:
             message = f"schema {_quoted(name)} does not compile: {error.code} {error.message}"
-            findings.append(_error(BUNDLE_SCHEMA_INVALID, message, pointer + error.schema_pointer))
+            findings.append(
+                _finding(BUNDLE_SCHEMA_INVALID, message, pointer + error.schema_pointer)
+            )
 
 
 def _check_covered_schemas(
@@ -146,12 +150,14 @@ def _check_covered_schemas(
     for index, name in enumerate(covered):
         if name not in schemas:
             message = f"coverage.covered lists {_quoted(name)}, which is not in schemas"
-            findings.append(_error(COVERED_SCHEMAS_MISMATCH, message, f"/coverage/covered/{index}"))
+            findings.append(
+                _finding(COVERED_SCHEMAS_MISMATCH, message, f"/coverage/covered/{index}")
+            )
     listed = set(covered)
     for name in schemas:
         if name not in listed:
             message = f"schema {_quoted(name)} is not listed in coverage.covered"
-            findings.append(_error(COVERED_SCHEMAS_MISMATCH, message, "/schemas" + _token(name)))
+            findings.append(_finding(COVERED_SCHEMAS_MISMATCH, message, "/schemas" + _token(name)))
 
 
 def _check_rpc_coverage(
@@ -161,7 +167,7 @@ def _check_rpc_coverage(
         if f"rpc.{method}.result" not in schemas:
             message = f"covered RPC method {_quoted(method)} has no rpc.{method}.result schema"
             pointer = f"/coverage/rpc_results/covered/{index}"
-            findings.append(_error(RPC_COVERAGE_MISMATCH, message, pointer))
+            findings.append(_finding(RPC_COVERAGE_MISMATCH, message, pointer))
     code = RPC_COVERAGE_MISMATCH
     _check_rpc_schemas_listed(schemas, "result", set(methods), "rpc_results", code, findings)
 
@@ -181,7 +187,7 @@ def _check_rpc_schemas_listed(
         rest = name[len("rpc.") :] if name.startswith("rpc.") else ""
         if rest.endswith(suffix) and rest[: -len(suffix)] not in covered:
             message = f"schema {_quoted(name)} is not in coverage.{listing}.covered"
-            findings.append(_error(code, message, "/schemas" + _token(name)))
+            findings.append(_finding(code, message, "/schemas" + _token(name)))
 
 
 def _check_event_coverage(
@@ -192,14 +198,14 @@ def _check_event_coverage(
     for kind in kinds:
         if kind not in listed:
             message = f"event kind {_quoted(kind)} is in neither covered nor uncovered"
-            findings.append(_error(EVENT_KIND_COVERAGE_MISMATCH, message, pointer))
+            findings.append(_finding(EVENT_KIND_COVERAGE_MISMATCH, message, pointer))
     known = set(kinds)
     for member, items in zip(("covered", "uncovered"), partition):
         for index, item in enumerate(items):
             if item not in known:
                 message = f"{_quoted(item)} is not an EventKind of journal.event"
                 item_pointer = f"{pointer}/{member}/{index}"
-                findings.append(_error(EVENT_KIND_COVERAGE_MISMATCH, message, item_pointer))
+                findings.append(_finding(EVENT_KIND_COVERAGE_MISMATCH, message, item_pointer))
 
 
 def _check_params_coverage(
@@ -222,14 +228,14 @@ def _check_params_coverage(
     if not isinstance(typed, dict) or not all(isinstance(name, str) for name in typed.values()):
         message = "uncovered.typed_without_schema must be an object of Rust type names"
         findings.append(
-            _error(MALFORMED_BUNDLE, message, f"{pointer}/uncovered/typed_without_schema")
+            _finding(MALFORMED_BUNDLE, message, f"{pointer}/uncovered/typed_without_schema")
         )
         typed = None
     unresolved = _string_list(uncovered, "unresolved", f"{pointer}/uncovered/unresolved", findings)
     total = _integer(params.get("total"))
     if total is None:
         message = "coverage.rpc_params.total must be a non-negative integer"
-        findings.append(_error(MALFORMED_BUNDLE, message, f"{pointer}/total"))
+        findings.append(_finding(MALFORMED_BUNDLE, message, f"{pointer}/total"))
     if covered is None or not_read is None or typed is None or unresolved is None:
         return
     typed_methods = list(typed)
@@ -249,21 +255,23 @@ def _check_params_coverage(
                 bucket_of[item] = bucket
             elif other != bucket:
                 message = f"{_quoted(item)} is in both {other} and {bucket}"
-                findings.append(_error(COVERAGE_LISTED_TWICE, message, f"{at}/{index}"))
+                findings.append(_finding(COVERAGE_LISTED_TWICE, message, f"{at}/{index}"))
             if item not in rpc_methods:
                 message = f"{_quoted(item)} is not in the RPC inventory of coverage.rpc_results"
-                findings.append(_error(PARAMS_COVERAGE_MISMATCH, message, f"{at}/{index}"))
+                findings.append(_finding(PARAMS_COVERAGE_MISMATCH, message, f"{at}/{index}"))
     for method in sorted(rpc_methods - set(bucket_of)):
         message = f"RPC method {_quoted(method)} is in no rpc_params bucket"
-        findings.append(_error(PARAMS_COVERAGE_MISMATCH, message, pointer))
+        findings.append(_finding(PARAMS_COVERAGE_MISMATCH, message, pointer))
     listed = len(covered) + len(not_read) + len(typed_methods) + len(unresolved)
     if total is not None and total != listed:
         message = f"total is {total} but the four buckets list {listed}"
-        findings.append(_error(COVERAGE_TOTAL_MISMATCH, message, f"{pointer}/total"))
+        findings.append(_finding(COVERAGE_TOTAL_MISMATCH, message, f"{pointer}/total"))
     for index, method in enumerate(covered):
         if f"rpc.{method}.params" not in schemas:
             message = f"covered params of {_quoted(method)} have no rpc.{method}.params schema"
-            findings.append(_error(PARAMS_COVERAGE_MISMATCH, message, f"{pointer}/covered/{index}"))
+            findings.append(
+                _finding(PARAMS_COVERAGE_MISMATCH, message, f"{pointer}/covered/{index}")
+            )
     code = PARAMS_COVERAGE_MISMATCH
     _check_rpc_schemas_listed(schemas, "params", set(covered), "rpc_params", code, findings)
 
@@ -277,7 +285,7 @@ def _check_notification_coverage(
     pointer = "/coverage/notifications"
     if not isinstance(notifications.get("inventoried"), bool):
         message = "coverage.notifications.inventoried must be true or false"
-        findings.append(_error(MALFORMED_BUNDLE, message, f"{pointer}/inventoried"))
+        findings.append(_finding(MALFORMED_BUNDLE, message, f"{pointer}/inventoried"))
     at = f"{pointer}/covered"
     covered = _string_list(notifications, "covered", at, findings)
     if covered is not None:
@@ -285,17 +293,17 @@ def _check_notification_coverage(
         for index, name in enumerate(covered):
             if name not in schemas:
                 message = f"covered notification {_quoted(name)} has no schema"
-                findings.append(_error(NOTIFICATION_COVERAGE_MISMATCH, message, f"{at}/{index}"))
+                findings.append(_finding(NOTIFICATION_COVERAGE_MISMATCH, message, f"{at}/{index}"))
         for name in schemas:
             if name.startswith("notification.") and name not in covered:
                 message = f"schema {_quoted(name)} is not in coverage.notifications.covered"
                 findings.append(
-                    _error(NOTIFICATION_COVERAGE_MISMATCH, message, "/schemas" + _token(name))
+                    _finding(NOTIFICATION_COVERAGE_MISMATCH, message, "/schemas" + _token(name))
                 )
     payloads = notifications.get("host_event_payloads")
     if not isinstance(payloads, dict):
         message = "coverage.notifications.host_event_payloads must be an object"
-        findings.append(_error(MALFORMED_BUNDLE, message, f"{pointer}/host_event_payloads"))
+        findings.append(_finding(MALFORMED_BUNDLE, message, f"{pointer}/host_event_payloads"))
         return
     for kind, name in payloads.items():
         if not (isinstance(name, str) and name in schemas):
@@ -304,7 +312,7 @@ def _check_notification_coverage(
                 "which is not a schema of the bundle"
             )
             findings.append(
-                _error(
+                _finding(
                     NOTIFICATION_COVERAGE_MISMATCH,
                     message,
                     f"{pointer}/host_event_payloads{_token(kind)}",
@@ -315,22 +323,24 @@ def _check_notification_coverage(
 def bundle_findings(bundle: Any) -> list[RawFinding]:
     findings: list[RawFinding] = []
     if not isinstance(bundle, dict):
-        return [_error(MALFORMED_BUNDLE, "the wire-schema bundle must be an object", "")]
+        return [_finding(MALFORMED_BUNDLE, "the wire-schema bundle must be an object", "")]
     if bundle.get("format") != WIRE_FORMAT:
         message = f"format must be {_quoted(WIRE_FORMAT)}"
-        findings.append(_error(MALFORMED_BUNDLE, message, "/format" if "format" in bundle else ""))
+        findings.append(
+            _finding(MALFORMED_BUNDLE, message, "/format" if "format" in bundle else "")
+        )
     if bundle.get("json_schema_draft") != DRAFT_07:
         message = f"json_schema_draft must be {_quoted(DRAFT_07)}"
         pointer = "/json_schema_draft" if "json_schema_draft" in bundle else ""
-        findings.append(_error(MALFORMED_BUNDLE, message, pointer))
+        findings.append(_finding(MALFORMED_BUNDLE, message, pointer))
     schemas = bundle.get("schemas")
     if not isinstance(schemas, dict):
-        findings.append(_error(MALFORMED_BUNDLE, "schemas must be an object", "/schemas"))
+        findings.append(_finding(MALFORMED_BUNDLE, "schemas must be an object", "/schemas"))
         schemas = {}
     _check_schemas(schemas, findings)
     coverage = bundle.get("coverage")
     if not isinstance(coverage, dict):
-        findings.append(_error(MALFORMED_BUNDLE, "coverage must be an object", "/coverage"))
+        findings.append(_finding(MALFORMED_BUNDLE, "coverage must be an object", "/coverage"))
         return findings
     covered = _string_list(coverage, "covered", "/coverage/covered", findings)
     if covered is not None:
@@ -344,19 +354,19 @@ def bundle_findings(bundle: Any) -> list[RawFinding]:
                 _check_params_coverage(params, set(rpc[0]) | set(rpc[1]), schemas, findings)
             else:
                 message = "coverage.rpc_params must be an object"
-                findings.append(_error(MALFORMED_BUNDLE, message, "/coverage/rpc_params"))
+                findings.append(_finding(MALFORMED_BUNDLE, message, "/coverage/rpc_params"))
     if "notifications" in coverage:
         notifications = coverage["notifications"]
         if isinstance(notifications, dict):
             _check_notification_coverage(notifications, schemas, findings)
         else:
             message = "coverage.notifications must be an object"
-            findings.append(_error(MALFORMED_BUNDLE, message, "/coverage/notifications"))
+            findings.append(_finding(MALFORMED_BUNDLE, message, "/coverage/notifications"))
     events = _partition(coverage, "journal_event_payloads", findings)
     kinds = _event_kinds(schemas)
     if kinds is None:
         message = "journal.event has no EventKind enum (definitions.EventKind)"
-        findings.append(_error(EVENT_KIND_COVERAGE_MISMATCH, message, "/schemas/journal.event"))
+        findings.append(_finding(EVENT_KIND_COVERAGE_MISMATCH, message, "/schemas/journal.event"))
     elif events is not None:
         _check_event_coverage(events, kinds, findings)
     return findings

@@ -36,7 +36,7 @@ from ...report import RawFinding
 from ..canonical import digest_hex
 from ..validate import WireBundle
 from .arguments import _bundle_or_default, _prefixed_value_error
-from .shared import _error, _finding, _integer, _quoted
+from .shared import _finding, _integer, _quoted
 
 __all__ = ["check_rpc_params", "check_rpc_result"]
 
@@ -78,7 +78,7 @@ def _result_schema(method: str) -> str:
 
 def _schema_findings(bundle: WireBundle, name: str, value: Any) -> list[RawFinding]:
     return [
-        _finding(SCHEMA_VIOLATION, "error", message, pointer, None, schema_pointer)
+        _finding(SCHEMA_VIOLATION, message, pointer, None, schema_pointer)
         for pointer, schema_pointer, _keyword, message in bundle.validator(name).errors(value)
     ]
 
@@ -97,9 +97,9 @@ def result_findings(
     if not bundle.has_schema(_result_schema(method)):
         if _rpc_coverage(bundle, method) == "uncovered":
             message = f"unchecked: no schema in {bundle.label()} for {method} results"
-            return [_finding(UNCHECKED_METHOD, "info", message, "")], False
+            return [_finding(UNCHECKED_METHOD, message, "")], False
         message = f"unknown method {_quoted(method)}: not in the coverage of {bundle.label()}"
-        return [_finding(UNKNOWN_METHOD, "warning", message, "")], False
+        return [_finding(UNKNOWN_METHOD, message, "")], False
     findings = _schema_findings(bundle, _result_schema(method), result)
     if findings:
         return findings, False
@@ -115,7 +115,7 @@ def _count_matches(result: Any, list_member: str) -> list[RawFinding]:
     if count == entries:
         return []
     message = f"count is {count} but {list_member} has {entries} entries"
-    return [_error(COUNT_MISMATCH, message, "/count")]
+    return [_finding(COUNT_MISMATCH, message, "/count")]
 
 
 def _check_tools_list(result: Any, _catalog: Any, _digest: Any) -> list[RawFinding]:
@@ -138,9 +138,7 @@ def _check_infer(result: Any, catalog: CatalogIndex | None, _digest: Any) -> lis
                 f"usage.total_tokens is {total} but prompt_tokens + completion_tokens is "
                 f"{prompt + completion}"
             )
-            findings.append(
-                _finding(USAGE_TOTAL_MISMATCH, "warning", message, "/usage/total_tokens")
-            )
+            findings.append(_finding(USAGE_TOTAL_MISMATCH, message, "/usage/total_tokens"))
     if catalog is None:
         return findings
     revision = result["catalog_revision"]
@@ -149,18 +147,18 @@ def _check_infer(result: Any, catalog: CatalogIndex | None, _digest: Any) -> lis
             f"catalog_revision {_quoted(revision)} differs from the snapshot's "
             f"{_quoted(catalog.revision)}"
         )
-        findings.append(_error(CATALOG_REVISION_MISMATCH, message, "/catalog_revision"))
+        findings.append(_finding(CATALOG_REVISION_MISMATCH, message, "/catalog_revision"))
     model_id = result["resolved_model_id"]
     expected = catalog.row_digests.get(model_id)
     if expected is None:
         message = f"resolved_model_id {_quoted(model_id)} is not in the catalog snapshot"
-        findings.append(_error(MODEL_NOT_IN_CATALOG, message, "/resolved_model_id"))
+        findings.append(_finding(MODEL_NOT_IN_CATALOG, message, "/resolved_model_id"))
     elif result["row_digest"] != expected:
         message = (
             f"row_digest {_quoted(result['row_digest'])} differs from the snapshot row of "
             f"{_quoted(model_id)}: {_quoted(expected)}"
         )
-        findings.append(_error(INFER_ROW_DIGEST_MISMATCH, message, "/row_digest"))
+        findings.append(_finding(INFER_ROW_DIGEST_MISMATCH, message, "/row_digest"))
     return findings
 
 
@@ -172,17 +170,17 @@ def _check_tools_poll(result: Any, _catalog: Any, _digest: Any) -> list[RawFindi
     chunks = result["chunks"]
     if status == "succeeded" and "result" not in result:
         findings.append(
-            _error(POLL_PAYLOAD_MISSING, "status is succeeded but result is missing", "")
+            _finding(POLL_PAYLOAD_MISSING, "status is succeeded but result is missing", "")
         )
     if status == "failed" and result.get("error") is None:
         pointer = "/error" if "error" in result else ""
         findings.append(
-            _error(POLL_PAYLOAD_MISSING, "status is failed but error is not set", pointer)
+            _finding(POLL_PAYLOAD_MISSING, "status is failed but error is not set", pointer)
         )
     for index, chunk in enumerate(chunks[:-1]):
         if chunk["kind"] in TERMINAL_CHUNKS:
             message = f"chunk {index} is a terminal {chunk['kind']} chunk but more chunks follow it"
-            findings.append(_error(POLL_TERMINAL_CHUNK, message, f"/chunks/{index}"))
+            findings.append(_finding(POLL_TERMINAL_CHUNK, message, f"/chunks/{index}"))
     if not chunks:
         return findings
     last_index = len(chunks) - 1
@@ -190,10 +188,10 @@ def _check_tools_poll(result: Any, _catalog: Any, _digest: Any) -> list[RawFindi
     expected = TERMINAL_CHUNK_OF_STATUS.get(status)
     if expected is not None and last["kind"] != expected:
         message = f"status is {status} but the last chunk is {last['kind']}, not {expected}"
-        findings.append(_error(POLL_TERMINAL_CHUNK, message, f"/chunks/{last_index}"))
+        findings.append(_finding(POLL_TERMINAL_CHUNK, message, f"/chunks/{last_index}"))
     elif status == "running" and last["kind"] in TERMINAL_CHUNKS:
         message = f"status is running but the last chunk is the terminal {last['kind']} chunk"
-        findings.append(_error(POLL_TERMINAL_CHUNK, message, f"/chunks/{last_index}"))
+        findings.append(_finding(POLL_TERMINAL_CHUNK, message, f"/chunks/{last_index}"))
     error = result.get("error")
     if status == "failed" and last["kind"] == "error" and error is not None:
         if error != last["message"]:
@@ -201,7 +199,7 @@ def _check_tools_poll(result: Any, _catalog: Any, _digest: Any) -> list[RawFindi
                 f"error {_quoted(error)} differs from the error chunk's message "
                 f"{_quoted(last['message'])}"
             )
-            findings.append(_error(POLL_PAYLOAD_MISSING, message, "/error"))
+            findings.append(_finding(POLL_PAYLOAD_MISSING, message, "/error"))
     return findings
 
 
@@ -214,26 +212,26 @@ def _check_catalog_snapshot(result: Any, _catalog: Any, _digest: Any) -> list[Ra
         id_pointer = f"/models/{index}/model/id"
         if model_id in seen:
             message = f"model id {_quoted(model_id)} appears more than once"
-            findings.append(_error(CATALOG_DUPLICATE_ID, message, id_pointer))
+            findings.append(_finding(CATALOG_DUPLICATE_ID, message, id_pointer))
         elif previous is not None and _utf16(model_id) < _utf16(previous):
             message = (
                 f"models are not sorted by id: {_quoted(model_id)} comes after {_quoted(previous)}"
             )
-            findings.append(_error(CATALOG_UNSORTED, message, id_pointer))
+            findings.append(_finding(CATALOG_UNSORTED, message, id_pointer))
         seen.add(model_id)
         previous = model_id
         try:
             computed = digest_hex(row["model"])
         except CanonicalizationError as error:
             pointer = f"/models/{index}/model{error.pointer}"
-            findings.append(_error(error.code, error.message, pointer))
+            findings.append(_finding(error.code, error.message, pointer))
             continue
         if computed != row["row_digest"]:
             message = (
                 f"row_digest {_quoted(row['row_digest'])} is not sha256(JCS(model)) "
                 f"{_quoted(computed)}"
             )
-            findings.append(_error(ROW_DIGEST_MISMATCH, message, f"/models/{index}/row_digest"))
+            findings.append(_finding(ROW_DIGEST_MISMATCH, message, f"/models/{index}/row_digest"))
     # car-inference catalog_identity.rs: `catalog_revision(&rows)` is the canonical sha256 of
     # the rows as serialized, i.e. of the `models` array exactly as it is on the wire.
     try:
@@ -245,7 +243,7 @@ def _check_catalog_snapshot(result: Any, _catalog: Any, _digest: Any) -> list[Ra
             f"catalog_revision {_quoted(result['catalog_revision'])} is not sha256(JCS(models)) "
             f"{_quoted(computed)}"
         )
-        findings.append(_error(CATALOG_REVISION_WRONG, message, "/catalog_revision"))
+        findings.append(_finding(CATALOG_REVISION_WRONG, message, "/catalog_revision"))
     return findings
 
 
@@ -263,7 +261,7 @@ def _check_server_schema(
         f"digest {_quoted(result['digest'])} is not the sha256 of the wire-schema file's exact "
         f"bytes {_quoted(wire_schema_digest)}"
     )
-    return [_error(SCHEMA_DIGEST_MISMATCH, message, "/digest")]
+    return [_finding(SCHEMA_DIGEST_MISMATCH, message, "/digest")]
 
 
 _SEMANTIC_CHECKS = {
@@ -288,7 +286,7 @@ def _catalog_argument(
         f"violations; first at {_quoted(first_pointer or '')}: {first_message}); infer was not "
         "cross-checked"
     )
-    return None, [_finding(CATALOG_NOT_A_SNAPSHOT, "error", message, None)]
+    return None, [_finding(CATALOG_NOT_A_SNAPSHOT, message, None)]
 
 
 def check_rpc_result(
@@ -368,19 +366,19 @@ def _params_unchecked_finding(
         message = (
             f"unchecked: {label} lists the params of {method} as {category}{typed}, with no schema"
         )
-        return _finding(PARAMS_UNCHECKED, "info", message, "")
+        return _finding(PARAMS_UNCHECKED, message, "")
     if category == "notification_not_inventoried":
         message = (
             f"unchecked: notification {method} has no schema in {label}, which does not "
             "inventory server-to-client notifications yet (coverage.notifications.inventoried "
             "is false)"
         )
-        return _finding(PARAMS_UNCHECKED, "info", message, "")
+        return _finding(PARAMS_UNCHECKED, message, "")
     if category == "no_params_inventory":
         message = f"unchecked: {label} has no params schemas (no coverage.rpc_params)"
-        return _finding(PARAMS_UNCHECKED, "info", message, "")
+        return _finding(PARAMS_UNCHECKED, message, "")
     message = f"unknown method {_quoted(method)}: not in the rpc_params inventory of {label}"
-    return _finding(PARAMS_UNKNOWN_METHOD, "warning", message, "")
+    return _finding(PARAMS_UNKNOWN_METHOD, message, "")
 
 
 def _params_schema_findings(bundle: WireBundle, schema: str, params: Any) -> list[RawFinding]:

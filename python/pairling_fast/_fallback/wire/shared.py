@@ -11,24 +11,20 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from ...codes import severity
 from ...errors import CanonicalizationError
-from ...report import RawFinding, Severity
+from ...report import RawFinding
 from ..parse import escape_pointer_token
 
 
 def _finding(
     code: str,
-    severity: Severity,
     message: str,
     pointer: str | None,
     line: int | None = None,
     schema_pointer: str | None = None,
 ) -> RawFinding:
-    return (code, severity, message, line, pointer, schema_pointer)
-
-
-def _error(code: str, message: str, pointer: str | None) -> RawFinding:
-    return _finding(code, "error", message, pointer)
+    return (code, severity(code), message, line, pointer, schema_pointer)
 
 
 def _token(key: str | int) -> str:
@@ -56,8 +52,8 @@ def _json_error_finding(error: CanonicalizationError, line: int | None) -> RawFi
         message = error.message
         if error.line is not None:
             message += f" (line {error.line}, column {error.column})"
-        return _finding(error.code, "error", message, error.pointer, error.line)
+        return _finding(error.code, message, error.pointer, error.line)
     message = error.message
     if error.column is not None:
         message += f" (column {error.column})"
-    return _finding(error.code, "error", message, error.pointer, line)
+    return _finding(error.code, message, error.pointer, line)

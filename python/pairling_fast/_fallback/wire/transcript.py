@@ -21,7 +21,7 @@ from ...codes import (
     UNKNOWN_SCHEMA_DIGEST,
 )
 from ...errors import CanonicalizationError
-from ...report import RawFinding, Severity
+from ...report import RawFinding
 from ..parse import parse_json
 from ..validate import (
     default_wire_bundle,
@@ -111,10 +111,10 @@ class TranscriptChecker:
     def finish(self) -> tuple[list[RawFinding], dict[str, Any]]:
         for request in self._pending.values():
             message = f"request {request.rendered_id} ({request.method}) was never answered"
-            self._add(REQUEST_UNANSWERED, "warning", message, "/id", request.line)
+            self._add(REQUEST_UNANSWERED, message, "/id", request.line)
         for response in self._orphans.values():
             message = f"response to id {response.rendered_id} has no request"
-            self._add(RESPONSE_WITHOUT_REQUEST, "error", message, "/id", response.line)
+            self._add(RESPONSE_WITHOUT_REQUEST, message, "/id", response.line)
         findings = sorted(self._findings, key=lambda finding: finding[3] or 0)
         stats: dict[str, Any] = {"lines": self._line, **self._counts}
         stats["unanswered"] = len(self._pending)
@@ -128,18 +128,15 @@ class TranscriptChecker:
     def _add(
         self,
         code: str,
-        severity: Severity,
         message: str,
         pointer: str | None,
         line: int | None = None,
         schema_pointer: str | None = None,
     ) -> None:
-        self._findings.append(
-            _finding(code, severity, message, pointer, line or self._line, schema_pointer)
-        )
+        self._findings.append(_finding(code, message, pointer, line or self._line, schema_pointer))
 
     def _malformed(self, message: str, pointer: str) -> None:
-        self._add(MALFORMED_MESSAGE, "error", message, pointer)
+        self._add(MALFORMED_MESSAGE, message, pointer)
 
     def _feed(self, raw: bytes) -> None:
         self._line += 1
@@ -205,7 +202,7 @@ class TranscriptChecker:
         in_flight = self._pending.get(key)
         if in_flight is not None:
             message_text = f"id {rendered} is already in flight (request on line {in_flight.line})"
-            self._add(DUPLICATE_ID_IN_FLIGHT, "error", message_text, "/id")
+            self._add(DUPLICATE_ID_IN_FLIGHT, message_text, "/id")
             return
         request = _Request(method, self._line, rendered)
         response = self._orphans.pop(key, None)
@@ -244,7 +241,7 @@ class TranscriptChecker:
             message_text = (
                 f"id {rendered} is already awaiting its request (response on line {waiting.line})"
             )
-            self._add(DUPLICATE_ID_IN_FLIGHT, "error", message_text, "/id")
+            self._add(DUPLICATE_ID_IN_FLIGHT, message_text, "/id")
             return
         self._orphans[key] = response
         self._track_in_flight()
@@ -257,14 +254,14 @@ class TranscriptChecker:
         if coverage.schema is not None:
             self._params_validated += 1
             found = _params_schema_findings(self._bundle, coverage.schema, params)
-            for code, severity, message, _line, pointer, schema_pointer in found:
-                self._add(code, severity, message, f"/params{pointer}", None, schema_pointer)
+            for code, _severity, message, _line, pointer, schema_pointer in found:
+                self._add(code, message, f"/params{pointer}", None, schema_pointer)
         elif method not in self._reported_params:
             unchecked = _params_unchecked_finding(self._bundle, method, coverage)
             if unchecked is not None:
                 self._reported_params.add(method)
-                code, severity, message, _line, _pointer, _schema_pointer = unchecked
-                self._add(code, severity, message, "/method")
+                code, _severity, message, _line, _pointer, _schema_pointer = unchecked
+                self._add(code, message, "/method")
 
     def _select_bundle(self, result: Any, line: int) -> None:
         """A valid ``server.schema`` result names the wire schema the daemon speaks by its
@@ -278,7 +275,7 @@ class TranscriptChecker:
                 f"server.schema names {bundle.label()} (digest {_quoted(digest)}), but the "
                 f"transcript is checked against {self._bundle.label()} as chosen"
             )
-            self._add(SCHEMA_DIGEST_OTHER_BUNDLE, "warning", message, "/result/digest", line)
+            self._add(SCHEMA_DIGEST_OTHER_BUNDLE, message, "/result/digest", line)
         elif bundle is not None:
             self._bundle = bundle
         else:
@@ -287,27 +284,25 @@ class TranscriptChecker:
                 f"server.schema digest {_quoted(digest)} is no bundled wire schema (known: "
                 f"{known}); checked against {self._bundle.label()}"
             )
-            self._add(UNKNOWN_SCHEMA_DIGEST, "warning", message, "/result/digest", line)
+            self._add(UNKNOWN_SCHEMA_DIGEST, message, "/result/digest", line)
 
     def _check_error_object(self, error: Any) -> None:
         if not isinstance(error, dict):
-            self._add(MALFORMED_ERROR_OBJECT, "error", "error must be an object", "/error")
+            self._add(MALFORMED_ERROR_OBJECT, "error must be an object", "/error")
             return
         if "code" not in error:
-            self._add(MALFORMED_ERROR_OBJECT, "error", "error has no code", "/error")
+            self._add(MALFORMED_ERROR_OBJECT, "error has no code", "/error")
         elif isinstance(error["code"], bool) or not isinstance(error["code"], int):
-            self._add(
-                MALFORMED_ERROR_OBJECT, "error", "error.code must be an integer", "/error/code"
-            )
+            self._add(MALFORMED_ERROR_OBJECT, "error.code must be an integer", "/error/code")
         if "message" not in error:
-            self._add(MALFORMED_ERROR_OBJECT, "error", "error has no message", "/error")
+            self._add(MALFORMED_ERROR_OBJECT, "error has no message", "/error")
         elif not isinstance(error["message"], str):
             message = "error.message must be a string"
-            self._add(MALFORMED_ERROR_OBJECT, "error", message, "/error/message")
+            self._add(MALFORMED_ERROR_OBJECT, message, "/error/message")
         for member in error:
             if member not in ERROR_OBJECT_MEMBERS:
                 message = f"unexpected member {_quoted(member)} in error"
-                self._add(MALFORMED_ERROR_OBJECT, "error", message, "/error" + _token(member))
+                self._add(MALFORMED_ERROR_OBJECT, message, "/error" + _token(member))
 
     def _answer(self, request: _Request, response: _Response) -> None:
         if request.method is None or not response.has_result:
@@ -324,8 +319,8 @@ class TranscriptChecker:
         findings, valid = result_findings(
             self._bundle, request.method, response.result, self._catalog, self._wire_schema_digest
         )
-        for code, severity, message, _line, pointer, schema_pointer in findings:
-            self._add(code, severity, message, f"/result{pointer}", response.line, schema_pointer)
+        for code, _severity, message, _line, pointer, schema_pointer in findings:
+            self._add(code, message, f"/result{pointer}", response.line, schema_pointer)
         if valid and request.method == SNAPSHOT_METHOD:
             self._catalog = _catalog_index(response.result)
         if valid and request.method == "server.schema":
