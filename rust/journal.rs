@@ -1472,15 +1472,14 @@ mod tests {
 
     /// `count` chained events, one JSON line each.
     fn chained_lines(count: usize) -> Vec<String> {
-        let mut previous: Option<String> = None;
+        let mut previous = String::new();
         (0..count)
             .map(|n| {
-                let mut event = json!({"kind": "state_changed", "data": {"n": n}, "timestamp": "2026-01-01T00:00:00Z"});
-                event["prev_hash"] = json!(previous.clone().unwrap_or_default());
-                let hash = car_event::line_digest(event.to_string().as_bytes()).expect("digest");
-                event["hash"] = json!(hash);
-                previous = Some(hash);
-                event.to_string()
+                let event = json!({"kind": "state_changed", "data": {"n": n}, "timestamp": "2026-01-01T00:00:00Z"});
+                let (line, hash) =
+                    car_event::chain_line(&event.to_string(), &previous).expect("digest");
+                previous = hash;
+                line
             })
             .collect()
     }
