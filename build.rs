@@ -91,6 +91,11 @@ fn write_codes(table_path: &Path) {
             title.replace('\n', " ")
         ));
     }
+    // Every code, so a finding read back from data (a saved journal state) names its constant.
+    out.push_str(&format!(
+        "/// Every code of the table.\npub const ALL: &[&str] = &{:?};\n",
+        table.keys().collect::<Vec<_>>()
+    ));
     write_out("codes.rs", out);
 }
 
