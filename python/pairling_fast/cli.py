@@ -156,6 +156,8 @@ def _command_check(args: argparse.Namespace) -> int:
     to_terminal = args.format == "text" and args.output is None and sys.stdout.isatty()
     console = Console(no_color=True if args.no_color else None, highlight=False)
     progress = RichProgress(console) if to_terminal else None
+    state_file = args.state or config.state
+    states = _journal_states(state_file, args.dask is not None)
     cluster = ExitStack()
     try:
         manifest = _manifest(args.manifest)
@@ -165,8 +167,6 @@ def _command_check(args: argparse.Namespace) -> int:
     except (OSError, ValueError, PairlingError) as error:
         cluster.close()
         _fail(f"--dask {args.dask}: {error}")
-    state_file = args.state or config.state
-    states = _journal_states(state_file, client is not None)
     try:
         report = check_paths(
             args.paths,
