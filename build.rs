@@ -91,9 +91,12 @@ fn write_codes(table_path: &Path) {
             title.replace('\n', " ")
         ));
     }
-    // Every code, so a finding read back from data (a saved journal state) names its constant.
+    // A finding read back from data (a saved journal state) gets its code's `&'static str`.
     out.push_str(&format!(
-        "/// Every code of the table.\npub const ALL: &[&str] = &{:?};\n",
+        "/// The code `name` as the table's constant, if the table has it.\n\
+         pub fn known(name: &str) -> Option<&'static str> {{\n    \
+         const ALL: &[&str] = &{:?};\n    \
+         ALL.iter().find(|code| **code == name).copied()\n}}\n",
         table.keys().collect::<Vec<_>>()
     ));
     write_out("codes.rs", out);

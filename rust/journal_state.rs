@@ -250,11 +250,7 @@ fn mid_run(state: &Value) -> Parsed<MidRun> {
 
 fn known_code(value: &Value) -> Parsed<&'static str> {
     let name = value.as_str().ok_or("a finding code")?;
-    codes::ALL
-        .iter()
-        .find(|code| **code == name)
-        .copied()
-        .ok_or_else(|| format!("unknown finding code {name:?}"))
+    codes::known(name).ok_or_else(|| format!("unknown finding code {name:?}"))
 }
 
 fn severity(name: &str) -> Parsed<Severity> {

@@ -931,7 +931,9 @@ def _check(
     else:
         run.feed(_counted(source.read, progress))
     stats = checker.finish(run.interrupted)
-    saved = None if run.saved is None else json.dumps(run.saved, ensure_ascii=False)
+    saved = None
+    if run.saved is not None:
+        saved = json.dumps(run.saved, ensure_ascii=False, separators=(",", ":"))
     return checker.findings, stats, saved
 
 
