@@ -59,7 +59,8 @@ fn write_journal_defaults(path: &Path) {
     write_out("journal_defaults.rs", out);
 }
 
-/// One `pub const NAME: &str = "PFnnn";` per table entry, documented with its severity and title.
+/// One `pub const NAME: Code = Code { id: "PFnnn", severity: Severity::X };` per table entry,
+/// documented with its title: a finding built from the constant takes the table's severity.
 /// A malformed table stops the build with the entry to mend (the Python loader checks the same).
 fn write_codes(table_path: &Path) {
     let table = read_table(table_path);
@@ -86,18 +87,23 @@ fn write_codes(table_path: &Path) {
             "{CODE_TABLE}: [{code}] malformed code, name or severity"
         );
         assert!(names.insert(name), "{CODE_TABLE}: name {name} used twice");
+        let variant = match severity {
+            "error" => "Error",
+            "warning" => "Warning",
+            _ => "Info",
+        };
         out.push_str(&format!(
-            "/// {code} ({severity}): {}\npub const {name}: &str = {code:?};\n",
+            "/// {code} ({severity}): {}\npub const {name}: Code = Code {{ id: {code:?}, severity: Severity::{variant} }};\n",
             title.replace('\n', " ")
         ));
     }
-    // A finding read back from data (a saved journal state) gets its code's `&'static str`.
+    // A finding read back from data (a saved journal state) gets its code's constant.
     out.push_str(&format!(
-        "/// The code `name` as the table's constant, if the table has it.\n\
-         pub fn known(name: &str) -> Option<&'static str> {{\n    \
-         const ALL: &[&str] = &{:?};\n    \
-         ALL.iter().find(|code| **code == name).copied()\n}}\n",
-        table.keys().collect::<Vec<_>>()
+        "/// The code `id` as the table's constant, if the table has it.\n\
+         pub fn known(id: &str) -> Option<Code> {{\n    \
+         const ALL: &[Code] = &[{}];\n    \
+         ALL.iter().find(|code| code.id == id).copied()\n}}\n",
+        names.iter().copied().collect::<Vec<_>>().join(", ")
     ));
     write_out("codes.rs", out);
 }

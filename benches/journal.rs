@@ -46,12 +46,13 @@ fn synthetic_journal() -> Vec<u8> {
                 format!("{ids}{run}\"")
             };
             let body = format!(
-                r#"{{"kind":"{kind}","run_id":"run-{run}"{ids},"data":{{"note":"step {second}","tokens":{second},"nested":{{"b":[1,2.5,"x"],"a":null}}}},"timestamp":"2026-01-01T00:00:00.{:06}Z","prev_hash":"{previous}""#,
+                r#"{{"kind":"{kind}","run_id":"run-{run}"{ids},"data":{{"note":"step {second}","tokens":{second},"nested":{{"b":[1,2.5,"x"],"a":null}}}},"timestamp":"2026-01-01T00:00:00.{:06}Z"}}"#,
                 second % 1_000_000
             );
-            let hash = car_event::line_digest(format!("{body}}}").as_bytes())
-                .expect("a synthetic event CAR reads");
-            text.push_str(&format!("{body},\"hash\":\"{hash}\"}}\n"));
+            let (line, hash) =
+                car_event::chain_line(&body, &previous).expect("a synthetic event CAR reads");
+            text.push_str(&line);
+            text.push('\n');
             previous = hash;
         }
     }

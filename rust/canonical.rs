@@ -5,7 +5,7 @@
 //! beyond ±(2^53-1) has no exact I-JSON form, so it is an error (PF005) rather than silently
 //! rounded. Errors name the first offending value in canonical (sorted) order.
 
-use crate::codes;
+use crate::codes::{self, Code};
 use std::cmp::Ordering;
 use std::fmt;
 
@@ -19,7 +19,7 @@ pub(crate) const MAX_SAFE_INTEGER: u64 = (1 << 53) - 1;
 /// A value without an RFC 8785 canonical form.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CanonicalizationError {
-    pub code: &'static str,
+    pub code: Code,
     pub message: String,
     /// RFC 6901 pointer of the offending value (`""` for PF008).
     pub pointer: String,
@@ -166,7 +166,7 @@ pub fn cmp_utf16(left: &str, right: &str) -> Ordering {
 }
 
 struct Failure {
-    code: &'static str,
+    code: Code,
     message: &'static str,
     /// `None` for PF008, which is always reported at the root.
     pointer: Option<UnwindingPointer>,
@@ -364,7 +364,7 @@ mod tests {
 
     fn failure(value: &Value) -> (&'static str, String) {
         let error = canonicalize(value).unwrap_err();
-        (error.code, error.pointer)
+        (error.code.id, error.pointer)
     }
 
     #[test]

@@ -11,7 +11,7 @@
 //! Findings come out in document order. `_fallback/graph.py` is the same module in Python, rule
 //! for rule.
 
-use crate::codes;
+use crate::codes::{self, Code};
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::sync::OnceLock;
 
@@ -21,7 +21,7 @@ use sha2::{Digest, Sha256};
 
 use crate::canonical::{self, ByteSink, CanonicalizationError};
 use crate::parse;
-use crate::report::{Finding, Severity};
+use crate::report::Finding;
 use crate::validate;
 
 pub const MAP_SCHEMA_ID: &str = "pairling.capability-map.2.0.0";
@@ -138,9 +138,8 @@ const PROVIDER_OWNED_COLLECTIONS: [usize; 3] = [IMPLEMENTATIONS, TRANSPORTS, CAP
 struct SameProviderRule {
     field: &'static str,
     target: usize,
-    unknown_code: &'static str,
-    foreign_code: &'static str,
-    foreign_severity: Severity,
+    unknown_code: Code,
+    foreign_code: Code,
     target_noun: &'static str,
     owner_noun: &'static str,
 }
@@ -151,7 +150,6 @@ const TRANSPORTS_OF_IMPLEMENTATION: SameProviderRule = SameProviderRule {
     target: TRANSPORTS,
     unknown_code: codes::UNKNOWN_TRANSPORT,
     foreign_code: codes::FOREIGN_TRANSPORT,
-    foreign_severity: Severity::Warning,
     target_noun: "transport",
     owner_noun: "implementation",
 };
@@ -160,7 +158,6 @@ const IMPLEMENTATIONS_OF_CAPABILITY: SameProviderRule = SameProviderRule {
     target: IMPLEMENTATIONS,
     unknown_code: codes::UNKNOWN_CAPABILITY_IMPLEMENTATION,
     foreign_code: codes::FOREIGN_IMPLEMENTATION,
-    foreign_severity: Severity::Error,
     target_noun: "implementation",
     owner_noun: "capability",
 };
@@ -240,7 +237,7 @@ pub fn check_map(document: &Value, manifest: Option<&Value>) -> MapCheck {
 fn other_version(document: &Value) -> Option<Finding> {
     let version = document.get("schema_version")?.as_str()?;
     (version != MAP_SCHEMA_VERSION).then(|| {
-        error(
+        located(
             codes::UNSUPPORTED_MAP_VERSION,
             format!(
                 "capability map schema_version '{version}': pairling_fast checks schema_version \
@@ -282,7 +279,7 @@ fn schema_findings(document: &Value) -> Vec<Finding> {
             .map(Finding::from)
             .collect(),
         None => {
-            vec![Finding::error(
+            vec![Finding::new(
                 codes::INTERNAL_ERROR,
                 format!("schema {MAP_SCHEMA_ID} does not compile"),
             )
@@ -367,12 +364,8 @@ fn contains(entry: &Object, key: &str, wanted: &str) -> bool {
     texts(entry, key).any(|(_, value)| value == wanted)
 }
 
-fn error(code: &'static str, message: String, pointer: String) -> Finding {
-    Finding::error(code, message).at(pointer)
-}
-
-fn warning(code: &'static str, message: String, pointer: String) -> Finding {
-    Finding::warning(code, message).at(pointer)
+fn located(code: Code, message: String, pointer: String) -> Finding {
+    Finding::new(code, message).at(pointer)
 }
 
 #[derive(Default)]
@@ -470,7 +463,7 @@ impl<'a> Graph<'a> {
                 };
                 let first = collection.by_id[id].0;
                 if first != *index {
-                    findings.push(error(
+                    findings.push(located(
                         codes::DUPLICATE_ID,
                         format!("duplicate {id_field} '{id}': already used by /{name}/{first}"),
                         format!("/{name}/{index}/{id_field}"),
@@ -486,7 +479,7 @@ impl<'a> Graph<'a> {
                     None => {
                         owners.insert(id, (collection, index));
                     }
-                    Some(&(owner, owner_index)) => findings.push(warning(
+                    Some(&(owner, owner_index)) => findings.push(located(
                         codes::ID_REUSED_ACROSS_COLLECTIONS,
                         format!(
                             "graph id '{id}' is also the {} of /{}/{owner_index}",
@@ -506,7 +499,7 @@ impl<'a> Graph<'a> {
             for (index, entry) in &self.collections[collection].entries {
                 for (position, source_id) in texts(entry, "source_refs") {
                     if !sources.contains(source_id) {
-                        findings.push(error(
+                        findings.push(located(
                             codes::UNKNOWN_EVIDENCE_SOURCE,
                             format!("source_refs entry '{source_id}' names no evidence source"),
                             format!(
@@ -537,7 +530,7 @@ impl<'a> Graph<'a> {
             }
         }
         for (provider, pointers) in unknown {
-            findings.push(error(
+            findings.push(located(
                 codes::UNKNOWN_PROVIDER,
                 format!(
                     "provider_id '{provider}' names no provider; {}",
@@ -563,7 +556,7 @@ impl<'a> Graph<'a> {
             let pointer = format!("{base}/{field}/{position}");
             if !self.collections[rule.target].contains(target_id) {
                 let message = format!("{field} entry '{target_id}' names no {noun}");
-                findings.push(error(rule.unknown_code, message, pointer));
+                findings.push(located(rule.unknown_code, message, pointer));
                 continue;
             }
             let other_provider = self.provider_of(rule.target, target_id);
@@ -572,7 +565,6 @@ impl<'a> Graph<'a> {
                     findings.push(
                         Finding::new(
                             rule.foreign_code,
-                            rule.foreign_severity,
                             format!(
                                 "{noun} '{target_id}' belongs to provider '{other}', not to the {}'s provider '{own}'",
                                 rule.owner_noun
@@ -589,7 +581,7 @@ impl<'a> Graph<'a> {
         let document = self.document;
         if let Some(observed_at) = text(document, "observed_at") {
             if !observed_at.ends_with('Z') {
-                findings.push(error(
+                findings.push(located(
                     codes::OBSERVED_AT_NOT_UTC,
                     format!(
                         "observed_at '{observed_at}' is not in UTC (Pairling requires the 'Z' suffix)"
@@ -597,7 +589,7 @@ impl<'a> Graph<'a> {
                     "/observed_at".to_string(),
                 ));
             } else if leap_second(observed_at) {
-                findings.push(error(
+                findings.push(located(
                     codes::OBSERVED_AT_NOT_UTC,
                     format!(
                         "observed_at '{observed_at}' has second 60: RFC 3339 allows a leap second, \
@@ -620,7 +612,7 @@ impl<'a> Graph<'a> {
             .and_then(Value::as_array)
             .is_some_and(Vec::is_empty)
         {
-            findings.push(error(
+            findings.push(located(
                 codes::SCHEMA_LOOSER_THAN_PAIRLING,
                 "exclusions is empty: the schema allows it, Pairling's validator requires at least \
                  one exclusion"
@@ -636,7 +628,7 @@ impl<'a> Graph<'a> {
             if let Some(id) =
                 text(source, "source_id").filter(|id| is_graph_id(id) && !is_schema_source_id(id))
             {
-                findings.push(warning(
+                findings.push(located(
                     codes::PAIRLING_LOOSER_THAN_SCHEMA,
                     format!(
                         "source_id '{id}' is accepted by Pairling's validator but not by the \
@@ -649,7 +641,7 @@ impl<'a> Graph<'a> {
             if let Some(uri) =
                 text(source, "uri").filter(|uri| !uri.is_empty() && !direct_source_uri(uri, kind))
             {
-                findings.push(error(
+                findings.push(located(
                     codes::SOURCE_URI_NOT_DIRECT,
                     format!(
                         "uri '{uri}' is neither a direct https:// URL nor, for a checked_in_source, \
@@ -667,7 +659,7 @@ impl<'a> Graph<'a> {
             if let Some(id) = text(provider, "provider_id") {
                 let (pairling, schema) = (is_graph_id(id), is_schema_provider_id(id));
                 if pairling && !schema {
-                    findings.push(warning(
+                    findings.push(located(
                         codes::PAIRLING_LOOSER_THAN_SCHEMA,
                         format!(
                             "provider_id '{id}' is accepted by Pairling's validator but not by the \
@@ -676,7 +668,7 @@ impl<'a> Graph<'a> {
                         format!("{base}/provider_id"),
                     ));
                 } else if schema && !pairling {
-                    findings.push(error(
+                    findings.push(located(
                         codes::SCHEMA_LOOSER_THAN_PAIRLING,
                         format!(
                             "provider_id '{id}' matches the bundled schema but Pairling's \
@@ -705,7 +697,7 @@ impl<'a> Graph<'a> {
             self.same_provider(&TRANSPORTS_OF_IMPLEMENTATION, entry, &base, findings);
             let status = text(entry, "identity_status");
             if status == Some("unversioned") {
-                findings.push(warning(
+                findings.push(located(
                     codes::PAIRLING_LOOSER_THAN_SCHEMA,
                     "identity_status 'unversioned' is accepted by Pairling's validator but not by \
                      the bundled schema"
@@ -724,7 +716,7 @@ impl<'a> Graph<'a> {
             let Some(membership) = entry.get("release_membership").and_then(Value::as_object)
             else {
                 if status == Some("release_pinned") {
-                    findings.push(error(
+                    findings.push(located(
                         codes::PINNED_WITHOUT_MEMBERSHIP,
                         "identity_status is release_pinned but the implementation has no \
                          release_membership"
@@ -738,7 +730,7 @@ impl<'a> Graph<'a> {
             explicit_texts(&release, membership, &RELEASE_IDENTITY, findings);
             let runtime = text(membership, "runtime_provider_id");
             if let Some(runtime) = runtime.filter(|id| explicit(id) && !is_schema_provider_id(id)) {
-                findings.push(warning(
+                findings.push(located(
                     codes::PAIRLING_LOOSER_THAN_SCHEMA,
                     format!(
                         "runtime_provider_id '{runtime}' is accepted by Pairling's validator but \
@@ -750,7 +742,7 @@ impl<'a> Graph<'a> {
             if let (Some(runtime), Some(own)) = (runtime, own_provider) {
                 if runtime != own {
                     findings.push(
-                        Finding::info(
+                        Finding::new(
                             codes::RUNTIME_PROVIDER_DIFFERS,
                             format!(
                                 "runtime_provider_id '{runtime}' (the runtime's provider key) \
@@ -762,7 +754,7 @@ impl<'a> Graph<'a> {
                 }
             }
             if let Some(status) = status.filter(|status| *status != "release_pinned") {
-                findings.push(error(
+                findings.push(located(
                     codes::RELEASED_NOT_PINNED,
                     format!(
                         "the implementation has a release_membership but its identity_status is \
@@ -777,7 +769,7 @@ impl<'a> Graph<'a> {
             ] {
                 if let (Some(own), Some(released)) = (text(entry, field), text(membership, field)) {
                     if own != released {
-                        findings.push(error(
+                        findings.push(located(
                             code,
                             format!(
                                 "{field} '{own}' differs from the release membership's '{released}'"
@@ -800,7 +792,7 @@ impl<'a> Graph<'a> {
                     .entry((runtime, version, channel))
                     .or_insert(*index);
                 if prior != *index {
-                    findings.push(error(
+                    findings.push(located(
                         codes::AMBIGUOUS_RUNTIME_IDENTITY,
                         format!(
                             "runtime identity {runtime} {version} {channel} (runtime_provider_id, \
@@ -819,7 +811,7 @@ impl<'a> Graph<'a> {
             let base = format!("/transports/{index}");
             explicit_texts(&base, transport, &["description"], findings);
             if text(transport, "kind") == Some("manager") {
-                findings.push(error(
+                findings.push(located(
                     codes::SCHEMA_LOOSER_THAN_PAIRLING,
                     "transport kind 'manager' is in the bundled schema but not among the kinds \
                      Pairling's validator accepts"
@@ -843,7 +835,7 @@ impl<'a> Graph<'a> {
                 let mut seen = HashSet::new();
                 for (position, value) in texts(entry, "exact_exposure") {
                     if !seen.insert(value) {
-                        findings.push(error(
+                        findings.push(located(
                             codes::DUPLICATE_EXACT_EXPOSURE,
                             format!("exact_exposure entry '{value}' is repeated"),
                             format!("{base}/exact_exposure/{position}"),
@@ -853,13 +845,13 @@ impl<'a> Graph<'a> {
             }
             if let Some(shared) = text(entry, "shared_semantics") {
                 if blank(shared) {
-                    findings.push(error(
+                    findings.push(located(
                         codes::WHITESPACE_ONLY,
                         "shared_semantics is only whitespace".to_string(),
                         format!("{base}/shared_semantics"),
                     ));
                 } else if !shared.is_empty() && !is_graph_id(shared) {
-                    findings.push(warning(
+                    findings.push(located(
                         codes::PAIRLING_LOOSER_THAN_SCHEMA,
                         format!(
                             "shared_semantics '{shared}' is accepted by Pairling's validator but \
@@ -875,7 +867,7 @@ impl<'a> Graph<'a> {
                     .and_then(Value::as_str)
                     .is_some_and(explicit)
                 {
-                    findings.push(error(
+                    findings.push(located(
                         codes::LOCAL_ONLY_WITHOUT_REASON,
                         format!(
                             "remote_safety is {safety} but required_pairling_addition does not \
@@ -898,7 +890,7 @@ impl<'a> Graph<'a> {
             let implementation_id = text(binding, "implementation_id");
             let implementation = implementation_id.and_then(|id| implementations.get(id));
             if let (Some(id), None) = (implementation_id, implementation) {
-                findings.push(error(
+                findings.push(located(
                     codes::UNKNOWN_BINDING_IMPLEMENTATION,
                     format!("implementation_id '{id}' names no implementation"),
                     format!("{base}/implementation_id"),
@@ -910,7 +902,7 @@ impl<'a> Graph<'a> {
             for (position, capability_id) in texts(binding, "capability_ids") {
                 let pointer = format!("{base}/capability_ids/{position}");
                 let Some(capability) = capabilities.get(capability_id) else {
-                    findings.push(error(
+                    findings.push(located(
                         codes::UNKNOWN_BINDING_CAPABILITY,
                         format!("capability_ids entry '{capability_id}' names no capability"),
                         pointer,
@@ -922,7 +914,7 @@ impl<'a> Graph<'a> {
                         .get("implementation_ids")
                         .is_some_and(Value::is_array);
                     if listed && !contains(capability, "implementation_ids", id) {
-                        findings.push(error(
+                        findings.push(located(
                             codes::CAPABILITY_NOT_OFFERED,
                             format!(
                                 "capability '{capability_id}' does not list implementation '{id}' in its \
@@ -934,7 +926,7 @@ impl<'a> Graph<'a> {
                 }
                 let safety = text(capability, "remote_safety");
                 if safety == Some("do_not_expose") && exposed {
-                    findings.push(warning(
+                    findings.push(located(
                         codes::DO_NOT_EXPOSE_RELEASED,
                         format!(
                             "implemented and released binding exposes capability '{capability_id}' \
@@ -944,7 +936,7 @@ impl<'a> Graph<'a> {
                     ));
                 }
                 if safety == Some("confirmation") && !confirmed {
-                    findings.push(warning(
+                    findings.push(located(
                         codes::CONFIRMATION_NOT_BOUND,
                         format!(
                             "capability '{capability_id}' requires confirmation but the binding has no \
@@ -962,7 +954,7 @@ impl<'a> Graph<'a> {
             for (position, claim_id) in texts(binding, "evidence_claim_ids") {
                 let pointer = format!("{base}/evidence_claim_ids/{position}");
                 let Some(claim) = claims.get(claim_id) else {
-                    findings.push(error(
+                    findings.push(located(
                         codes::UNKNOWN_EVIDENCE_CLAIM,
                         format!("evidence_claim_ids entry '{claim_id}' names no evidence claim"),
                         pointer,
@@ -972,7 +964,7 @@ impl<'a> Graph<'a> {
                 let subject = text(claim, "subject_id");
                 if !subject.is_some_and(|id| related.contains(id)) {
                     let about = subject.map_or("no subject id".to_string(), |id| format!("'{id}'"));
-                    findings.push(error(
+                    findings.push(located(
                         codes::UNRELATED_EVIDENCE,
                         format!(
                             "evidence claim '{claim_id}' is about {about}, neither this binding \
@@ -989,7 +981,7 @@ impl<'a> Graph<'a> {
                     continue;
                 };
                 if blank(target) {
-                    findings.push(error(
+                    findings.push(located(
                         codes::WHITESPACE_ONLY,
                         "target is only whitespace".to_string(),
                         pointer.clone(),
@@ -997,7 +989,7 @@ impl<'a> Graph<'a> {
                 }
                 let length = target.chars().count();
                 if length > SCHEMA_TARGET_MAX && explicit(target) {
-                    findings.push(warning(
+                    findings.push(located(
                         codes::PAIRLING_LOOSER_THAN_SCHEMA,
                         format!(
                             "target of {length} characters is accepted by Pairling's validator but \
@@ -1011,7 +1003,7 @@ impl<'a> Graph<'a> {
             for (position, row) in objects(binding, "forbids") {
                 if let Some(kind) = text(row, "kind") {
                     if !forbidden.insert(kind) {
-                        findings.push(error(
+                        findings.push(located(
                             codes::FORBIDDEN_ACTION_REPEATED,
                             format!("forbidden action {kind} is repeated"),
                             format!("{base}/forbids/{position}"),
@@ -1026,7 +1018,7 @@ impl<'a> Graph<'a> {
                     .and_then(Value::as_str)
                     .is_some_and(explicit)
             {
-                findings.push(error(
+                findings.push(located(
                     codes::NOT_RELEASED_WITHOUT_REASON,
                     "the binding is not_released but required_pairling_addition gives no reason"
                         .to_string(),
@@ -1039,7 +1031,7 @@ impl<'a> Graph<'a> {
             if let Some(status) =
                 text(binding, "implementation_status").filter(|status| *status != "implemented")
             {
-                findings.push(error(
+                findings.push(located(
                     codes::RELEASED_NOT_IMPLEMENTED,
                     format!("release_status is released but implementation_status is '{status}'"),
                     format!("{base}/implementation_status"),
@@ -1052,7 +1044,7 @@ impl<'a> Graph<'a> {
                 .get("release_membership")
                 .is_some_and(Value::is_object)
             {
-                findings.push(error(
+                findings.push(located(
                     codes::RELEASED_BINDING_UNRELEASED_IMPLEMENTATION,
                     format!("release_status is released but implementation '{id}' has no release_membership"),
                     format!("{base}/release_status"),
@@ -1067,7 +1059,7 @@ impl<'a> Graph<'a> {
                     .and_then(Value::as_object)
                     .and_then(|eligibility| text(eligibility, "status"));
                 if status != Some(RELEASABLE) {
-                    findings.push(error(
+                    findings.push(located(
                         codes::RELEASED_NON_RELEASABLE_PROVIDER,
                         format!(
                             "release_status is released but provider '{provider_id}' is {}, not \
@@ -1097,7 +1089,7 @@ impl<'a> Graph<'a> {
                 if let Some(collection) =
                     collection.filter(|&c| !self.collections[c].contains(subject_id))
                 {
-                    findings.push(error(
+                    findings.push(located(
                         codes::UNRESOLVED_CLAIM_SUBJECT,
                         format!(
                             "subject_id '{subject_id}' names no entry of {} (subject_type {subject_type})",
@@ -1108,7 +1100,7 @@ impl<'a> Graph<'a> {
                 }
             }
             match text(claim, "classification") {
-                Some("behavioral_evidence") => findings.push(error(
+                Some("behavioral_evidence") => findings.push(located(
                     codes::SCHEMA_LOOSER_THAN_PAIRLING,
                     "classification 'behavioral_evidence' is in the bundled schema but Pairling's \
                      validator accepts vendor_surface, pairling_support, runtime_behavior and \
@@ -1117,7 +1109,7 @@ impl<'a> Graph<'a> {
                     format!("{base}/classification"),
                 )),
                 Some(classification @ ("runtime_behavior" | "exclusion")) => {
-                    findings.push(warning(
+                    findings.push(located(
                         codes::PAIRLING_LOOSER_THAN_SCHEMA,
                         format!(
                             "classification '{classification}' is accepted by Pairling's \
@@ -1140,7 +1132,7 @@ impl<'a> Graph<'a> {
             if let Some(item) = text(exclusion, "item").filter(|item| explicit(item)) {
                 let prior = *items.entry(item).or_insert(*index);
                 if prior != *index {
-                    findings.push(error(
+                    findings.push(located(
                         codes::DUPLICATE_EXCLUSION,
                         format!("exclusion item '{item}' is already /exclusions/{prior}"),
                         format!("{base}/item"),
@@ -1169,7 +1161,7 @@ impl<'a> Graph<'a> {
                 }
                 Some((recorded, Ok(expected))) => {
                     stats.digests_mismatched += 1;
-                    findings.push(error(
+                    findings.push(located(
                         codes::DIGEST_MISMATCH,
                         format!("semantic_digest mismatch: expected {expected}, found {recorded}"),
                         format!("/operation_bindings/{index}/{DIGEST_FIELD}"),
@@ -1236,13 +1228,13 @@ impl<'a> Graph<'a> {
         collection: usize,
         used: &HashSet<&str>,
         findings: &mut Vec<Finding>,
-        code: &'static str,
+        code: Code,
         message: impl Fn(&str) -> String,
     ) {
         let id_field = ID_FIELDS[collection].unwrap_or_default();
         for (index, entry) in &self.collections[collection].entries {
             if let Some(id) = text(entry, id_field).filter(|id| !used.contains(id)) {
-                findings.push(warning(
+                findings.push(located(
                     code,
                     message(id),
                     format!("/{}/{index}/{id_field}", COLLECTIONS[collection]),
@@ -1375,7 +1367,7 @@ fn objects<'a>(entry: &'a Object, key: &str) -> impl Iterator<Item = (usize, &'a
 fn explicit_texts(base: &str, entry: &Object, fields: &[&str], findings: &mut Vec<Finding>) {
     for field in fields {
         if text(entry, field).is_some_and(blank) {
-            findings.push(error(
+            findings.push(located(
                 codes::WHITESPACE_ONLY,
                 format!("{field} is only whitespace"),
                 format!("{base}/{field}"),
@@ -1387,7 +1379,7 @@ fn explicit_texts(base: &str, entry: &Object, fields: &[&str], findings: &mut Ve
 fn explicit_items(base: &str, entry: &Object, field: &str, findings: &mut Vec<Finding>) {
     for (position, value) in texts(entry, field) {
         if blank(value) {
-            findings.push(error(
+            findings.push(located(
                 codes::WHITESPACE_ONLY,
                 format!("{field} entry is only whitespace"),
                 format!("{base}/{field}/{position}"),
@@ -1415,7 +1407,7 @@ fn requirements(binding: &Object, base: &str, findings: &mut Vec<Finding>) {
         };
         let pointer = format!("{base}/requires/{position}");
         if !kinds.insert(kind) {
-            findings.push(error(
+            findings.push(located(
                 codes::REQUIREMENT_KIND_REPEATED,
                 format!("requirement kind {kind} is repeated"),
                 pointer.clone(),
@@ -1430,7 +1422,7 @@ fn requirements(binding: &Object, base: &str, findings: &mut Vec<Finding>) {
         if let Some(age) = age.filter(|age| {
             kind == "fresh_snapshot" && (1.0..=30.0).contains(age) && age.fract() == 0.0
         }) {
-            findings.push(error(
+            findings.push(located(
                 codes::MAX_AGE_NOT_INTEGER,
                 format!(
                     "max_age_seconds {age:.1} is a float: Pairling's validator wants an integer \
@@ -1448,7 +1440,7 @@ fn requirements(binding: &Object, base: &str, findings: &mut Vec<Finding>) {
                 .filter(|item| !dimensions.contains(item))
                 .collect();
             if !lacking.is_empty() {
-                findings.push(error(
+                findings.push(located(
                     codes::EXACT_IDENTITY_INCOMPLETE,
                     format!(
                         "exact_identity dimensions lack {} (an exact implementation identity is \
@@ -1459,7 +1451,7 @@ fn requirements(binding: &Object, base: &str, findings: &mut Vec<Finding>) {
                 ));
             }
             if dimensions.contains("session") != dimensions.contains("generation") {
-                findings.push(error(
+                findings.push(located(
                     codes::SESSION_WITHOUT_GENERATION,
                     "exact_identity dimensions must name session and generation together"
                         .to_string(),
@@ -1473,7 +1465,7 @@ fn requirements(binding: &Object, base: &str, findings: &mut Vec<Finding>) {
         .filter(|kind| !kinds.contains(kind))
         .collect();
     if !missing.is_empty() {
-        findings.push(error(
+        findings.push(located(
             codes::REQUIREMENT_KINDS_MISSING,
             format!(
                 "requires lacks the mandatory requirement kinds {}",
@@ -1497,21 +1489,21 @@ fn retry(binding: &Object, base: &str, findings: &mut Vec<Finding>) {
         });
     let field = |name: &str| text(retry, name);
     if field("replay") == Some("safe") && !read_only {
-        findings.push(error(
+        findings.push(located(
             codes::MUTATING_REPLAY_SAFE,
             "retry.replay is safe but the binding has effects other than return_data".to_string(),
             format!("{base}/retry/replay"),
         ));
     }
     if field("replay") == Some("recover_only") && field("recovery") == Some("unavailable") {
-        findings.push(error(
+        findings.push(located(
             codes::RECOVERY_UNAVAILABLE,
             "retry.replay is recover_only but recovery is unavailable".to_string(),
             format!("{base}/retry/recovery"),
         ));
     }
     if field("ambiguity") == Some("outcome_unknown") && field("correlation") == Some("none") {
-        findings.push(error(
+        findings.push(located(
             codes::UNCORRELATED_AMBIGUITY,
             "retry.ambiguity is outcome_unknown but correlation is none: an unknown outcome \
              could never be matched to its action"
@@ -1539,7 +1531,7 @@ struct Manifest<'m> {
 fn read_manifest<'m>(manifest: &'m Value, findings: &mut Vec<Finding>) -> Manifest<'m> {
     let mut index = Manifest::default();
     let Some(manifest) = manifest.as_object() else {
-        findings.push(error(
+        findings.push(located(
             codes::MALFORMED_MANIFEST,
             "the operation manifest is not an object".to_string(),
             String::new(),
@@ -1548,7 +1540,7 @@ fn read_manifest<'m>(manifest: &'m Value, findings: &mut Vec<Finding>) -> Manife
     };
     for field in ["operations", "release_memberships"] {
         if !manifest.get(field).is_some_and(Value::is_array) {
-            findings.push(error(
+            findings.push(located(
                 codes::MALFORMED_MANIFEST,
                 format!("the operation manifest's {field} is not an array"),
                 String::new(),
@@ -1599,7 +1591,7 @@ impl<'a> Graph<'a> {
                 released.entry(provider).or_default().insert(operation_id);
             }
             let Some(definition) = reviewed.operations.get(operation_id) else {
-                findings.push(error(
+                findings.push(located(
                     codes::OPERATION_NOT_REVIEWED,
                     format!("operation '{operation_id}' is not in the reviewed operation manifest"),
                     format!("{base}/operation_id"),
@@ -1617,7 +1609,7 @@ impl<'a> Graph<'a> {
                 let row = rows.get(kind);
                 let actual = row.map(|(_, row)| row.get(field).unwrap_or(&Value::Null));
                 if actual != Some(expected) {
-                    findings.push(error(
+                    findings.push(located(
                         codes::REQUIREMENT_DIFFERS_FROM_REVIEW,
                         format!(
                             "{kind} {field} differs from the reviewed operation's {reviewed_field} {}",
@@ -1639,7 +1631,7 @@ impl<'a> Graph<'a> {
             .collect();
         missing.sort_unstable();
         if !missing.is_empty() {
-            findings.push(error(
+            findings.push(located(
                 codes::REVIEWED_WITHOUT_BINDING,
                 format!(
                     "reviewed operations without a binding: {}",
@@ -1656,7 +1648,7 @@ impl<'a> Graph<'a> {
             .collect();
         strangers.sort_unstable();
         if !strangers.is_empty() {
-            findings.push(error(
+            findings.push(located(
                 codes::MEMBERSHIP_UNKNOWN_PROVIDER,
                 format!(
                     "release memberships of the manifest name no map provider: {}",
@@ -1680,7 +1672,7 @@ impl<'a> Graph<'a> {
                 None => "/providers".to_string(),
             };
             if actual != expected {
-                findings.push(error(
+                findings.push(located(
                     codes::RELEASED_BINDINGS_DIFFER,
                     format!(
                         "released bindings of provider '{provider_id}' differ from the manifest: \
@@ -1708,7 +1700,7 @@ impl<'a> Graph<'a> {
                 let value = release.get(field).unwrap_or(&Value::Null);
                 let expected = membership.get(field).unwrap_or(&Value::Null);
                 if value != expected {
-                    findings.push(error(
+                    findings.push(located(
                         codes::RELEASE_IDENTITY_DIFFERS,
                         format!(
                             "release {field} {} differs from the manifest's {}",

@@ -317,7 +317,7 @@ fn string_member(object: &Map<String, Value>, name: &str) -> Option<String> {
 fn check_line(raw: RawLine, options: &Options) -> CheckedLine {
     let (number, bytes, terminated) = match raw {
         RawLine::TooLong { number, length } => {
-            let finding = Finding::error(
+            let finding = Finding::new(
                 codes::LINE_TOO_LONG,
                 format!(
                     "line is {length} bytes long, over the limit of {} bytes; skipped",
@@ -344,7 +344,7 @@ fn check_line(raw: RawLine, options: &Options) -> CheckedLine {
     // feed), though JSON's whitespace has no form feed.
     if text.iter().all(u8::is_ascii_whitespace) {
         let findings = if text.contains(&0x0c) {
-            vec![Finding::warning(
+            vec![Finding::new(
                 codes::FORM_FEED_LINE,
                 "a line of whitespace with a form feed, which JSON does not count as whitespace: \
                  CAR's loader skips it as blank",
@@ -374,7 +374,7 @@ fn check_line(raw: RawLine, options: &Options) -> CheckedLine {
         Err(error) if !terminated && !car_accepts => {
             return invalid_line(
                 number,
-                Finding::error(
+                Finding::new(
                     codes::TRUNCATED_FINAL_LINE,
                     format!(
                         "the last line has no newline and is not valid JSON (truncated?): {}",
@@ -393,7 +393,7 @@ fn check_line(raw: RawLine, options: &Options) -> CheckedLine {
                 _ => codes::CAR_IGNORED_VALUE,
             };
             findings.push(
-                Finding::warning(
+                Finding::new(
                     code,
                     format!(
                         "{} ({}); CAR's event parser accepts the line",
@@ -410,7 +410,7 @@ fn check_line(raw: RawLine, options: &Options) -> CheckedLine {
             // The parser's own code (PF001 syntax, PF002 duplicate key, PF003 not UTF-8, …).
             return invalid_line(
                 number,
-                Finding::error(error.code, with_column(&error)).at(error.pointer),
+                Finding::new(error.code, with_column(&error)).at(error.pointer),
             );
         }
     };
@@ -427,7 +427,7 @@ fn check_line(raw: RawLine, options: &Options) -> CheckedLine {
         Some(other) if !car_accepts => {
             return invalid_line(
                 number,
-                Finding::error(
+                Finding::new(
                     codes::NOT_AN_OBJECT,
                     format!(
                         "a journal line must be a JSON object (an event), not {}",
@@ -438,7 +438,7 @@ fn check_line(raw: RawLine, options: &Options) -> CheckedLine {
             );
         }
         Some(other) => findings.push(
-            Finding::warning(
+            Finding::new(
                 codes::CAR_ARRAY_EVENT,
                 format!(
                     "the event is {}, not an object: CAR's parser reads an array's items as the \
@@ -461,7 +461,7 @@ fn check_line(raw: RawLine, options: &Options) -> CheckedLine {
         }
         Some(Err(_)) if car_compatible && !findings.iter().any(Finding::is_error) => {
             findings.push(
-                Finding::error(
+                Finding::new(
                     codes::CAR_REJECTS,
                     "CAR's event parser (serde_json into car-eventlog 0.58.0's Event) rejects the \
                      line",
@@ -473,7 +473,7 @@ fn check_line(raw: RawLine, options: &Options) -> CheckedLine {
     }
     if car_compatible && !terminated {
         findings.push(
-            Finding::error(
+            Finding::new(
                 codes::CAR_TORN_TAIL,
                 "the last line has no newline: CAR's read-only loader refuses the journal as a \
                  torn tail",
@@ -564,7 +564,7 @@ fn car_tolerated(finding: &Finding, event: Option<&Value>) -> Finding {
         "{} ({}); CAR's event parser accepts it",
         finding.message, finding.code
     );
-    Finding::warning(code, message).at(finding.pointer.clone().unwrap_or_default())
+    Finding::new(code, message).at(finding.pointer.clone().unwrap_or_default())
 }
 
 /// The parser's message with its column; its line is always 1 within one journal line.
@@ -639,12 +639,12 @@ fn schema_findings(
             "unknown member \"{key}\": the schema forbids it, CAR's event parser ignores it"
         );
         let pointer = format!("/{}", escape_pointer_token(key));
-        findings.push(Finding::warning(codes::CAR_TOLERATED, message).at(pointer));
+        findings.push(Finding::new(codes::CAR_TOLERATED, message).at(pointer));
     }
     for (name, _) in missing {
         let message =
             format!("no \"{name}\": the schema requires it, CAR's event parser defaults it");
-        findings.push(Finding::warning(codes::CAR_TOLERATED, message).at(""));
+        findings.push(Finding::new(codes::CAR_TOLERATED, message).at(""));
     }
     findings
 }
@@ -929,7 +929,7 @@ impl Checker {
                      line {previous_line}): an unchained event was inserted"
                 );
                 self.sink.push(
-                    Finding::error(codes::CHAIN_GAP, message)
+                    Finding::new(codes::CHAIN_GAP, message)
                         .at("")
                         .on_line(number),
                 );
@@ -941,7 +941,7 @@ impl Checker {
                     let message =
                         "chain=\"require\" but the journal starts with an event without \"hash\"";
                     self.sink.push(
-                        Finding::error(codes::CHAIN_REQUIRED, message)
+                        Finding::new(codes::CHAIN_REQUIRED, message)
                             .at("")
                             .on_line(number),
                     );
@@ -964,7 +964,7 @@ impl Checker {
                      was edited"
                 );
                 self.sink.push(
-                    Finding::error(codes::HASH_MISMATCH, message)
+                    Finding::new(codes::HASH_MISMATCH, message)
                         .at("/hash")
                         .on_line(number),
                 );
@@ -977,7 +977,7 @@ impl Checker {
                 let message = "the hash cannot be computed as CAR computes it: CAR's event \
                                parser rejects the event, so car-eventlog refuses the journal here";
                 self.sink.push(
-                    Finding::error(codes::DIGEST_UNCOMPUTABLE, message)
+                    Finding::new(codes::DIGEST_UNCOMPUTABLE, message)
                         .at("/hash")
                         .on_line(number),
                 );
@@ -987,7 +987,7 @@ impl Checker {
                 let message = "a chained event without \"timestamp\": CAR hashes the time it \
                                loads the journal instead, so this hash can never verify";
                 self.sink.push(
-                    Finding::error(codes::CHAINED_WITHOUT_TIMESTAMP, message)
+                    Finding::new(codes::CHAINED_WITHOUT_TIMESTAMP, message)
                         .at("")
                         .on_line(number),
                 );
@@ -1006,7 +1006,7 @@ impl Checker {
                      {previous_line}, hash \"{previous}\"): events were deleted or reordered"
                 );
                 self.sink.push(
-                    Finding::error(codes::LINK_MISMATCH, message)
+                    Finding::new(codes::LINK_MISMATCH, message)
                         .at("/prev_hash")
                         .on_line(number),
                 );
@@ -1034,7 +1034,7 @@ impl Checker {
         if let Some(timestamp) = facts.timestamp {
             if self.last_timestamp.is_some_and(|last| timestamp < last) {
                 self.sink.push(
-                    Finding::warning(
+                    Finding::new(
                         codes::TIMESTAMP_BACKWARDS,
                         "timestamp is earlier than the previous event's",
                     )
@@ -1073,7 +1073,7 @@ impl Checker {
                     open.line
                 );
                 self.sink.push(
-                    Finding::warning(codes::RUN_ALREADY_OPEN, message)
+                    Finding::new(codes::RUN_ALREADY_OPEN, message)
                         .at("/run_id")
                         .on_line(number),
                 );
@@ -1098,7 +1098,7 @@ impl Checker {
                 let message = format!("{kind} event for run \"{run_id}\" after its run_completed");
                 self.push_once(
                     run_id,
-                    Finding::error(codes::RUN_NOT_OPEN, message)
+                    Finding::new(codes::RUN_NOT_OPEN, message)
                         .at("/run_id")
                         .on_line(number),
                 );
@@ -1112,7 +1112,7 @@ impl Checker {
             "run_cancellation_result" if !run.cancellation_requested => {
                 let message = format!("run_cancellation_result for run \"{run_id}\" without a run_cancellation_requested");
                 self.sink.push(
-                    Finding::warning(codes::CANCELLATION_NOT_REQUESTED, message)
+                    Finding::new(codes::CANCELLATION_NOT_REQUESTED, message)
                         .at("/run_id")
                         .on_line(number),
                 );
@@ -1138,7 +1138,7 @@ impl Checker {
                 format!("{kind} event for proposal \"{proposal_id}\" after its proposal_completed");
             self.push_once(
                 proposal_id,
-                Finding::warning(codes::AFTER_PROPOSAL_COMPLETED, message)
+                Finding::new(codes::AFTER_PROPOSAL_COMPLETED, message)
                     .at("/proposal_id")
                     .on_line(number),
             );
@@ -1160,7 +1160,7 @@ impl Checker {
                     );
                     self.push_once(
                         proposal_id,
-                        Finding::error(codes::PROPOSAL_NOT_RECEIVED, message)
+                        Finding::new(codes::PROPOSAL_NOT_RECEIVED, message)
                             .at("/proposal_id")
                             .on_line(number),
                     );
@@ -1200,7 +1200,7 @@ impl Checker {
                     let id = format!("{}\u{1f}{}", key.0, key.1);
                     self.push_once(
                         &id,
-                        Finding::warning(codes::AFTER_ACTION_ENDED, message)
+                        Finding::new(codes::AFTER_ACTION_ENDED, message)
                             .at("/kind")
                             .on_line(number),
                     );
@@ -1215,7 +1215,7 @@ impl Checker {
                 key.1
             );
             self.sink.push(
-                Finding::warning(codes::SUCCEEDED_WITHOUT_EXECUTING, message)
+                Finding::new(codes::SUCCEEDED_WITHOUT_EXECUTING, message)
                     .at("/kind")
                     .on_line(number),
             );
@@ -1270,7 +1270,7 @@ impl Checker {
                     examples.join(", ")
                 );
                 at_end.push(
-                    Finding::warning(codes::BEGINS_MID_RUN, message)
+                    Finding::new(codes::BEGINS_MID_RUN, message)
                         .at("")
                         .on_line(line),
                 );
@@ -1278,7 +1278,7 @@ impl Checker {
             for (line, run_id) in &open_runs {
                 let message = format!("run \"{run_id}\" is still open at the end of the journal");
                 at_end.push(
-                    Finding::warning(codes::RUN_OPEN_AT_END, message)
+                    Finding::new(codes::RUN_OPEN_AT_END, message)
                         .at("/run_id")
                         .on_line(*line),
                 );
@@ -1287,7 +1287,7 @@ impl Checker {
                 let message =
                     format!("proposal \"{proposal_id}\" is still open at the end of the journal");
                 at_end.push(
-                    Finding::warning(codes::PROPOSAL_OPEN_AT_END, message)
+                    Finding::new(codes::PROPOSAL_OPEN_AT_END, message)
                         .at("/proposal_id")
                         .on_line(*line),
                 );
@@ -1450,10 +1450,10 @@ mod tests {
         );
         let report = check(&text, &Options::default());
         let found = codes_of(&report);
-        assert!(found.contains(&(codes::NOT_AN_OBJECT, Some(2))));
+        assert!(found.contains(&(codes::NOT_AN_OBJECT.id, Some(2))));
         assert!(found.contains(&("PF002", Some(3))));
         assert!(found.contains(&("PF001", Some(4))));
-        assert!(found.contains(&(codes::TRUNCATED_FINAL_LINE, Some(7))));
+        assert!(found.contains(&(codes::TRUNCATED_FINAL_LINE.id, Some(7))));
         assert_eq!(report.stats["invalid_lines"], 5);
     }
 
@@ -1465,21 +1465,20 @@ mod tests {
         };
         let text = format!("{STARTED}\n{}\n{COMPLETED}\n", "x".repeat(1000));
         let report = check(&text, &options);
-        assert_eq!(codes_of(&report), vec![(codes::LINE_TOO_LONG, Some(2))]);
+        assert_eq!(codes_of(&report), vec![(codes::LINE_TOO_LONG.id, Some(2))]);
         assert_eq!(report.stats["lines"], 3);
     }
 
     /// `count` chained events, one JSON line each.
     fn chained_lines(count: usize) -> Vec<String> {
-        let mut previous: Option<String> = None;
+        let mut previous = String::new();
         (0..count)
             .map(|n| {
-                let mut event = json!({"kind": "state_changed", "data": {"n": n}, "timestamp": "2026-01-01T00:00:00Z"});
-                event["prev_hash"] = json!(previous.clone().unwrap_or_default());
-                let hash = car_event::line_digest(event.to_string().as_bytes()).expect("digest");
-                event["hash"] = json!(hash);
-                previous = Some(hash);
-                event.to_string()
+                let event = json!({"kind": "state_changed", "data": {"n": n}, "timestamp": "2026-01-01T00:00:00Z"});
+                let (line, hash) =
+                    car_event::chain_line(&event.to_string(), &previous).expect("digest");
+                previous = hash;
+                line
             })
             .collect()
     }
@@ -1494,13 +1493,13 @@ mod tests {
         let mut edited = lines.clone();
         edited[2] = edited[2].replace("\"n\":2", "\"n\":7");
         let report = check(&(edited.join("\n") + "\n"), &Options::default());
-        assert_eq!(codes_of(&report), vec![(codes::HASH_MISMATCH, Some(3))]);
+        assert_eq!(codes_of(&report), vec![(codes::HASH_MISMATCH.id, Some(3))]);
         assert_eq!(report.stats["chain"], json!({"tampered_at": 2}));
 
         let mut deleted = lines;
         deleted.remove(1);
         let report = check(&(deleted.join("\n") + "\n"), &Options::default());
-        assert_eq!(codes_of(&report), vec![(codes::LINK_MISMATCH, Some(2))]);
+        assert_eq!(codes_of(&report), vec![(codes::LINK_MISMATCH.id, Some(2))]);
         assert_eq!(report.stats["chain"], json!({"tampered_at": 1}));
     }
 

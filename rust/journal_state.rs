@@ -11,7 +11,7 @@
 use serde_json::{json, Map, Value};
 
 use super::{ActionKey, Checker, ClosedWindow, FindingSink, MidRun, OpenRun, Options};
-use crate::codes;
+use crate::codes::{self, Code};
 use crate::report::{Finding, Severity};
 
 type Parsed<T> = Result<T, String>;
@@ -107,7 +107,7 @@ impl Checker {
             checker
                 .repeats
                 .seen
-                .insert((known_code(code)?, text(id)?), (index, count(later)?));
+                .insert((known_code(code)?.id, text(id)?), (index, count(later)?));
         }
         checker.mid_run = mid_run(field("mid_run")?)?;
         for entry in list(field("runs")?)? {
@@ -200,7 +200,7 @@ fn sink(options: &Options, state: &Value) -> Parsed<FindingSink> {
     let mut suppressed_codes = std::collections::BTreeMap::new();
     for (code, by_severity) in object(state.get("suppressed_codes").ok_or("suppressed_codes")?)? {
         let counts: &mut std::collections::BTreeMap<&'static str, u64> = suppressed_codes
-            .entry(known_code(&json!(code))?)
+            .entry(known_code(&json!(code))?.id)
             .or_default();
         for (name, n) in object(by_severity)? {
             counts.insert(severity(name)?.as_str(), count(n)?);
@@ -217,11 +217,12 @@ fn sink(options: &Options, state: &Value) -> Parsed<FindingSink> {
 
 fn finding(value: &Value) -> Parsed<Finding> {
     let [code, level, message, line, pointer, schema_pointer] = tuple(value)?;
-    let mut finding = Finding::new(
-        known_code(code)?,
-        severity(level.as_str().unwrap_or(""))?,
-        text(message)?,
-    );
+    let code = known_code(code)?;
+    // The table gives a code its severity: a state that says otherwise is not this table's.
+    if severity(level.as_str().unwrap_or(""))? != code.severity {
+        return Err(format!("{} is not a {level} in the code table", code.id));
+    }
+    let mut finding = Finding::new(code, text(message)?);
     finding.line = optional(line, count)?;
     finding.pointer = optional(pointer, text)?;
     finding.schema_pointer = optional(schema_pointer, text)?;
@@ -248,7 +249,7 @@ fn mid_run(state: &Value) -> Parsed<MidRun> {
     })
 }
 
-fn known_code(value: &Value) -> Parsed<&'static str> {
+fn known_code(value: &Value) -> Parsed<Code> {
     let name = value.as_str().ok_or("a finding code")?;
     codes::known(name).ok_or_else(|| format!("unknown finding code {name:?}"))
 }
@@ -336,7 +337,7 @@ mod tests {
             .ended_actions
             .insert(("p".into(), "a".into()), "action_failed".into());
         checker.sink.push(
-            Finding::warning(codes::RUN_OPEN_AT_END, "x")
+            Finding::new(codes::RUN_OPEN_AT_END, "x")
                 .at("/run_id")
                 .on_line(2),
         );

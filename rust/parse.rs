@@ -16,7 +16,7 @@
 //! `-0` is the integer 0, as in Python. `NaN`, `Infinity` and `-Infinity` are reported as PF006
 //! (not PF001) because `json.loads` accepts them as literals.
 
-use crate::codes;
+use crate::codes::{self, Code};
 use std::borrow::Cow;
 use std::fmt;
 
@@ -46,7 +46,7 @@ const INVALID_UNICODE_ESCAPE: &str = "Invalid \\uXXXX escape";
 /// Why a JSON text was rejected.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct JsonError {
-    pub code: &'static str,
+    pub code: Code,
     pub message: String,
     /// RFC 6901 pointer of the offending value; `""` for text defects.
     pub pointer: String,
@@ -147,7 +147,7 @@ enum Location {
 
 #[derive(Debug)]
 struct Failure {
-    code: &'static str,
+    code: Code,
     message: &'static str,
     location: Location,
 }
@@ -155,7 +155,7 @@ struct Failure {
 type Parsed<T> = Result<T, Box<Failure>>;
 
 impl Failure {
-    fn text(code: &'static str, message: &'static str, offset: usize) -> Box<Self> {
+    fn text(code: Code, message: &'static str, offset: usize) -> Box<Self> {
         Box::new(Self {
             code,
             message,
@@ -163,7 +163,7 @@ impl Failure {
         })
     }
 
-    fn value(code: &'static str, message: &'static str) -> Box<Self> {
+    fn value(code: Code, message: &'static str) -> Box<Self> {
         Box::new(Self {
             code,
             message,
@@ -258,7 +258,7 @@ impl<'a> Parser<'a> {
         }
     }
 
-    fn value_defect(&self, code: &'static str, message: &'static str) -> Parsed<Value> {
+    fn value_defect(&self, code: Code, message: &'static str) -> Parsed<Value> {
         if self.check_values {
             Err(Failure::value(code, message))
         } else {
@@ -665,14 +665,14 @@ mod tests {
     fn value_defect(text: &str) -> (&'static str, String) {
         let error = parse(text).expect_err(text);
         assert_eq!((error.line, error.column), (None, None), "{text}");
-        (error.code, error.pointer)
+        (error.code.id, error.pointer)
     }
 
     fn text_defect(bytes: &[u8]) -> (&'static str, String, usize, usize) {
         let error = parse_strict(bytes).expect_err("must be rejected");
         assert_eq!(error.pointer, "");
         (
-            error.code,
+            error.code.id,
             error.message,
             error.line.unwrap(),
             error.column.unwrap(),

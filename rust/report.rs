@@ -5,7 +5,7 @@
 //! reports from both backends compare field by field. Codes are documented in `docs/findings.md`.
 
 use crate::canonical::CanonicalizationError;
-use crate::codes;
+use crate::codes::{self, Code};
 use crate::parse::JsonError;
 use crate::validate::SchemaViolation;
 
@@ -40,27 +40,16 @@ pub struct Finding {
 }
 
 impl Finding {
-    pub fn new(code: &'static str, severity: Severity, message: impl Into<String>) -> Self {
+    /// A finding of `code`, with the severity the code table gives it.
+    pub fn new(code: Code, message: impl Into<String>) -> Self {
         Finding {
-            code,
-            severity,
+            code: code.id,
+            severity: code.severity,
             message: message.into(),
             line: None,
             pointer: None,
             schema_pointer: None,
         }
-    }
-
-    pub fn error(code: &'static str, message: impl Into<String>) -> Self {
-        Finding::new(code, Severity::Error, message)
-    }
-
-    pub fn warning(code: &'static str, message: impl Into<String>) -> Self {
-        Finding::new(code, Severity::Warning, message)
-    }
-
-    pub fn info(code: &'static str, message: impl Into<String>) -> Self {
-        Finding::new(code, Severity::Info, message)
     }
 
     pub fn at(mut self, pointer: impl Into<String>) -> Self {
@@ -81,12 +70,9 @@ impl Finding {
 impl From<SchemaViolation> for Finding {
     fn from(violation: SchemaViolation) -> Self {
         Finding {
-            code: codes::SCHEMA_VIOLATION,
-            severity: Severity::Error,
-            message: violation.message,
-            line: None,
             pointer: Some(violation.pointer),
             schema_pointer: Some(violation.schema_pointer),
+            ..Finding::new(codes::SCHEMA_VIOLATION, violation.message)
         }
     }
 }
@@ -100,7 +86,7 @@ impl From<JsonError> for Finding {
             }
             _ => error.message,
         };
-        let finding = Finding::error(error.code, message).at(error.pointer);
+        let finding = Finding::new(error.code, message).at(error.pointer);
         match error.line {
             Some(line) => finding.on_line(line as u64),
             None => finding,
@@ -110,6 +96,6 @@ impl From<JsonError> for Finding {
 
 impl From<CanonicalizationError> for Finding {
     fn from(error: CanonicalizationError) -> Self {
-        Finding::error(error.code, error.message).at(error.pointer)
+        Finding::new(error.code, error.message).at(error.pointer)
     }
 }

@@ -2,7 +2,7 @@
 //! checks. `python/pairling_fast/_fallback/validate.py` mirrors this module; keep them in step
 //! (the rules are written down in `docs/formats.md` and `docs/architecture.md`).
 
-use crate::codes;
+use crate::codes::{self, Code};
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
@@ -27,7 +27,7 @@ pub struct SchemaViolation {
 pub struct CompileError {
     /// `PF102`: the schema is invalid; `PF103`: a `$ref` cannot be resolved (a remote one never
     /// is).
-    pub code: &'static str,
+    pub code: Code,
     pub message: String,
     /// Where in the schema the problem is (`""` when the resolver does not say).
     pub schema_pointer: String,

@@ -3,19 +3,22 @@
 ``codes.toml`` gives each code its constant name, default severity, title and description; this
 module turns it into ``CODES`` (for ``pairling-fast explain``, SARIF and ``docs/findings.md``) and
 into module constants named by the table (``codes.NOT_AN_OBJECT`` is PF301), which the Python
-layer and the fallback emit. The Rust core reads the same file in build.rs, so a code exists in
-one place. Regenerate the docs with
+layer and the fallback emit; a finding takes its severity from the table (``severity(code)``,
+``Finding.of``), never from the place that emits it. The Rust core reads the same file in
+build.rs, so a code exists in one place. Regenerate the docs with
 ``python -m pairling_fast explain --all --markdown > docs/findings.md`` (a test keeps them in sync).
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, NamedTuple, cast
+from typing import TYPE_CHECKING, Literal, NamedTuple, cast
 
 from ._tables import read_table
-from .report import SEVERITIES, Severity
 
-__all__ = ["CODES", "NAMES", "CodeInfo"]
+__all__ = ["CODES", "NAMES", "SEVERITIES", "CodeInfo", "Severity", "severity"]
+
+Severity = Literal["info", "warning", "error"]
+SEVERITIES: tuple[Severity, ...] = ("info", "warning", "error")
 
 
 class CodeInfo(NamedTuple):
@@ -43,6 +46,12 @@ NAMES: dict[str, str]
 """Constant name → code (NOT_AN_OBJECT → PF301), as build.rs names them in Rust."""
 CODES, NAMES = _load()
 globals().update(NAMES)
+
+
+def severity(code: str) -> Severity:
+    """The severity ``codes.toml`` gives ``code``, which every finding of it carries."""
+    return CODES[code].severity
+
 
 if TYPE_CHECKING:
     # The constants are made from the table at import; to the type checker each one is a str,

@@ -207,7 +207,7 @@ def _why_not_resumable(
             f"the journal was verified under other options last time ({', '.join(changed)}): "
             "checked in full"
         )
-        return Finding(STATE_OPTIONS_CHANGED, "info", message, path, None, ""), None
+        return Finding.of(STATE_OPTIONS_CHANGED, message, path, None, ""), None
     why = None
     if (device, inode) != (info.st_dev, info.st_ino):
         why = "the path is another file than the one verified (device and inode differ)"
@@ -222,7 +222,7 @@ def _why_not_resumable(
         f"the verified prefix changed since the last run: {prefix}, verified then; {why}. A "
         "journal is only appended to: it was edited, truncated or replaced. Checked in full"
     )
-    return Finding(VERIFIED_PREFIX_CHANGED, "error", message, path, None, ""), None
+    return Finding.of(VERIFIED_PREFIX_CHANGED, message, path, None, ""), None
 
 
 def check_with_state(

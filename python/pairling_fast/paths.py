@@ -353,12 +353,12 @@ def _check_one(
                 findings = _with_lines(result.kind, candidate.path, report.findings)
             result.stats = dict(report.stats)
     except DocumentTooLarge as error:
-        findings = [Finding(TOO_LARGE, "error", os_reason(error))]
+        findings = [Finding.of(TOO_LARGE, os_reason(error))]
     except OSError as error:
-        findings = [Finding(UNREADABLE, "error", os_reason(error))]
+        findings = [Finding.of(UNREADABLE, os_reason(error))]
     except Exception as error:  # one file's failure never stops the others
         message = f"the {result.kind} check failed: {type(error).__name__}: {error}"
-        findings = [Finding(INTERNAL_ERROR, "error", message)]
+        findings = [Finding.of(INTERNAL_ERROR, message)]
     result.not_listed = _not_listed(result.stats, severities)
     result.findings = _capped(
         _apply_severities(findings, severities, candidate.display),

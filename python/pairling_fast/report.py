@@ -8,17 +8,16 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any, Literal, Optional
+from typing import Any, Optional
+
+from .codes import SEVERITIES, Severity, severity
 
 __all__ = ["REPORT_VERSION", "SEVERITIES", "Finding", "RawFinding", "Report", "Severity"]
 
 REPORT_VERSION = 1
 
-Severity = Literal["info", "warning", "error"]
-
 RawFinding = tuple[str, Severity, str, Optional[int], Optional[str], Optional[str]]
 """A finding as both engines return it: (code, severity, message, line, pointer, schema_pointer)."""
-SEVERITIES: tuple[Severity, ...] = ("info", "warning", "error")
 
 
 @dataclass(frozen=True)
@@ -51,6 +50,20 @@ class Finding:
             "schema_pointer": self.schema_pointer,
             "column": self.column,
         }
+
+    @classmethod
+    def of(
+        cls,
+        code: str,
+        message: str,
+        path: str | None = None,
+        line: int | None = None,
+        pointer: str | None = None,
+        schema_pointer: str | None = None,
+        column: int | None = None,
+    ) -> Finding:
+        """A finding of ``code`` with the severity ``codes.toml`` gives it."""
+        return cls(code, severity(code), message, path, line, pointer, schema_pointer, column)
 
     @classmethod
     def from_raw(cls, raw: RawFinding, path: str | None = None) -> Finding:

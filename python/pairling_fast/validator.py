@@ -15,10 +15,9 @@ __all__ = ["SCHEMA_VIOLATION", "Validator", "schema_validator"]
 
 def _violation_finding(raw: _backend.RawViolation) -> Finding:
     pointer, schema_pointer, _keyword, message = raw
-    return Finding(
-        code=SCHEMA_VIOLATION,
-        severity="error",
-        message=message,
+    return Finding.of(
+        SCHEMA_VIOLATION,
+        message,
         pointer=pointer,
         schema_pointer=schema_pointer,
     )
@@ -29,10 +28,9 @@ def json_error_finding(error: CanonicalizationError) -> Finding:
     message = error.message
     if error.line is not None:
         message += f" (line {error.line}, column {error.column})"
-    return Finding(
-        code=error.code,
-        severity="error",
-        message=message,
+    return Finding.of(
+        error.code,
+        message,
         line=error.line,
         pointer=error.pointer,
         column=error.column if error.line is not None else None,

@@ -180,5 +180,5 @@ class Walker:
         self.files.append(Candidate(path, display, info.st_size))
 
     def _unreadable(self, display: str, reason: str) -> None:
-        finding = Finding(UNREADABLE, "error", reason, path=display)
+        finding = Finding.of(UNREADABLE, reason, path=display)
         self.unreadable.append(FileResult(display, None, [finding]))

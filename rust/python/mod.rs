@@ -60,7 +60,7 @@ fn canonicalization_error(py: Python<'_>, error: CanonicalizationError) -> PyErr
     raise(
         py,
         "CanonicalizationError",
-        (error.code, error.message, error.pointer, none, none),
+        (error.code.id, error.message, error.pointer, none, none),
     )
 }
 
@@ -69,7 +69,7 @@ fn json_error(py: Python<'_>, error: JsonError) -> PyErr {
         py,
         "CanonicalizationError",
         (
-            error.code,
+            error.code.id,
             error.message,
             error.pointer,
             error.line,
@@ -82,7 +82,7 @@ fn compile_error(py: Python<'_>, error: CompileError) -> PyErr {
     raise(
         py,
         "SchemaCompileError",
-        (error.code, error.message, error.schema_pointer),
+        (error.code.id, error.message, error.schema_pointer),
     )
 }
 

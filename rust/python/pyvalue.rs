@@ -2,7 +2,7 @@
 //! `docs/architecture.md` with the same codes and pointers as `_fallback/parse.py::check_value`,
 //! and the canonical form (RFC 8785) of Python objects written without building a `Value`.
 
-use crate::codes;
+use crate::codes::{self, Code};
 use std::os::raw::c_char;
 
 use pyo3::ffi;
@@ -58,7 +58,7 @@ unsafe fn utf8_at<'a>(string: *mut ffi::PyObject) -> Option<&'a str> {
 /// A conversion failure; the pointer is collected in reverse while the error unwinds, so the
 /// success path never builds one.
 struct Unconvertible {
-    code: &'static str,
+    code: Code,
     message: String,
     reversed_tokens: Vec<String>,
     /// Too-deep values are reported at the root (pointer ""), as the parser does.
@@ -66,7 +66,7 @@ struct Unconvertible {
 }
 
 impl Unconvertible {
-    fn new(code: &'static str, message: impl Into<String>) -> Self {
+    fn new(code: Code, message: impl Into<String>) -> Self {
         Unconvertible {
             code,
             message: message.into(),

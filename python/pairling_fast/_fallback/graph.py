@@ -76,9 +76,10 @@ from ..codes import (
     UNSUPPORTED_MAP_VERSION,
     VERSION_DIFFERS_FROM_MEMBERSHIP,
     WHITESPACE_ONLY,
+    severity,
 )
 from ..errors import CanonicalizationError
-from ..report import RawFinding, Severity
+from ..report import RawFinding
 from .canonical import canonicalize, digest_hex
 from .parse import check_value, parse_json, unescape_pointer_token
 from .validate import CompiledSchema, bundled_schema, compile_schema
@@ -193,20 +194,8 @@ if TYPE_CHECKING:
 Entry = tuple[int, dict[str, Any]]
 
 
-def _finding(code: str, severity: Severity, message: str, pointer: str) -> RawFinding:
-    return (code, severity, message, None, pointer, None)
-
-
-def _error(code: str, message: str, pointer: str) -> RawFinding:
-    return _finding(code, "error", message, pointer)
-
-
-def _warning(code: str, message: str, pointer: str) -> RawFinding:
-    return _finding(code, "warning", message, pointer)
-
-
-def _info(code: str, message: str, pointer: str) -> RawFinding:
-    return _finding(code, "info", message, pointer)
+def _finding(code: str, message: str, pointer: str) -> RawFinding:
+    return (code, severity(code), message, None, pointer, None)
 
 
 def _is_array(value: Any) -> TypeGuard[list[Any] | tuple[Any, ...]]:
@@ -373,7 +362,7 @@ def _uniqueness(graph: _Map) -> Iterator[RawFinding]:
         for i, entry in graph.entries[collection]:
             entry_id = _text(entry, id_field)
             if entry_id is not None and first[entry_id] != i:
-                yield _error(
+                yield _finding(
                     DUPLICATE_ID,
                     f"duplicate {id_field} '{entry_id}': already used by "
                     f"/{collection}/{first[entry_id]}",
@@ -388,7 +377,7 @@ def _uniqueness(graph: _Map) -> Iterator[RawFinding]:
                 owners[entry_id] = (collection, i)
                 continue
             owner_collection, owner_index = owner
-            yield _warning(
+            yield _finding(
                 ID_REUSED_ACROSS_COLLECTIONS,
                 f"graph id '{entry_id}' is also the {ID_FIELDS[owner_collection]} of "
                 f"/{owner_collection}/{owner_index}",
@@ -402,7 +391,7 @@ def _source_refs(graph: _Map) -> Iterator[RawFinding]:
         for i, entry in graph.entries[collection]:
             for j, source_id in _texts(entry, "source_refs"):
                 if source_id not in sources:
-                    yield _error(
+                    yield _finding(
                         UNKNOWN_EVIDENCE_SOURCE,
                         f"source_refs entry '{source_id}' names no evidence source",
                         f"/{collection}/{i}/source_refs/{j}",
@@ -419,7 +408,7 @@ def _providers(graph: _Map) -> Iterator[RawFinding]:
             if provider is not None and not graph.known_provider(provider):
                 unknown.setdefault(provider, []).append(f"/{collection}/{i}/provider_id")
     for provider, pointers in unknown.items():
-        yield _error(
+        yield _finding(
             UNKNOWN_PROVIDER,
             f"provider_id '{provider}' names no provider; {_references(pointers)}",
             pointers[0],
@@ -428,14 +417,13 @@ def _providers(graph: _Map) -> Iterator[RawFinding]:
 
 class _SameProviderRule(NamedTuple):
     """Each entry of ``field`` names an entry of ``target`` (else ``unknown_code``) that belongs to
-    the referring entry's provider (else ``foreign_code`` at ``foreign_severity``, when both
-    providers are known)."""
+    the referring entry's provider (else ``foreign_code``, when both providers are
+    known)."""
 
     field: str
     target: str
     unknown_code: str
     foreign_code: str
-    foreign_severity: Severity
     target_noun: str
     owner_noun: str
 
@@ -446,7 +434,6 @@ TRANSPORTS_OF_IMPLEMENTATION = _SameProviderRule(
     "transports",
     UNKNOWN_TRANSPORT,
     FOREIGN_TRANSPORT,
-    "warning",
     "transport",
     "implementation",
 )
@@ -455,7 +442,6 @@ IMPLEMENTATIONS_OF_CAPABILITY = _SameProviderRule(
     "implementations",
     UNKNOWN_CAPABILITY_IMPLEMENTATION,
     FOREIGN_IMPLEMENTATION,
-    "error",
     "implementation",
     "capability",
 )
@@ -469,13 +455,12 @@ def _same_provider(
         pointer = f"{base}/{rule.field}/{j}"
         if target_id not in graph.index[rule.target]:
             message = f"{rule.field} entry '{target_id}' names no {rule.target_noun}"
-            yield _error(rule.unknown_code, message, pointer)
+            yield _finding(rule.unknown_code, message, pointer)
             continue
         other = graph.provider_of(rule.target, target_id)
         if own_provider is not None and other not in (None, own_provider):
             yield _finding(
                 rule.foreign_code,
-                rule.foreign_severity,
                 f"{rule.target_noun} '{target_id}' belongs to provider '{other}', not to the "
                 f"{rule.owner_noun}'s provider '{own_provider}'",
                 pointer,
@@ -487,13 +472,13 @@ def _explicit_texts(
 ) -> Iterator[RawFinding]:
     for field in fields:
         if _blank(entry.get(field)):
-            yield _error(WHITESPACE_ONLY, f"{field} is only whitespace", f"{base}/{field}")
+            yield _finding(WHITESPACE_ONLY, f"{field} is only whitespace", f"{base}/{field}")
 
 
 def _explicit_items(base: str, entry: dict[str, Any], field: str) -> Iterator[RawFinding]:
     for j, value in _texts(entry, field):
         if _blank(value):
-            yield _error(
+            yield _finding(
                 WHITESPACE_ONLY, f"{field} entry is only whitespace", f"{base}/{field}/{j}"
             )
 
@@ -502,13 +487,13 @@ def _document(graph: _Map) -> Iterator[RawFinding]:
     document = graph.document
     observed_at = _text(document, "observed_at")
     if observed_at is not None and not observed_at.endswith("Z"):
-        yield _error(
+        yield _finding(
             OBSERVED_AT_NOT_UTC,
             f"observed_at '{observed_at}' is not in UTC (Pairling requires the 'Z' suffix)",
             "/observed_at",
         )
     elif observed_at is not None and _leap_second(observed_at):
-        yield _error(
+        yield _finding(
             OBSERVED_AT_NOT_UTC,
             f"observed_at '{observed_at}' has second 60: RFC 3339 allows a leap second, "
             "Pairling's timestamp parser does not",
@@ -521,7 +506,7 @@ def _document(graph: _Map) -> Iterator[RawFinding]:
         )
     exclusions = document.get("exclusions")
     if _is_array(exclusions) and not exclusions:
-        yield _error(
+        yield _finding(
             SCHEMA_LOOSER_THAN_PAIRLING,
             "exclusions is empty: the schema allows it, Pairling's validator requires at least "
             "one exclusion",
@@ -534,7 +519,7 @@ def _sources(graph: _Map) -> Iterator[RawFinding]:
         base = f"/evidence_sources/{i}"
         source_id = _text(source, "source_id")
         if source_id is not None and _graph_id(source_id) and not _schema_source_id(source_id):
-            yield _warning(
+            yield _finding(
                 PAIRLING_LOOSER_THAN_SCHEMA,
                 f"source_id '{source_id}' is accepted by Pairling's validator but not by the "
                 "bundled schema's source_id pattern ^[a-z][a-z0-9-]{1,127}$",
@@ -542,7 +527,7 @@ def _sources(graph: _Map) -> Iterator[RawFinding]:
             )
         uri = _text(source, "uri")
         if uri and not _direct_source_uri(uri, source.get("kind")):
-            yield _error(
+            yield _finding(
                 SOURCE_URI_NOT_DIRECT,
                 f"uri '{uri}' is neither a direct https:// URL nor, for a checked_in_source, a "
                 "relative repository path",
@@ -556,14 +541,14 @@ def _provider_entries(graph: _Map) -> Iterator[RawFinding]:
         provider_id = _text(provider, "provider_id")
         if provider_id is not None and _graph_id(provider_id) != _schema_provider_id(provider_id):
             if _graph_id(provider_id):
-                yield _warning(
+                yield _finding(
                     PAIRLING_LOOSER_THAN_SCHEMA,
                     f"provider_id '{provider_id}' is accepted by Pairling's validator but not by "
                     "the bundled schema's provider_id pattern ^[a-z][a-z0-9_]{0,63}$",
                     f"{base}/provider_id",
                 )
             elif _schema_provider_id(provider_id):
-                yield _error(
+                yield _finding(
                     SCHEMA_LOOSER_THAN_PAIRLING,
                     f"provider_id '{provider_id}' matches the bundled schema but Pairling's "
                     "validator requires ids of at least two characters",
@@ -585,7 +570,7 @@ def _implementations(graph: _Map) -> Iterator[RawFinding]:
         yield from _same_provider(graph, TRANSPORTS_OF_IMPLEMENTATION, entry, base)
         status = _text(entry, "identity_status")
         if status == "unversioned":
-            yield _warning(
+            yield _finding(
                 PAIRLING_LOOSER_THAN_SCHEMA,
                 "identity_status 'unversioned' is accepted by Pairling's validator but not by the "
                 "bundled schema",
@@ -597,7 +582,7 @@ def _implementations(graph: _Map) -> Iterator[RawFinding]:
         membership = entry.get("release_membership")
         if not isinstance(membership, dict):
             if status == "release_pinned":
-                yield _error(
+                yield _finding(
                     PINNED_WITHOUT_MEMBERSHIP,
                     "identity_status is release_pinned but the implementation has no "
                     "release_membership",
@@ -608,21 +593,21 @@ def _implementations(graph: _Map) -> Iterator[RawFinding]:
         yield from _explicit_texts(release, membership, RELEASE_IDENTITY)
         runtime = _text(membership, "runtime_provider_id")
         if _explicit(runtime) and not _schema_provider_id(runtime or ""):
-            yield _warning(
+            yield _finding(
                 PAIRLING_LOOSER_THAN_SCHEMA,
                 f"runtime_provider_id '{runtime}' is accepted by Pairling's validator but not "
                 "by the bundled schema's provider_id pattern",
                 f"{release}/runtime_provider_id",
             )
         if runtime is not None and own_provider is not None and runtime != own_provider:
-            yield _info(
+            yield _finding(
                 RUNTIME_PROVIDER_DIFFERS,
                 f"runtime_provider_id '{runtime}' (the runtime's provider key) differs from the "
                 f"map provider '{own_provider}'",
                 f"{release}/runtime_provider_id",
             )
         if status is not None and status != "release_pinned":
-            yield _error(
+            yield _finding(
                 RELEASED_NOT_PINNED,
                 f"the implementation has a release_membership but its identity_status is "
                 f"'{status}', not release_pinned",
@@ -634,7 +619,7 @@ def _implementations(graph: _Map) -> Iterator[RawFinding]:
         ):
             own, released = _text(entry, field), _text(membership, field)
             if own is not None and released is not None and own != released:
-                yield _error(
+                yield _finding(
                     code,
                     f"{field} '{own}' differs from the release membership's '{released}'",
                     f"{base}/{field}",
@@ -646,7 +631,7 @@ def _implementations(graph: _Map) -> Iterator[RawFinding]:
             key = (identity[0] or "", identity[1] or "", identity[2] or "")
             prior = runtime_identities.setdefault(key, i)
             if prior != i:
-                yield _error(
+                yield _finding(
                     AMBIGUOUS_RUNTIME_IDENTITY,
                     f"runtime identity {key[0]} {key[1]} {key[2]} (runtime_provider_id, "
                     f"provider_version, provider_channel) is also /implementations/{prior}'s: "
@@ -660,7 +645,7 @@ def _transports(graph: _Map) -> Iterator[RawFinding]:
         base = f"/transports/{i}"
         yield from _explicit_texts(base, transport, ("description",))
         if _text(transport, "kind") == "manager":
-            yield _error(
+            yield _finding(
                 SCHEMA_LOOSER_THAN_PAIRLING,
                 "transport kind 'manager' is in the bundled schema but not among the kinds "
                 "Pairling's validator accepts",
@@ -679,7 +664,7 @@ def _capabilities(graph: _Map) -> Iterator[RawFinding]:
             seen: set[str] = set()
             for j, value in _texts(entry, "exact_exposure"):
                 if value in seen:
-                    yield _error(
+                    yield _finding(
                         DUPLICATE_EXACT_EXPOSURE,
                         f"exact_exposure entry '{value}' is repeated",
                         f"{base}/exact_exposure/{j}",
@@ -687,11 +672,11 @@ def _capabilities(graph: _Map) -> Iterator[RawFinding]:
                 seen.add(value)
         shared = _text(entry, "shared_semantics")
         if _blank(shared):
-            yield _error(
+            yield _finding(
                 WHITESPACE_ONLY, "shared_semantics is only whitespace", f"{base}/shared_semantics"
             )
         elif shared and not _graph_id(shared):
-            yield _warning(
+            yield _finding(
                 PAIRLING_LOOSER_THAN_SCHEMA,
                 f"shared_semantics '{shared}' is accepted by Pairling's validator but is not a "
                 "graph id as the bundled schema requires",
@@ -699,7 +684,7 @@ def _capabilities(graph: _Map) -> Iterator[RawFinding]:
             )
         safety = _text(entry, "remote_safety")
         if safety in LOCAL_ONLY and not _explicit(entry.get("required_pairling_addition")):
-            yield _error(
+            yield _finding(
                 LOCAL_ONLY_WITHOUT_REASON,
                 f"remote_safety is {safety} but required_pairling_addition does not say why or "
                 "what would make it safe",
@@ -718,7 +703,9 @@ def _requirements(binding: dict[str, Any], base: str) -> Iterator[RawFinding]:
             continue
         pointer = f"{base}/requires/{j}"
         if kind in kinds:
-            yield _error(REQUIREMENT_KIND_REPEATED, f"requirement kind {kind} is repeated", pointer)
+            yield _finding(
+                REQUIREMENT_KIND_REPEATED, f"requirement kind {kind} is repeated", pointer
+            )
         kinds.add(kind)
         age = requirement.get("max_age_seconds")
         if (
@@ -727,7 +714,7 @@ def _requirements(binding: dict[str, Any], base: str) -> Iterator[RawFinding]:
             and age.is_integer()
             and 1 <= age <= 30
         ):
-            yield _error(
+            yield _finding(
                 MAX_AGE_NOT_INTEGER,
                 f"max_age_seconds {age!r} is a float: Pairling's validator wants an integer "
                 "literal (and its digest of the binding differs)",
@@ -737,21 +724,21 @@ def _requirements(binding: dict[str, Any], base: str) -> Iterator[RawFinding]:
             dimensions = {value for _, value in _texts(requirement, "dimensions")}
             lacking = [item for item in EXACT_DIMENSIONS if item not in dimensions]
             if lacking:
-                yield _error(
+                yield _finding(
                     EXACT_IDENTITY_INCOMPLETE,
                     f"exact_identity dimensions lack {', '.join(lacking)} (an exact "
                     "implementation identity is provider, implementation and binding)",
                     f"{pointer}/dimensions",
                 )
             if ("session" in dimensions) != ("generation" in dimensions):
-                yield _error(
+                yield _finding(
                     SESSION_WITHOUT_GENERATION,
                     "exact_identity dimensions must name session and generation together",
                     f"{pointer}/dimensions",
                 )
     missing = [kind for kind in MANDATORY_REQUIREMENTS if kind not in kinds]
     if missing:
-        yield _error(
+        yield _finding(
             REQUIREMENT_KINDS_MISSING,
             f"requires lacks the mandatory requirement kinds {', '.join(missing)}",
             f"{base}/requires",
@@ -772,19 +759,19 @@ def _retry(binding: dict[str, Any], base: str) -> Iterator[RawFinding]:
     replay, recovery = _text(retry, "replay"), _text(retry, "recovery")
     ambiguity, correlation = _text(retry, "ambiguity"), _text(retry, "correlation")
     if replay == "safe" and not read_only:
-        yield _error(
+        yield _finding(
             MUTATING_REPLAY_SAFE,
             "retry.replay is safe but the binding has effects other than return_data",
             f"{base}/retry/replay",
         )
     if replay == "recover_only" and recovery == "unavailable":
-        yield _error(
+        yield _finding(
             RECOVERY_UNAVAILABLE,
             "retry.replay is recover_only but recovery is unavailable",
             f"{base}/retry/recovery",
         )
     if ambiguity == "outcome_unknown" and correlation == "none":
-        yield _error(
+        yield _finding(
             UNCORRELATED_AMBIGUITY,
             "retry.ambiguity is outcome_unknown but correlation is none: an unknown outcome "
             "could never be matched to its action",
@@ -813,7 +800,7 @@ def _bindings(graph: _Map) -> Iterator[RawFinding]:
             implementations.get(implementation_id) if implementation_id is not None else None
         )
         if implementation_id is not None and implementation is None:
-            yield _error(
+            yield _finding(
                 UNKNOWN_BINDING_IMPLEMENTATION,
                 f"implementation_id '{implementation_id}' names no implementation",
                 f"{base}/implementation_id",
@@ -825,7 +812,7 @@ def _bindings(graph: _Map) -> Iterator[RawFinding]:
             pointer = f"{base}/capability_ids/{j}"
             capability = capabilities.get(capability_id)
             if capability is None:
-                yield _error(
+                yield _finding(
                     UNKNOWN_BINDING_CAPABILITY,
                     f"capability_ids entry '{capability_id}' names no capability",
                     pointer,
@@ -836,7 +823,7 @@ def _bindings(graph: _Map) -> Iterator[RawFinding]:
                 and _is_array(capability.get("implementation_ids"))
                 and not _contains(capability, "implementation_ids", implementation_id or "")
             ):
-                yield _error(
+                yield _finding(
                     CAPABILITY_NOT_OFFERED,
                     f"capability '{capability_id}' does not list implementation "
                     f"'{implementation_id}' in its implementation_ids",
@@ -844,14 +831,14 @@ def _bindings(graph: _Map) -> Iterator[RawFinding]:
                 )
             safety = _text(capability, "remote_safety")
             if safety == "do_not_expose" and exposed:
-                yield _warning(
+                yield _finding(
                     DO_NOT_EXPOSE_RELEASED,
                     f"implemented and released binding exposes capability '{capability_id}' "
                     "whose remote_safety is do_not_expose",
                     pointer,
                 )
             if safety == "confirmation" and not confirmed:
-                yield _warning(
+                yield _finding(
                     CONFIRMATION_NOT_BOUND,
                     f"capability '{capability_id}' requires confirmation but the binding has no "
                     "confirmation requirement with a mode other than none",
@@ -864,14 +851,14 @@ def _bindings(graph: _Map) -> Iterator[RawFinding]:
             pointer = f"{base}/evidence_claim_ids/{j}"
             claim = claims.get(claim_id)
             if claim is None:
-                yield _error(
+                yield _finding(
                     UNKNOWN_EVIDENCE_CLAIM,
                     f"evidence_claim_ids entry '{claim_id}' names no evidence claim",
                     pointer,
                 )
             elif (subject := _text(claim, "subject_id")) not in related:
                 about = "no subject id" if subject is None else f"'{subject}'"
-                yield _error(
+                yield _finding(
                     UNRELATED_EVIDENCE,
                     f"evidence claim '{claim_id}' is about {about}, neither this binding nor one "
                     "of its capabilities",
@@ -880,12 +867,12 @@ def _bindings(graph: _Map) -> Iterator[RawFinding]:
         yield from _requirements(binding, base)
         for j, effect in _objects(binding, "effects"):
             if _blank(effect.get("target")):
-                yield _error(
+                yield _finding(
                     WHITESPACE_ONLY, "target is only whitespace", f"{base}/effects/{j}/target"
                 )
             target = _text(effect, "target")
             if target is not None and len(target) > SCHEMA_TARGET_MAX and _explicit(target):
-                yield _warning(
+                yield _finding(
                     PAIRLING_LOOSER_THAN_SCHEMA,
                     f"target of {len(target)} characters is accepted by Pairling's validator but "
                     f"the bundled schema allows at most {SCHEMA_TARGET_MAX}",
@@ -895,7 +882,7 @@ def _bindings(graph: _Map) -> Iterator[RawFinding]:
         for j, row in _objects(binding, "forbids"):
             kind = _text(row, "kind")
             if kind is not None and kind in forbidden:
-                yield _error(
+                yield _finding(
                     FORBIDDEN_ACTION_REPEATED,
                     f"forbidden action {kind} is repeated",
                     f"{base}/forbids/{j}",
@@ -906,7 +893,7 @@ def _bindings(graph: _Map) -> Iterator[RawFinding]:
         if _text(binding, "release_status") == "not_released" and not _explicit(
             binding.get("required_pairling_addition")
         ):
-            yield _error(
+            yield _finding(
                 NOT_RELEASED_WITHOUT_REASON,
                 "the binding is not_released but required_pairling_addition gives no reason",
                 f"{base}/required_pairling_addition",
@@ -915,7 +902,7 @@ def _bindings(graph: _Map) -> Iterator[RawFinding]:
             continue
         status = _text(binding, "implementation_status")
         if status is not None and status != "implemented":
-            yield _error(
+            yield _finding(
                 RELEASED_NOT_IMPLEMENTED,
                 f"release_status is released but implementation_status is '{status}'",
                 f"{base}/implementation_status",
@@ -923,7 +910,7 @@ def _bindings(graph: _Map) -> Iterator[RawFinding]:
         if implementation is None:
             continue
         if not isinstance(implementation.get("release_membership"), dict):
-            yield _error(
+            yield _finding(
                 RELEASED_BINDING_UNRELEASED_IMPLEMENTATION,
                 f"release_status is released but implementation '{implementation_id}' has no "
                 "release_membership",
@@ -936,7 +923,7 @@ def _bindings(graph: _Map) -> Iterator[RawFinding]:
             status = _text(eligibility, "status")
             if status != RELEASABLE:
                 described = "without an eligibility status" if status is None else f"'{status}'"
-                yield _error(
+                yield _finding(
                     RELEASED_NON_RELEASABLE_PROVIDER,
                     f"release_status is released but provider '{provider_id}' is {described}, "
                     f"not {RELEASABLE}",
@@ -952,7 +939,7 @@ def _claims(graph: _Map) -> Iterator[RawFinding]:
         collection = SUBJECT_COLLECTIONS.get(subject_type or "")
         if collection is not None and subject_id is not None:
             if subject_id not in graph.index[collection]:
-                yield _error(
+                yield _finding(
                     UNRESOLVED_CLAIM_SUBJECT,
                     f"subject_id '{subject_id}' names no entry of {collection} "
                     f"(subject_type {subject_type})",
@@ -960,7 +947,7 @@ def _claims(graph: _Map) -> Iterator[RawFinding]:
                 )
         classification = _text(claim, "classification")
         if classification == "behavioral_evidence":
-            yield _error(
+            yield _finding(
                 SCHEMA_LOOSER_THAN_PAIRLING,
                 "classification 'behavioral_evidence' is in the bundled schema but Pairling's "
                 "validator accepts vendor_surface, pairling_support, runtime_behavior and "
@@ -968,7 +955,7 @@ def _claims(graph: _Map) -> Iterator[RawFinding]:
                 f"{base}/classification",
             )
         elif classification in ("runtime_behavior", "exclusion"):
-            yield _warning(
+            yield _finding(
                 PAIRLING_LOOSER_THAN_SCHEMA,
                 f"classification '{classification}' is accepted by Pairling's validator but not "
                 "by the bundled schema",
@@ -986,7 +973,7 @@ def _exclusions(graph: _Map) -> Iterator[RawFinding]:
         if item is not None and _explicit(item):
             prior = items.setdefault(item, i)
             if prior != i:
-                yield _error(
+                yield _finding(
                     DUPLICATE_EXCLUSION,
                     f"exclusion item '{item}' is already /exclusions/{prior}",
                     f"{base}/item",
@@ -1046,7 +1033,7 @@ def _unused(
     for i, entry in graph.entries[collection]:
         entry_id = _text(entry, id_field)
         if entry_id is not None and entry_id not in used:
-            yield _warning(code, message(entry_id), f"/{collection}/{i}/{id_field}")
+            yield _finding(code, message(entry_id), f"/{collection}/{i}/{id_field}")
 
 
 def _cited(entries: Iterable[Entry], key: str) -> set[str]:
@@ -1067,12 +1054,14 @@ def _read_manifest(manifest: Any) -> tuple[_Manifest, list[RawFinding]]:
     problems: list[RawFinding] = []
     index = _Manifest({}, {}, {})
     if not isinstance(manifest, dict):
-        problems.append(_error(MALFORMED_MANIFEST, "the operation manifest is not an object", ""))
+        problems.append(_finding(MALFORMED_MANIFEST, "the operation manifest is not an object", ""))
         return index, problems
     for field in ("operations", "release_memberships"):
         if not _is_array(manifest.get(field)):
             problems.append(
-                _error(MALFORMED_MANIFEST, f"the operation manifest's {field} is not an array", "")
+                _finding(
+                    MALFORMED_MANIFEST, f"the operation manifest's {field} is not an array", ""
+                )
             )
     for _, row in _objects(manifest, "operations"):
         operation_id = _text(row, "id")
@@ -1124,7 +1113,7 @@ def _release_join(graph: _Map, manifest: Any) -> Iterator[RawFinding]:
             released.setdefault(provider, set()).add(operation_id)
         definition = reviewed.operations.get(operation_id)
         if definition is None:
-            yield _error(
+            yield _finding(
                 OPERATION_NOT_REVIEWED,
                 f"operation '{operation_id}' is not in the reviewed operation manifest",
                 f"{base}/operation_id",
@@ -1144,7 +1133,7 @@ def _release_join(graph: _Map, manifest: Any) -> Iterator[RawFinding]:
                 or row.get(field) != expected
                 or type(row.get(field)) is not type(expected)
             ):
-                yield _error(
+                yield _finding(
                     REQUIREMENT_DIFFERS_FROM_REVIEW,
                     f"{kind} {field} differs from the reviewed operation's {reviewed_field} "
                     f"{_shown(expected)}",
@@ -1152,14 +1141,14 @@ def _release_join(graph: _Map, manifest: Any) -> Iterator[RawFinding]:
                 )
     missing = sorted(set(reviewed.operations) - bound)
     if missing:
-        yield _error(
+        yield _finding(
             REVIEWED_WITHOUT_BINDING,
             f"reviewed operations without a binding: {', '.join(missing)}",
             "/operation_bindings",
         )
     strangers = sorted(set(reviewed.memberships) - set(providers))
     if strangers:
-        yield _error(
+        yield _finding(
             MEMBERSHIP_UNKNOWN_PROVIDER,
             f"release memberships of the manifest name no map provider: {', '.join(strangers)}",
             "/providers",
@@ -1173,7 +1162,7 @@ def _release_join(graph: _Map, manifest: Any) -> Iterator[RawFinding]:
             else "/providers"
         )
         if actual != expected_ops:
-            yield _error(
+            yield _finding(
                 RELEASED_BINDINGS_DIFFER,
                 f"released bindings of provider '{provider_id}' differ from the manifest: "
                 f"missing {_listed(expected_ops - actual)}, not in the manifest "
@@ -1198,7 +1187,7 @@ def _release_join(graph: _Map, manifest: Any) -> Iterator[RawFinding]:
         for field in RELEASE_FIELDS:
             value, expected = release.get(field), membership.get(field)
             if value != expected or type(value) is not type(expected):
-                yield _error(
+                yield _finding(
                     RELEASE_IDENTITY_DIFFERS,
                     f"release {field} {_shown(value)} differs from the manifest's "
                     f"{_shown(expected)}",
@@ -1224,13 +1213,13 @@ def _digests(graph: _Map, counts: dict[str, int]) -> Iterator[RawFinding]:
         try:
             expected = semantic_digest(binding)
         except CanonicalizationError as error:
-            yield _error(error.code, error.message, f"/operation_bindings/{i}{error.pointer}")
+            yield _finding(error.code, error.message, f"/operation_bindings/{i}{error.pointer}")
             continue
         if expected == recorded:
             counts["verified"] += 1
         else:
             counts["mismatched"] += 1
-            yield _error(
+            yield _finding(
                 DIGEST_MISMATCH,
                 f"semantic_digest mismatch: expected {expected}, found {recorded}",
                 f"/operation_bindings/{i}/{DIGEST_FIELD}",
@@ -1302,7 +1291,7 @@ def _other_version(document: Any) -> RawFinding | None:
     version = _text(document, "schema_version")
     if version is None or version == MAP_SCHEMA_VERSION:
         return None
-    return _error(
+    return _finding(
         UNSUPPORTED_MAP_VERSION,
         f"capability map schema_version '{version}': pairling_fast checks schema_version "
         f"{MAP_SCHEMA_VERSION} only (Pairling's validator rejects other versions too)",
@@ -1316,7 +1305,7 @@ def _check_document(document: Any, manifest: Any = None) -> tuple[list[RawFindin
     if other_version is not None:
         return [other_version], stats
     findings: list[RawFinding] = [
-        (SCHEMA_VIOLATION, "error", message, None, pointer, schema_pointer)
+        (SCHEMA_VIOLATION, severity(SCHEMA_VIOLATION), message, None, pointer, schema_pointer)
         for pointer, schema_pointer, _keyword, message in map_validator().errors(document)
     ]
     stats["schema_violations"] = len(findings)
@@ -1359,7 +1348,7 @@ def check_map(document: Any, manifest: Any = None) -> tuple[list[RawFinding], di
     try:
         check_value(document)
     except CanonicalizationError as error:
-        return [_error(error.code, error.message, error.pointer)], _empty_stats()
+        return [_finding(error.code, error.message, error.pointer)], _empty_stats()
     return _check_document(document, manifest)
 
 
@@ -1375,7 +1364,14 @@ def check_map_json(
         message = error.message
         if error.line is not None and error.column is not None:
             message += f" (line {error.line}, column {error.column})"
-        finding: RawFinding = (error.code, "error", message, error.line, error.pointer, None)
+        finding: RawFinding = (
+            error.code,
+            severity(error.code),
+            message,
+            error.line,
+            error.pointer,
+            None,
+        )
         return [finding], _empty_stats()
     return _check_document(document, manifest)
 

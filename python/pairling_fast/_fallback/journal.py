@@ -51,9 +51,10 @@ from ..codes import (
     SUCCEEDED_WITHOUT_EXECUTING,
     TIMESTAMP_BACKWARDS,
     TRUNCATED_FINAL_LINE,
+    severity,
 )
 from ..errors import CanonicalizationError
-from ..report import RawFinding, Severity
+from ..report import RawFinding
 from . import car_event, journal_state
 from .parse import escape_pointer_token, parse_json, unescape_pointer_token
 from .validate import WireBundle, default_wire_bundle, wire_bundle_named
@@ -136,13 +137,12 @@ def journal_chain_digest(line: bytes) -> str:
 
 def _finding(
     code: str,
-    severity: Severity,
     message: str,
     line: int | None,
     pointer: str | None,
     schema_pointer: str | None = None,
 ) -> RawFinding:
-    return (code, severity, message, line, pointer, schema_pointer)
+    return (code, severity(code), message, line, pointer, schema_pointer)
 
 
 # -------------------------------------------------------------------------------------------------
@@ -237,7 +237,7 @@ def _check_line(
         message = (
             f"line is {raw.length} bytes long, over the limit of {max_line_length} bytes; skipped"
         )
-        return "invalid", [_finding(LINE_TOO_LONG, "error", message, number, "")]
+        return "invalid", [_finding(LINE_TOO_LONG, message, number, "")]
     text = raw.data[:-1] if raw.data.endswith(b"\r") else raw.data
     car_compatible = profile == "car-compatible"
     if _BLANK.fullmatch(text):
@@ -247,7 +247,7 @@ def _check_line(
             "a line of whitespace with a form feed, which JSON does not count as whitespace: "
             "CAR's loader skips it as blank"
         )
-        return "blank", [_finding(FORM_FEED_LINE, "warning", message, number, "")]
+        return "blank", [_finding(FORM_FEED_LINE, message, number, "")]
     value: Any = None
     parsed = True
     strict_error: CanonicalizationError | None = None
@@ -270,13 +270,11 @@ def _check_line(
                 "the last line has no newline and is not valid JSON (truncated?): "
                 + _with_column(strict_error)
             )
-            return "invalid", [_finding(TRUNCATED_FINAL_LINE, "error", message, number, "")]
+            return "invalid", [_finding(TRUNCATED_FINAL_LINE, message, number, "")]
         if not (car_compatible and car_accepts):
             # The parser's own code (PF001 syntax, PF002 duplicate key, PF003 not UTF-8, …).
             message = _with_column(strict_error)
-            return "invalid", [
-                _finding(strict_error.code, "error", message, number, strict_error.pointer)
-            ]
+            return "invalid", [_finding(strict_error.code, message, number, strict_error.pointer)]
         # CAR reads it: the defect is in a member CAR ignores or inside `data`, where serde_json
         # keeps the last duplicate and reads a wide integer as a float.
         code = {DUPLICATE_KEY: CAR_DUPLICATE_KEY, INTEGER_OUT_OF_RANGE: CAR_WIDE_INTEGER}.get(
@@ -286,18 +284,18 @@ def _check_line(
             f"{_with_column(strict_error)} ({strict_error.code}); "
             "CAR's event parser accepts the line"
         )
-        findings.append(_finding(code, "warning", message, number, strict_error.pointer))
+        findings.append(_finding(code, message, number, strict_error.pointer))
     elif isinstance(value, dict):
         findings.extend(_schema_findings(value, profile, number, car_version))
     elif not car_accepts:
         message = f"a journal line must be a JSON object (an event), not {_json_type(value)}"
-        return "invalid", [_finding(NOT_AN_OBJECT, "error", message, number, "")]
+        return "invalid", [_finding(NOT_AN_OBJECT, message, number, "")]
     else:
         message = (
             f"the event is {_json_type(value)}, not an object: CAR's parser reads an array's "
             "items as the event's fields in declaration order"
         )
-        findings.append(_finding(CAR_ARRAY_EVENT, "warning", message, number, ""))
+        findings.append(_finding(CAR_ARRAY_EVENT, message, number, ""))
     if car_compatible and car_accepts:
         # Whatever the schema forbids and CAR reads anyway is a warning under its own code.
         findings = [
@@ -308,13 +306,13 @@ def _check_line(
         message = (
             "CAR's event parser (serde_json into car-eventlog 0.58.0's Event) rejects the line"
         )
-        findings.append(_finding(CAR_REJECTS, "error", message, number, ""))
+        findings.append(_finding(CAR_REJECTS, message, number, ""))
     if car_compatible and not raw.terminated:
         message = (
             "the last line has no newline: CAR's read-only loader refuses the journal as a "
             "torn tail"
         )
-        findings.append(_finding(CAR_TORN_TAIL, "error", message, number, ""))
+        findings.append(_finding(CAR_TORN_TAIL, message, number, ""))
     if car_compatible and isinstance(car, car_event.CarEvent):
         facts = _car_facts(car)
     elif isinstance(value, dict):
@@ -386,9 +384,7 @@ def _car_tolerated(finding: RawFinding, event: Any) -> RawFinding:
         tolerated = CAR_NULL_MEMBER
     else:
         tolerated = CAR_SCHEMA_TOLERATED
-    return _finding(
-        tolerated, "warning", f"{message} ({code}); CAR's event parser accepts it", line, where
-    )
+    return _finding(tolerated, f"{message} ({code}); CAR's event parser accepts it", line, where)
 
 
 def _with_column(error: CanonicalizationError) -> str:
@@ -424,19 +420,17 @@ def _schema_findings(
     # Valid events are the rule: the quick yes/no check spares collecting (and sorting) errors.
     violations = [] if validator.is_valid(instance) else validator.errors(instance)
     findings = [
-        _finding(SCHEMA_VIOLATION, "error", message, number, pointer, schema_pointer)
+        _finding(SCHEMA_VIOLATION, message, number, pointer, schema_pointer)
         for pointer, schema_pointer, _keyword, message in violations
     ]
     for key in unknown:
         message = (
             f"unknown member {_quoted(key)}: the schema forbids it, CAR's event parser ignores it"
         )
-        findings.append(
-            _finding(CAR_TOLERATED, "warning", message, number, "/" + escape_pointer_token(key))
-        )
+        findings.append(_finding(CAR_TOLERATED, message, number, "/" + escape_pointer_token(key)))
     for name in missing:
         message = f"no {_quoted(name)}: the schema requires it, CAR's event parser defaults it"
-        findings.append(_finding(CAR_TOLERATED, "warning", message, number, ""))
+        findings.append(_finding(CAR_TOLERATED, message, number, ""))
     return findings
 
 
@@ -615,14 +609,14 @@ class _Checker:
                     'event has no "hash" inside the hash chain (the previous chained event is on '
                     f"line {self.last_hash[1]}): an unchained event was inserted"
                 )
-                self.push(_finding(CHAIN_GAP, "error", message, number, ""))
+                self.push(_finding(CHAIN_GAP, message, number, ""))
                 self.tampered(index)
             else:
                 self.unchained += 1
                 if self.chain == "require" and not self.require_reported:
                     self.require_reported = True
                     message = 'chain="require" but the journal starts with an event without "hash"'
-                    self.push(_finding(CHAIN_REQUIRED, "error", message, number, ""))
+                    self.push(_finding(CHAIN_REQUIRED, message, number, ""))
                     self.tampered(index)
             return
         self.chained += 1
@@ -637,21 +631,21 @@ class _Checker:
                     "the hash cannot be computed as CAR computes it: CAR's event parser rejects "
                     "the event, so car-eventlog refuses the journal here"
                 )
-                self.push(_finding(DIGEST_UNCOMPUTABLE, "error", message, number, "/hash"))
+                self.push(_finding(DIGEST_UNCOMPUTABLE, message, number, "/hash"))
             elif outcome == "no-timestamp":
                 intact = False
                 message = (
                     'a chained event without "timestamp": CAR hashes the time it loads the '
                     "journal instead, so this hash can never verify"
                 )
-                self.push(_finding(CHAINED_WITHOUT_TIMESTAMP, "error", message, number, ""))
+                self.push(_finding(CHAINED_WITHOUT_TIMESTAMP, message, number, ""))
             elif recomputed != event_hash:
                 intact = False
                 message = (
                     f'"hash" does not match the event\'s content (recomputed {recomputed}): the '
                     "event was edited"
                 )
-                self.push(_finding(HASH_MISMATCH, "error", message, number, "/hash"))
+                self.push(_finding(HASH_MISMATCH, message, number, "/hash"))
         if self.last_hash is not None:
             previous, previous_line = self.last_hash
             if facts.prev_hash != previous:
@@ -662,7 +656,7 @@ class _Checker:
                     f"{previous_line}, hash {_quoted(previous)}): events were deleted or "
                     "reordered"
                 )
-                self.push(_finding(LINK_MISMATCH, "error", message, number, "/prev_hash"))
+                self.push(_finding(LINK_MISMATCH, message, number, "/prev_hash"))
         self.last_hash = (event_hash, number)
         if intact:
             self.verified += 1
@@ -674,7 +668,7 @@ class _Checker:
         if facts.timestamp is not None:
             if self.last_timestamp is not None and facts.timestamp < self.last_timestamp:
                 message = "timestamp is earlier than the previous event's"
-                self.push(_finding(TIMESTAMP_BACKWARDS, "warning", message, number, "/timestamp"))
+                self.push(_finding(TIMESTAMP_BACKWARDS, message, number, "/timestamp"))
             self.last_timestamp = facts.timestamp
         if facts.run_id is not None:
             self.check_run(number, kind, facts.run_id)
@@ -697,7 +691,7 @@ class _Checker:
                 message = (
                     f"run {quoted} is started again while open (started on line {started.line})"
                 )
-                self.push(_finding(RUN_ALREADY_OPEN, "warning", message, number, "/run_id"))
+                self.push(_finding(RUN_ALREADY_OPEN, message, number, "/run_id"))
             else:
                 self.runs[run_id] = _OpenRun(number)
             return
@@ -709,7 +703,7 @@ class _Checker:
                 return
             if run_id in self.completed_runs:
                 message = f"{kind} event for run {quoted} after its run_completed"
-                self.push_once(run_id, _finding(RUN_NOT_OPEN, "error", message, number, "/run_id"))
+                self.push_once(run_id, _finding(RUN_NOT_OPEN, message, number, "/run_id"))
             else:
                 self.mid_run_event(number, run_id, True)
         elif kind == "run_cancellation_requested":
@@ -718,7 +712,7 @@ class _Checker:
             message = (
                 f"run_cancellation_result for run {quoted} without a run_cancellation_requested"
             )
-            self.push(_finding(CANCELLATION_NOT_REQUESTED, "warning", message, number, "/run_id"))
+            self.push(_finding(CANCELLATION_NOT_REQUESTED, message, number, "/run_id"))
         elif kind == "run_completed":
             del self.runs[run_id]
             self.completed_runs.insert(run_id, True)
@@ -730,7 +724,7 @@ class _Checker:
             message = f"{kind} event for proposal {quoted} after its proposal_completed"
             self.push_once(
                 proposal_id,
-                _finding(AFTER_PROPOSAL_COMPLETED, "warning", message, number, "/proposal_id"),
+                _finding(AFTER_PROPOSAL_COMPLETED, message, number, "/proposal_id"),
             )
             return False
         if kind == "proposal_received":
@@ -744,7 +738,7 @@ class _Checker:
                 message = f"{kind} for proposal {quoted} without an earlier proposal_received"
                 self.push_once(
                     proposal_id,
-                    _finding(PROPOSAL_NOT_RECEIVED, "error", message, number, "/proposal_id"),
+                    _finding(PROPOSAL_NOT_RECEIVED, message, number, "/proposal_id"),
                 )
             else:
                 self.mid_run_event(number, proposal_id, False)
@@ -770,12 +764,12 @@ class _Checker:
                 message = f"{kind} for action {quoted} after it ended with {ended}"
                 self.push_once(
                     f"{key[0]}\x1f{key[1]}",
-                    _finding(AFTER_ACTION_ENDED, "warning", message, number, "/kind"),
+                    _finding(AFTER_ACTION_ENDED, message, number, "/kind"),
                 )
             return
         if kind == "action_succeeded" and self.actions.get(key) != "action_executing":
             message = f"action {quoted} succeeded without an action_executing before it"
-            self.push(_finding(SUCCEEDED_WITHOUT_EXECUTING, "warning", message, number, "/kind"))
+            self.push(_finding(SUCCEEDED_WITHOUT_EXECUTING, message, number, "/kind"))
         if kind in ACTION_TERMINAL:
             self.actions.pop(key, None)
             self.ended_actions.insert(key, kind)
@@ -805,13 +799,13 @@ class _Checker:
                     "event(s) here but their run_started / proposal_received is not in the "
                     f"journal; {cause}"
                 )
-                self.push(_finding(BEGINS_MID_RUN, "warning", message, mid_run.first_line, ""))
+                self.push(_finding(BEGINS_MID_RUN, message, mid_run.first_line, ""))
             for line, run_id in open_runs:
                 message = f"run {_quoted(run_id)} is still open at the end of the journal"
-                self.push(_finding(RUN_OPEN_AT_END, "warning", message, line, "/run_id"))
+                self.push(_finding(RUN_OPEN_AT_END, message, line, "/run_id"))
             for line, proposal_id in open_proposals:
                 message = f"proposal {_quoted(proposal_id)} is still open at the end of the journal"
-                self.push(_finding(PROPOSAL_OPEN_AT_END, "warning", message, line, "/proposal_id"))
+                self.push(_finding(PROPOSAL_OPEN_AT_END, message, line, "/proposal_id"))
         chain: dict[str, int] | None
         if self.chain == "off":
             chain = None

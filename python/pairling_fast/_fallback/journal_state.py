@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from ..codes import CODES
+from ..codes import CODES, severity
 
 if TYPE_CHECKING:
     from .journal import _Checker, _ClosedWindow
@@ -167,10 +167,13 @@ def _true(_: object) -> bool:
 
 
 def _finding(item: Any) -> tuple[Any, ...]:
-    code, severity, message, line, pointer, schema_pointer = _items([item], 6)[0]
+    code, level, message, line, pointer, schema_pointer = _items([item], 6)[0]
+    # The table gives a code its severity: a state that says otherwise is not this table's.
+    if _severity(level) != severity(_code(code)):
+        raise ValueError(f"malformed journal checker state: {code} is not a {level}")
     return (
-        _code(code),
-        _severity(severity),
+        code,
+        level,
         _text(message),
         _optional(line, _count),
         _optional(pointer, _text),
