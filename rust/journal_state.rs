@@ -12,7 +12,7 @@ use serde_json::{json, Map, Value};
 
 use super::{ActionKey, Checker, ClosedWindow, FindingSink, MidRun, OpenRun, Options};
 use crate::codes::{self, Code};
-use crate::report::{Finding, Severity};
+use crate::report::Finding;
 
 type Parsed<T> = Result<T, String>;
 
@@ -199,11 +199,12 @@ fn sink(options: &Options, state: &Value) -> Parsed<FindingSink> {
         .collect::<Parsed<Vec<_>>>()?;
     let mut suppressed_codes = std::collections::BTreeMap::new();
     for (code, by_severity) in object(state.get("suppressed_codes").ok_or("suppressed_codes")?)? {
-        let counts: &mut std::collections::BTreeMap<&'static str, u64> = suppressed_codes
-            .entry(known_code(&json!(code))?.id)
-            .or_default();
+        let code = known_code(&json!(code))?;
+        let counts: &mut std::collections::BTreeMap<&'static str, u64> =
+            suppressed_codes.entry(code.id).or_default();
         for (name, n) in object(by_severity)? {
-            counts.insert(severity(name)?.as_str(), count(n)?);
+            same_severity(code, name)?;
+            counts.insert(code.severity.as_str(), count(n)?);
         }
     }
     Ok(FindingSink {
@@ -218,10 +219,7 @@ fn sink(options: &Options, state: &Value) -> Parsed<FindingSink> {
 fn finding(value: &Value) -> Parsed<Finding> {
     let [code, level, message, line, pointer, schema_pointer] = tuple(value)?;
     let code = known_code(code)?;
-    // The table gives a code its severity: a state that says otherwise is not this table's.
-    if severity(level.as_str().unwrap_or(""))? != code.severity {
-        return Err(format!("{} is not a {level} in the code table", code.id));
-    }
+    same_severity(code, level.as_str().unwrap_or(""))?;
     let mut finding = Finding::new(code, text(message)?);
     finding.line = optional(line, count)?;
     finding.pointer = optional(pointer, text)?;
@@ -249,18 +247,18 @@ fn mid_run(state: &Value) -> Parsed<MidRun> {
     })
 }
 
+/// The table gives a code its severity: a state that says otherwise is not this table's.
+fn same_severity(code: Code, name: &str) -> Parsed<()> {
+    if code.severity.as_str() == name {
+        Ok(())
+    } else {
+        Err(format!("{} is not a {name:?} in the code table", code.id))
+    }
+}
+
 fn known_code(value: &Value) -> Parsed<Code> {
     let name = value.as_str().ok_or("a finding code")?;
     codes::known(name).ok_or_else(|| format!("unknown finding code {name:?}"))
-}
-
-fn severity(name: &str) -> Parsed<Severity> {
-    match name {
-        "error" => Ok(Severity::Error),
-        "warning" => Ok(Severity::Warning),
-        "info" => Ok(Severity::Info),
-        _ => Err(format!("unknown severity {name:?}")),
-    }
 }
 
 fn action_key(value: &Value) -> Parsed<ActionKey> {
