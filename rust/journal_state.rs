@@ -247,7 +247,7 @@ fn mid_run(state: &Value) -> Parsed<MidRun> {
     })
 }
 
-/// The table gives a code its severity: a state that says otherwise is not this table's.
+/// A code's severity is the table's; a state that names another one is not of this table.
 fn same_severity(code: Code, name: &str) -> Parsed<()> {
     if code.severity.as_str() == name {
         Ok(())
