@@ -92,6 +92,7 @@ pub fn check_chunk<R: Read + Seek>(
         max_line_length: options.max_line_length,
         number: 0,
         finished: false,
+        torn: false,
     };
     loop {
         let mut batch: Vec<RawLine> = Vec::new();
