@@ -29,6 +29,9 @@ pub mod chunks;
 /// The per-line fast path for the common event line (no `Value`, digest input from raw spans).
 #[path = "journal_fast.rs"]
 mod fast;
+/// The ordered stage's state, saved where a verified prefix ends and resumed from.
+#[path = "journal_state.rs"]
+mod state;
 
 pub const SCHEMA_ID: &str = "car.journal.event";
 pub use car_event::CHAIN_RULE;
@@ -231,6 +234,8 @@ struct LineReader<R> {
     max_line_length: usize,
     number: u64,
     finished: bool,
+    /// The input ended inside a line: its last line has no newline.
+    torn: bool,
 }
 
 impl<R: BufRead> LineReader<R> {
@@ -254,6 +259,7 @@ impl<R: BufRead> LineReader<R> {
                 if length == 0 {
                     return Ok(None);
                 }
+                self.torn = true;
                 break false;
             }
             let newline = memchr::memchr(b'\n', available);
@@ -1373,15 +1379,44 @@ impl Checker {
 pub fn check_journal<R: BufRead + Send>(
     reader: R,
     options: &Options,
-    mut should_stop: impl FnMut() -> bool,
+    should_stop: impl FnMut() -> bool,
 ) -> io::Result<JournalReport> {
+    check_journal_from(reader, options, None, false, should_stop).map(|(report, _)| report)
+}
+
+/// The ordered stage's state (`state.rs`'s JSON) where a verified prefix ends.
+pub type Snapshot = Value;
+
+/// A checker resumed from a `Snapshot` (its lines are numbered on from the snapshot's); the
+/// message says why the snapshot cannot be read.
+pub struct Resume(Checker);
+
+impl Resume {
+    pub fn from_snapshot(options: &Options, snapshot: &Snapshot) -> Result<Self, String> {
+        Checker::restore(options, snapshot).map(Resume)
+    }
+}
+
+/// `check_journal` of the lines of `reader`, going on from `resume` when given (`reader` then
+/// starts where the snapshot's lines end), and with `snapshot` the ordered stage's state at the
+/// end of the last line with a newline: a last line without one is checked and reported, but
+/// left out of the snapshot so the next run reads it again once it is complete. No snapshot when
+/// the check was interrupted.
+pub fn check_journal_from<R: BufRead + Send>(
+    reader: R,
+    options: &Options,
+    resume: Option<Resume>,
+    snapshot: bool,
+    mut should_stop: impl FnMut() -> bool,
+) -> io::Result<(JournalReport, Option<Snapshot>)> {
+    let mut checker = resume.map_or_else(|| Checker::new(options), |Resume(checker)| checker);
     let mut lines = LineReader {
         reader,
         max_line_length: options.max_line_length,
-        number: 0,
+        number: checker.lines,
         finished: false,
+        torn: false,
     };
-    let mut checker = Checker::new(options);
     let mut batch = lines.next_batch(|_| true)?;
     let mut checked: Vec<CheckedLine> = Vec::new();
     let mut interrupted = false;
@@ -1405,14 +1440,24 @@ pub fn check_journal<R: BufRead + Send>(
         checked = current;
         batch = next?;
     }
+    let torn = if snapshot && lines.torn && !interrupted {
+        checked.pop()
+    } else {
+        None
+    };
     for line in checked {
         checker.take(line);
     }
+    let snapshot = (snapshot && !interrupted).then(|| checker.snapshot());
+    if let Some(line) = torn {
+        checker.take(line);
+    }
     let stats = checker.finish(interrupted);
-    Ok(JournalReport {
+    let report = JournalReport {
         findings: checker.sink.findings,
         stats,
-    })
+    };
+    Ok((report, snapshot))
 }
 
 #[cfg(test)]
@@ -1502,6 +1547,46 @@ mod tests {
         let report = check(&(deleted.join("\n") + "\n"), &Options::default());
         assert_eq!(codes_of(&report), vec![(codes::LINK_MISMATCH.id, Some(2))]);
         assert_eq!(report.stats["chain"], json!({"tampered_at": 1}));
+    }
+
+    /// A check of `text[..split]` saved and resumed over the rest equals the whole check, at
+    /// every split (the snapshot ends at the last newline before `split`, as in a real run).
+    fn assert_resumes_everywhere(text: &str, options: &Options) {
+        let whole = check(text, options);
+        let bytes = text.as_bytes();
+        for split in 0..=bytes.len() {
+            let (_, snapshot) =
+                check_journal_from(&bytes[..split], options, None, true, || false).expect("read");
+            let snapshot = snapshot.expect("not interrupted");
+            let offset = bytes[..split]
+                .iter()
+                .rposition(|b| *b == b'\n')
+                .map_or(0, |i| i + 1);
+            let resume = Resume::from_snapshot(options, &snapshot).expect("restores");
+            let (resumed, _) =
+                check_journal_from(&bytes[offset..], options, Some(resume), false, || false)
+                    .expect("read");
+            assert_eq!(resumed.findings, whole.findings, "split at {split}");
+            assert_eq!(resumed.stats, whole.stats, "split at {split}");
+        }
+    }
+
+    #[test]
+    fn a_resumed_check_equals_the_whole_check() {
+        let mut lines = chained_lines(4);
+        lines[2] = lines[2].replace("\"n\":2", "\"n\":9");
+        let text = format!(
+            "{STARTED}\n{}\n\n{{\"a\":1,\"a\":2}}\n{STARTED}\n{}\n{{\"kind\"",
+            lines.join("\n"),
+            COMPLETED.replace("00:01", "00:00")
+        );
+        assert_resumes_everywhere(&text, &Options::default());
+        let capped = Options {
+            max_findings: Some(2),
+            max_line_length: 120,
+            ..Options::default()
+        };
+        assert_resumes_everywhere(&text, &capped);
     }
 
     #[test]

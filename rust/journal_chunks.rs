@@ -91,6 +91,7 @@ pub fn check_chunk<R: Read + Seek>(
         max_line_length: options.max_line_length,
         number: 0,
         finished: false,
+        torn: false,
     };
     loop {
         let batch = lines.next_batch(|lines| first + lines.reader.consumed < range.end)?;

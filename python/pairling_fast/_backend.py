@@ -75,6 +75,18 @@ class Engine(Protocol):
         progress: Callable[[int], object] | None = None,
         car_version: str | None = None,
     ) -> tuple[list[RawFinding], dict[str, Any]]: ...
+    def check_journal_resumable(
+        self,
+        source: Any,
+        state: str | None,
+        chain: str,
+        lifecycle: bool,
+        max_findings: int | None,
+        profile: str,
+        max_line_length: int,
+        progress: Callable[[int], object] | None = None,
+        car_version: str | None = None,
+    ) -> tuple[list[RawFinding], dict[str, Any], str | None]: ...
     def journal_event_kinds(self, car_version: str | None = None) -> list[str]: ...
     def journal_chain_digest(self, line: bytes) -> str: ...
     def check_journal_chunk(

@@ -15,6 +15,7 @@ __all__ = [
     "canonicalize_json",
     "check_journal",
     "check_journal_chunk",
+    "check_journal_resumable",
     "check_map",
     "check_map_json",
     "check_rpc_params",
@@ -61,6 +62,17 @@ def check_journal(
     progress: Callable[[int], object] | None = None,
     car_version: str | None = None,
 ) -> tuple[list[_RawFinding], dict[str, Any]]: ...
+def check_journal_resumable(
+    source: Any,
+    state: str | None = None,
+    chain: str = "auto",
+    lifecycle: bool = True,
+    max_findings: int | None = ...,
+    profile: str = "strict",
+    max_line_length: int = ...,
+    progress: Callable[[int], object] | None = None,
+    car_version: str | None = None,
+) -> tuple[list[_RawFinding], dict[str, Any], str | None]: ...
 def journal_event_kinds(car_version: str | None = None) -> list[str]: ...
 def journal_chain_digest(line: bytes) -> str: ...
 def check_journal_chunk(

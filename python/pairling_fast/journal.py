@@ -18,6 +18,7 @@ from typing import IO, Any, Literal, Union
 
 from . import _backend
 from ._tables import DEFAULT_MAX_FINDINGS, DEFAULT_MAX_LINE_LENGTH
+from .journal_state import JournalStateError, JournalStates, check_with_state
 from .journal_writers import JournalWriter, chain_event, chain_journal, event_line
 from .report import Finding, Report
 
@@ -28,6 +29,8 @@ __all__ = [
     "JournalInterrupted",
     "JournalOptions",
     "JournalSource",
+    "JournalStateError",
+    "JournalStates",
     "JournalWriter",
     "chain_event",
     "chain_journal",
@@ -138,6 +141,7 @@ def check_journal(
     max_line_length: int = DEFAULT_MAX_LINE_LENGTH,
     progress: Callable[[int], object] | None = None,
     car_version: str | None = None,
+    state: str | os.PathLike[str] | JournalStates | None = None,
 ) -> Report:
     """Check a CAR journal: every line, the hash chain and the lifecycles, in one streaming pass.
 
@@ -151,15 +155,41 @@ def check_journal(
     ``OSError`` if the file cannot be read. ``car_version`` validates events against that bundled
     CAR release's ``journal.event`` (its event kinds; docs/wire.md) instead of the default
     bundle's; ``ValueError`` for one not bundled.
+
+    ``state`` makes the check incremental (docs/journals.md): a state file's path (read, then
+    written back atomically) or a ``JournalStates`` (updated in memory; save it yourself). If the
+    journal's entry there shows the verified prefix unchanged, only the bytes appended since are
+    checked, and the report equals a full check's (plus ``stats["resumed"]``); a changed prefix
+    is a PF345 error and a full check. ``source`` must then be a path; ``JournalStateError`` for
+    a state file that cannot be used.
     """
-    engine_source, path = _engine_source(source)
     options = JournalOptions(chain, lifecycle, max_findings, profile, max_line_length, car_version)
+    if state is not None:
+        return _check_with_state(source, options, state, progress)
+    engine_source, path = _engine_source(source)
     raw, stats = _backend.active().check_journal(
         engine_source, *options.engine_args(), progress, car_version=options.car_version
     )
     report = Report(findings=[Finding.from_raw(r, path) for r in raw], stats=stats)
     if stats.get("interrupted"):
         raise JournalInterrupted(report)
+    return report
+
+
+def _check_with_state(
+    source: JournalSource,
+    options: JournalOptions,
+    state: str | os.PathLike[str] | JournalStates,
+    progress: Callable[[int], object] | None,
+) -> Report:
+    if not isinstance(source, (str, os.PathLike)):
+        raise TypeError("check_journal(state=...) needs the journal's path as its source")
+    path = os.fsdecode(os.fspath(source))
+    if isinstance(state, JournalStates):
+        return check_with_state(path, options, state, progress)
+    states = JournalStates.load(state)
+    report = check_with_state(path, options, states, progress)
+    states.save(state)
     return report
 
 

@@ -12,7 +12,12 @@ from __future__ import annotations
 
 from .canonical import canonicalize, canonicalize_json, digest_hex
 from .graph import check_map, check_map_json, seal_map, seal_map_json
-from .journal import check_journal, journal_chain_digest, journal_event_kinds
+from .journal import (
+    check_journal,
+    check_journal_resumable,
+    journal_chain_digest,
+    journal_event_kinds,
+)
 from .journal_chunks import JournalChecker, check_journal_chunk
 from .parse import parse_json
 from .validate import bundled_schema_ids, bundled_validator, compile_schema
@@ -30,6 +35,7 @@ __all__ = [
     "canonicalize_json",
     "check_journal",
     "check_journal_chunk",
+    "check_journal_resumable",
     "check_map",
     "check_map_json",
     "check_rpc_params",

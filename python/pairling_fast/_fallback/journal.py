@@ -7,6 +7,7 @@ window of recently closed ids are remembered. Findings and stats are identical t
 
 from __future__ import annotations
 
+import json
 import re
 from collections import deque
 from collections.abc import Hashable, Iterator
@@ -54,7 +55,7 @@ from ..codes import (
 )
 from ..errors import CanonicalizationError
 from ..report import RawFinding
-from . import car_event
+from . import car_event, journal_state
 from .parse import escape_pointer_token, parse_json, unescape_pointer_token
 from .validate import WireBundle, default_wire_bundle, is_date_time, wire_bundle_named
 
@@ -156,8 +157,10 @@ class _RawLine:
     terminated: bool
 
 
-def _read_lines(read: Callable[[int], bytes], max_line_length: int) -> Iterator[_RawLine]:
-    number = 0
+def _read_lines(
+    read: Callable[[int], bytes], max_line_length: int, number: int = 0
+) -> Iterator[_RawLine]:
+    """The lines of ``read``, numbered on from ``number``."""
     parts: list[bytes] = []
     length = 0
     too_long = False
@@ -915,22 +918,85 @@ def check_journal(
     Ctrl-C during the check returns the report so far with ``stats["interrupted"]`` true.
     ``progress(bytes_read)`` is called after every read and once at the end.
     """
+    findings, stats, _ = _check(
+        source,
+        None,
+        False,
+        chain,
+        lifecycle,
+        max_findings,
+        profile,
+        max_line_length,
+        progress,
+        car_version,
+    )
+    return findings, stats
+
+
+def check_journal_resumable(
+    source: Any,
+    state: str | None = None,
+    chain: str = "auto",
+    lifecycle: bool = True,
+    max_findings: int | None = DEFAULT_MAX_FINDINGS,
+    profile: str = "strict",
+    max_line_length: int = DEFAULT_MAX_LINE_LENGTH,
+    progress: Callable[[int], object] | None = None,
+    car_version: str | None = None,
+) -> tuple[list[RawFinding], dict[str, Any], str | None]:
+    """``check_journal`` going on from ``state`` (the JSON text of the ordered stage's state a
+    previous run returned; ``source`` then starts where its lines end), returning with the
+    report the state where this run's last complete line ends (None when interrupted).
+    ``ValueError`` saying what is wrong for a malformed ``state``."""
+    return _check(
+        source,
+        state,
+        True,
+        chain,
+        lifecycle,
+        max_findings,
+        profile,
+        max_line_length,
+        progress,
+        car_version,
+    )
+
+
+def _check(
+    source: Any,
+    state: str | None,
+    snapshot: bool,
+    chain: str,
+    lifecycle: bool,
+    max_findings: int | None,
+    profile: str,
+    max_line_length: int,
+    progress: Callable[[int], object] | None,
+    car_version: str | None,
+) -> tuple[list[RawFinding], dict[str, Any], str | None]:
     if chain not in CHAIN_MODES:
         raise ValueError(f"chain must be one of {', '.join(CHAIN_MODES)}, not {chain!r}")
     if profile not in PROFILES:
         raise ValueError(f"profile must be one of {', '.join(PROFILES)}, not {profile!r}")
     _event_bundle(car_version)  # ValueError for a release not bundled, before any line
     checker = _Checker(chain, lifecycle, max_findings, car_version)
-    interrupted = False
+    if state is not None:
+        try:
+            parsed = json.loads(state)
+        except ValueError as error:
+            raise ValueError(f"not JSON: {error}") from None
+        journal_state.restore(checker, parsed)
+    run = _Run(checker, chain, profile, max_line_length, car_version, snapshot)
     if isinstance(source, str):
         with open(source, "rb") as stream:
-            read = _counted(stream.read, progress)
-            interrupted = _run(checker, read, chain, profile, max_line_length, car_version)
+            run.feed(_counted(stream.read, progress))
     else:
-        read = _counted(source.read, progress)
-        interrupted = _run(checker, read, chain, profile, max_line_length, car_version)
-    stats = checker.finish(interrupted)
-    return checker.findings, stats
+        run.feed(_counted(source.read, progress))
+    stats = checker.finish(run.interrupted)
+    saved = None
+    if run.saved is not None:
+        saved = json.dumps(run.saved, ensure_ascii=False, separators=(",", ":"))
+    return checker.findings, stats, saved
 
 
 def _counted(
@@ -952,19 +1018,34 @@ def _counted(
     return counted
 
 
-def _run(
-    checker: _Checker,
-    read: Callable[[int], bytes],
-    chain: str,
-    profile: str,
-    max_line_length: int,
-    car_version: str | None,
-) -> bool:
-    """Feed every line to ``checker``; True if interrupted by Ctrl-C."""
-    try:
-        for raw in _read_lines(read, max_line_length):
-            outcome, findings = _check_line(raw, chain, profile, max_line_length, car_version)
-            checker.take(raw.number, outcome, findings)
-    except KeyboardInterrupt:
-        return True
-    return False
+@dataclass
+class _Run:
+    """Every line fed to the checker; with ``snapshot``, the checker's state is ``saved`` where
+    the last line with a newline ends (a last line without one is checked and reported, but read
+    again next time). ``interrupted`` by Ctrl-C: nothing is saved."""
+
+    checker: _Checker
+    chain: str
+    profile: str
+    max_line_length: int
+    car_version: str | None
+    snapshot: bool
+    interrupted: bool = False
+    saved: dict[str, Any] | None = None
+
+    def feed(self, read: Callable[[int], bytes]) -> None:
+        checker = self.checker
+        try:
+            for raw in _read_lines(read, self.max_line_length, checker.lines):
+                if self.snapshot and not raw.terminated:
+                    self.saved = journal_state.snapshot(checker)
+                outcome, findings = _check_line(
+                    raw, self.chain, self.profile, self.max_line_length, self.car_version
+                )
+                checker.take(raw.number, outcome, findings)
+        except KeyboardInterrupt:
+            self.interrupted = True
+            self.saved = None
+            return
+        if self.snapshot and self.saved is None:
+            self.saved = journal_state.snapshot(checker)
