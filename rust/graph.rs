@@ -349,15 +349,25 @@ fn text<'a>(entry: &'a Object, key: &str) -> Option<&'a str> {
     entry.get(key).and_then(Value::as_str)
 }
 
-/// (index, string) of each string in the array `entry[key]`; nothing if it is no array.
-fn texts<'a>(entry: &'a Object, key: &str) -> impl Iterator<Item = (usize, &'a str)> {
+/// (index, element) of each element of the array `entry[key]` that `cast` accepts; nothing if it
+/// is no array. The index is the element's place in the array, skipped elements included.
+fn elements<'a, T: ?Sized + 'a>(
+    entry: &'a Object,
+    key: &str,
+    cast: fn(&'a Value) -> Option<&'a T>,
+) -> impl Iterator<Item = (usize, &'a T)> {
     entry
         .get(key)
         .and_then(Value::as_array)
         .into_iter()
         .flatten()
         .enumerate()
-        .filter_map(|(index, value)| value.as_str().map(|text| (index, text)))
+        .filter_map(move |(index, value)| cast(value).map(|element| (index, element)))
+}
+
+/// (index, string) of each string in the array `entry[key]`; nothing if it is no array.
+fn texts<'a>(entry: &'a Object, key: &str) -> impl Iterator<Item = (usize, &'a str)> {
+    elements(entry, key, Value::as_str)
 }
 
 fn contains(entry: &Object, key: &str, wanted: &str) -> bool {
@@ -1355,13 +1365,18 @@ fn references(pointers: &[String]) -> String {
 
 /// (index, object) of each object in the array `entry[key]`.
 fn objects<'a>(entry: &'a Object, key: &str) -> impl Iterator<Item = (usize, &'a Object)> {
-    entry
-        .get(key)
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .enumerate()
-        .filter_map(|(index, value)| value.as_object().map(|object| (index, object)))
+    elements(entry, key, Value::as_object)
+}
+
+/// The keys of `entries` that `known` rejects, sorted (the fallback's `sorted(set(a) - b)`): a
+/// finding that lists ids reads the same on both backends whatever the hash order.
+fn sorted_keys_without<'a, V>(
+    entries: &HashMap<&'a str, V>,
+    known: impl Fn(&str) -> bool,
+) -> Vec<&'a str> {
+    let mut keys: Vec<&str> = entries.keys().copied().filter(|key| !known(key)).collect();
+    keys.sort_unstable();
+    keys
 }
 
 fn explicit_texts(base: &str, entry: &Object, fields: &[&str], findings: &mut Vec<Finding>) {
@@ -1623,13 +1638,7 @@ impl<'a> Graph<'a> {
                 }
             }
         }
-        let mut missing: Vec<&str> = reviewed
-            .operations
-            .keys()
-            .copied()
-            .filter(|id| !bound.contains(id))
-            .collect();
-        missing.sort_unstable();
+        let missing = sorted_keys_without(&reviewed.operations, |id| bound.contains(id));
         if !missing.is_empty() {
             findings.push(located(
                 codes::REVIEWED_WITHOUT_BINDING,
@@ -1640,13 +1649,7 @@ impl<'a> Graph<'a> {
                 "/operation_bindings".to_string(),
             ));
         }
-        let mut strangers: Vec<&str> = reviewed
-            .memberships
-            .keys()
-            .copied()
-            .filter(|id| !providers.contains(id))
-            .collect();
-        strangers.sort_unstable();
+        let strangers = sorted_keys_without(&reviewed.memberships, |id| providers.contains(id));
         if !strangers.is_empty() {
             findings.push(located(
                 codes::MEMBERSHIP_UNKNOWN_PROVIDER,
