@@ -2035,30 +2035,29 @@ mod tests {
 
     #[test]
     fn source_uris_are_split_as_python_splits_them() {
-        let docs = json!("official_docs");
-        let checked_in = json!("checked_in_source");
-        assert!(direct_source_uri("https://docs.example/a?b#c", Some(&docs)));
-        assert!(direct_source_uri(" \tHTTPS://docs.example", Some(&docs)));
-        assert!(!direct_source_uri(
-            "https://user@docs.example/",
-            Some(&docs)
-        ));
-        assert!(!direct_source_uri("https:docs.example", Some(&docs)));
-        assert!(!direct_source_uri("http://docs.example", Some(&docs)));
-        assert!(!direct_source_uri("https://[::1/x", Some(&docs)));
-        assert!(direct_source_uri(
-            "mac/companiond/registry.py",
-            Some(&checked_in)
-        ));
-        assert!(!direct_source_uri(
-            "mac/companiond/registry.py",
-            Some(&docs)
-        ));
-        assert!(!direct_source_uri("mac/../registry.py", Some(&checked_in)));
-        assert!(!direct_source_uri("/etc/passwd", Some(&checked_in)));
-        assert!(!direct_source_uri("~/x", Some(&checked_in)));
-        assert!(!direct_source_uri("file:x", Some(&checked_in)));
-        assert!(!direct_source_uri(" \u{1f} ", Some(&checked_in)));
+        // (uri, source_kind, direct?)
+        let cases = [
+            ("https://docs.example/a?b#c", "official_docs", true),
+            (" \tHTTPS://docs.example", "official_docs", true),
+            ("https://user@docs.example/", "official_docs", false),
+            ("https:docs.example", "official_docs", false),
+            ("http://docs.example", "official_docs", false),
+            ("https://[::1/x", "official_docs", false),
+            ("mac/companiond/registry.py", "checked_in_source", true),
+            ("mac/companiond/registry.py", "official_docs", false),
+            ("mac/../registry.py", "checked_in_source", false),
+            ("/etc/passwd", "checked_in_source", false),
+            ("~/x", "checked_in_source", false),
+            ("file:x", "checked_in_source", false),
+            (" \u{1f} ", "checked_in_source", false),
+        ];
+        for (uri, kind, direct) in cases {
+            assert_eq!(
+                direct_source_uri(uri, Some(&json!(kind))),
+                direct,
+                "{uri:?} as {kind}"
+            );
+        }
     }
 
     #[test]
