@@ -66,6 +66,7 @@ pub(super) fn journal_options(
         })?,
         max_line_length,
         car_version: release(car_version)?,
+        ..journal::Options::default()
     })
 }
 

@@ -57,7 +57,7 @@ from ..errors import CanonicalizationError
 from ..report import RawFinding
 from . import car_event, journal_state
 from .parse import escape_pointer_token, parse_json, unescape_pointer_token
-from .validate import WireBundle, default_wire_bundle, wire_bundle_named
+from .validate import WireBundle, default_wire_bundle, is_date_time, wire_bundle_named
 
 __all__ = [
     "CLOSED_WINDOW",
@@ -398,6 +398,73 @@ def _with_column(error: CanonicalizationError) -> str:
 # 0.58.0), with the stand-in used to validate the rest of the event.
 CAR_DEFAULTED: tuple[tuple[str, Any], ...] = (("data", {}), ("timestamp", "1970-01-01T00:00:00Z"))
 
+_ID_MEMBERS = (
+    "run_id",
+    "client_id",
+    "policy_session_id",
+    "action_id",
+    "proposal_id",
+    "prev_hash",
+    "hash",
+)
+
+
+@cache
+def _shape_is_known(car_version: str | None) -> bool:
+    """Whether the bundle's ``journal.event`` is the shape ``_plainly_valid`` checks by hand: an
+    object of string-or-null ids, an object ``data``, a ``date-time`` string ``timestamp``, a
+    ``kind`` from string enums, nothing else (descriptions aside)."""
+    schema = _event_bundle(car_version).schema(EVENT_SCHEMA)
+    expected: dict[str, Any] = {name: {"type": ["string", "null"]} for name in _ID_MEMBERS}
+    expected["kind"] = {"$ref": "#/definitions/EventKind"}
+    expected["data"] = {"additionalProperties": True, "type": "object"}
+    expected["timestamp"] = {"format": "date-time", "type": "string"}
+    properties = {
+        name: {key: value for key, value in member.items() if key != "description"}
+        for name, member in schema.get("properties", {}).items()
+    }
+    branches = schema["definitions"]["EventKind"]["oneOf"]
+    kinds_are_string_enums = all(
+        branch.get("type") == "string"
+        and isinstance(branch.get("enum"), list)
+        and set(branch) <= {"type", "enum", "description"}
+        for branch in branches
+    )
+    rest = {
+        key: value
+        for key, value in schema.items()
+        if key not in ("$schema", "definitions", "description", "properties", "title")
+    }
+    return (
+        properties == expected
+        and kinds_are_string_enums
+        and rest
+        == {
+            "additionalProperties": False,
+            "required": ["kind", "data", "timestamp"],
+            "type": "object",
+        }
+    )
+
+
+def _plainly_valid(event: dict[str, Any], car_version: str | None) -> bool:
+    """True for the common valid event, decided without jsonschema (whose ``oneOf`` over the
+    event kinds is most of the fallback's time on small lines); False means "ask the validator".
+    Only for a bundle whose event schema is the shape checked here (``_shape_is_known``)."""
+    kinds, members = _event_schema(car_version)
+    if not _shape_is_known(car_version):
+        return False
+    kind, data, stamp = event.get("kind"), event.get("data"), event.get("timestamp")
+    return (
+        type(kind) is str
+        and kind in kinds
+        and type(data) is dict
+        and type(stamp) is str
+        and is_date_time(stamp)
+        and all(key in members for key in event)
+        and all(type(event.get(name)) in (str, type(None)) for name in _ID_MEMBERS)
+    )
+
 
 def _schema_findings(
     event: dict[str, Any], profile: str, number: int, car_version: str | None
@@ -418,7 +485,8 @@ def _schema_findings(
                 missing.append(name)
                 instance[name] = stand_in
     # Valid events are the rule: the quick yes/no check spares collecting (and sorting) errors.
-    violations = [] if validator.is_valid(instance) else validator.errors(instance)
+    valid = _plainly_valid(instance, car_version) or validator.is_valid(instance)
+    violations = [] if valid else validator.errors(instance)
     findings = [
         _finding(SCHEMA_VIOLATION, message, number, pointer, schema_pointer)
         for pointer, schema_pointer, _keyword, message in violations
