@@ -97,6 +97,14 @@ fn write_codes(table_path: &Path) {
             title.replace('\n', " ")
         ));
     }
+    // A finding read back from data (a saved journal state) gets its code's constant.
+    out.push_str(&format!(
+        "/// The code `id` as the table's constant, if the table has it.\n\
+         pub fn known(id: &str) -> Option<Code> {{\n    \
+         const ALL: &[Code] = &[{}];\n    \
+         ALL.iter().find(|code| code.id == id).copied()\n}}\n",
+        names.iter().copied().collect::<Vec<_>>().join(", ")
+    ));
     write_out("codes.rs", out);
 }
 

@@ -68,6 +68,8 @@ class Sizes:
     slow_event_lines: int
     slow_journal_events: int
     whole_process_events: int
+    # Tiny event lines for the fallback (issue #19: 10 M of them must take minutes, not hours).
+    tiny_lines: int
     repeat: int
 
 
@@ -80,6 +82,7 @@ FULL = Sizes(
     slow_event_lines=5_000,
     slow_journal_events=10_000,
     whole_process_events=10_000,
+    tiny_lines=1_000_000,
     repeat=3,
 )
 QUICK = Sizes(
@@ -91,6 +94,7 @@ QUICK = Sizes(
     slow_event_lines=200,
     slow_journal_events=300,
     whole_process_events=200,
+    tiny_lines=2_000,
     repeat=1,
 )
 
@@ -657,6 +661,57 @@ def journal_workload(bench: Bench, directory: Path) -> None:
     )
 
 
+def incremental_workload(bench: Bench, directory: Path) -> None:
+    """``check --state`` after a journal grew by 1 %: re-hash the verified 99 %, check the 1 %
+    (docs/journals.md), against a full check of the same file; whole processes, same run."""
+    name = "1c. journal re-check after a 1% append (check --state)"
+    path = directory / "grown.jsonl"
+    try:
+        events = write_chained_journal(path, bench.sizes.journal_events, seed=3)
+    except NotInstalled as missing:
+        bench.record(Outcome(name, "all contenders", status=f"skipped: {missing}"))
+        return
+    data = path.read_bytes()
+    cut = data.index(b"\n", len(data) * 99 // 100) + 1
+    megabytes = len(data) / 1e6
+    state, recorded = directory / "journal.state", directory / "journal.state.recorded"
+    command = [sys.executable, "-m", "pairling_fast", "check", str(path), "--format", "json"]
+    env = dict(os.environ, PAIRLING_FAST_BACKEND="rust")
+    path.write_bytes(data[:cut])
+    run_process([*command, "--state", str(state)], env)
+    shutil.copyfile(state, recorded)
+    with path.open("ab") as out:
+        out.write(data[cut:])
+    note = f"appended {(len(data) - cut) / 1e6:.1f} MB to {cut / 1e6:.1f} MB; whole process"
+    runs = {
+        f"{RUST} check, full": [],
+        f"{RUST} check --state, re-run": ["--state", str(state)],
+    }
+    reports: dict[str, Any] = {}
+    for contender, extra in runs.items():
+        outcome = Outcome(name, contender, megabytes=megabytes, items=events, note=note)
+        best = float("inf")
+        try:
+            for _ in range(bench.sizes.repeat):
+                shutil.copyfile(recorded, state)  # each re-run starts from the 99 % state
+                seconds, rss, stdout = run_process([*command, *extra], env)
+                if seconds < best:
+                    best, outcome.peak_rss_mb = seconds, rss
+                reports[contender] = json.loads(stdout)["files"][0]
+            outcome.seconds = best
+        except Exception as error:
+            outcome.status = f"failed: {error}"[:160]
+        bench.record(outcome)
+    full, resumed = (reports.get(contender) for contender in runs)
+    if full is not None and resumed is not None:
+        resumed["stats"].pop("resumed", None)
+        for report in (full, resumed):
+            report.pop("seconds", None)
+        if full != resumed:
+            bench.outcomes[-1].status = "failed: the re-run's report differs from the full check's"
+    path.unlink()
+
+
 def rss_scaling(bench: Bench, directory: Path) -> None:
     """Peak RSS of the Rust check on a 100 MB and a 1 GB journal: memory must not follow size."""
     name = "1b. peak RSS vs journal size (Rust, 2 threads)"
@@ -671,6 +726,31 @@ def rss_scaling(bench: Bench, directory: Path) -> None:
         outcome = rust_process(bench, name, path, 2, megabytes, events)
         outcome.contender = f"{RUST} check_journal, {megabytes:.0f} MB"
         path.unlink()
+
+
+TINY_LINE = b'{"kind":"state_changed","data":{},"timestamp":"2026-01-01T00:00:00Z"}\n'
+TINY_TARGET_LINES = 10_000_000
+TINY_TARGET_SECONDS = 600.0
+
+
+def tiny_lines_workload(bench: Bench, directory: Path) -> None:
+    """The fallback on many tiny lines, timed on a sample and extrapolated to 10 M lines (the
+    per-line cost does not depend on the count: the state kept is bounded)."""
+    name = "1d. fallback on tiny lines"
+    count = bench.sizes.tiny_lines
+    path = directory / "tiny.jsonl"
+    path.write_bytes(TINY_LINE * count)
+
+    def work() -> tuple[int, int, int]:
+        with _backend.selected("python"):
+            return journal_verdict(pf.check_journal(path))
+
+    megabytes = path.stat().st_size / 1e6
+    outcome = bench.measure(name, FALLBACK, work, megabytes=megabytes, items=count, repeat=1)
+    if outcome.seconds:
+        projected = outcome.seconds * TINY_TARGET_LINES / count
+        outcome.note = f"{count} lines; 10 M lines extrapolated: {projected:.0f} s"
+    path.unlink()
 
 
 # --- workload 3: capability map -----------------------------------------------------------------
@@ -778,6 +858,11 @@ def targets(outcomes: list[Outcome]) -> list[Target]:
         for name in ("orjson + jsonschema_rs + hashlib", "orjson + fastjsonschema + hashlib")
     ]
     fastest_pipeline = max((p for p in pipelines if p), default=None)
+    tiny = next((o for o in outcomes if o.workload.startswith("1d.") and o.seconds), None)
+    # As a ratio like the others: the time allowed over the extrapolated time.
+    tiny_margin = (
+        TINY_TARGET_SECONDS / (tiny.seconds * TINY_TARGET_LINES / tiny.items) if tiny else None
+    )
     # Issue #19's journal targets: the floor is hashing the same bytes.
     return [
         Target(
@@ -788,6 +873,15 @@ def targets(outcomes: list[Outcome]) -> list[Target]:
         Target("journal 1 → 2 threads ≥ 1.8x", ratio(two, one), 1.8),
         Target(
             "journal ≥ 10x the fastest per-line Python pipeline", ratio(two, fastest_pipeline), 10
+        ),
+        Target(
+            "fallback: 10 M tiny lines within 600 s (600 s / extrapolated time)", tiny_margin, 1
+        ),
+        # Work proportional to new data: a 1 % append should cost far less than a full check.
+        Target(
+            "journal re-check after a 1% append (--state) ≥ 10x the full check",
+            ratio(rate("1c.", f"{RUST} check --state, re-run"), rate("1c.", f"{RUST} check, full")),
+            10,
         ),
         Target("digest ≥ 20x rfc8785", ratio(rate("2.", RUST), rate("2.", "rfc8785")), 20),
         Target(
@@ -872,8 +966,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="pf-bench-") as scratch:
         directory = Path(scratch)
         journal_workload(bench, directory)
+        incremental_workload(bench, directory)
         if args.rss_scaling:
             rss_scaling(bench, directory)
+        tiny_lines_workload(bench, directory)
     if not args.journal_only:
         digest_workload(bench)
         map_workload(bench)

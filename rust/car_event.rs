@@ -200,6 +200,23 @@ pub fn line_digest(line: &[u8]) -> Result<String, String> {
         .ok_or_else(|| "no \"timestamp\": CAR would hash the time it loads the journal".to_string())
 }
 
+/// One journal line linked to its predecessor as CAR's `EventLog` writes it: `object`, the text
+/// of a non-empty JSON object without `prev_hash` and `hash`, gains `"prev_hash"` (the previous
+/// event's hash, `""` at a chain's start) and then `"hash"`, the `event_digest` of the line so
+/// far. Returns the line (no newline) and its hash. The Rust side's one place that sets a link
+/// (for the unit tests' and the benchmark's chained journals); links are verified by the
+/// journal check's ordered stage.
+pub fn chain_line(object: &str, previous: &str) -> Result<(String, String), String> {
+    let body = object
+        .trim_end()
+        .strip_suffix('}')
+        .ok_or_else(|| "not the text of a JSON object".to_string())?;
+    let previous = serde_json::to_string(previous).map_err(|error| error.to_string())?;
+    let linked = format!("{body},\"prev_hash\":{previous}");
+    let hash = line_digest(format!("{linked}}}").as_bytes())?;
+    Ok((format!("{linked},\"hash\":\"{hash}\"}}"), hash))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

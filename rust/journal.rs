@@ -13,6 +13,7 @@ use std::borrow::Borrow;
 use std::collections::{BTreeMap, VecDeque};
 use std::hash::Hash;
 use std::io::{self, BufRead};
+use std::ops::Range;
 use std::sync::OnceLock;
 
 use serde_json::{json, Map, Value};
@@ -25,6 +26,12 @@ use crate::validate::{self, SchemaValidator};
 /// Chunks of a journal checked on many machines, reported as one (docs/cluster.md).
 #[path = "journal_chunks.rs"]
 pub mod chunks;
+/// The per-line fast path for the common event line (no `Value`, digest input from raw spans).
+#[path = "journal_fast.rs"]
+mod fast;
+/// The ordered stage's state, saved where a verified prefix ends and resumed from.
+#[path = "journal_state.rs"]
+mod state;
 
 pub const SCHEMA_ID: &str = "car.journal.event";
 pub use car_event::CHAIN_RULE;
@@ -89,6 +96,15 @@ pub struct Options {
     /// The CAR release whose bundled `journal.event` (its `EventKind`s, its envelope) events are
     /// validated against: a `WireBundle::version`.
     pub car_version: &'static str,
+    /// Whether common lines may take the fast path (`journal_fast.rs`); the reports are the same
+    /// either way. Off only to compare the two paths or to rule the fast path out when debugging.
+    pub fast_path: bool,
+}
+
+/// The fast path's default: on, unless `PAIRLING_FAST_JOURNAL_FAST_PATH=0` (read at every
+/// `Options::default()`, so a process can compare both paths).
+fn fast_path_default() -> bool {
+    !matches!(std::env::var_os("PAIRLING_FAST_JOURNAL_FAST_PATH"), Some(value) if value == "0")
 }
 
 impl Default for Options {
@@ -100,6 +116,7 @@ impl Default for Options {
             profile: Profile::Strict,
             max_line_length: DEFAULT_MAX_LINE_LENGTH,
             car_version: validate::default_wire_bundle().version,
+            fast_path: fast_path_default(),
         }
     }
 }
@@ -115,6 +132,8 @@ struct EventSchema {
     validator: &'static SchemaValidator,
     kinds: HashSet<String>,
     members: HashSet<String>,
+    /// Whether the schema is the shape the fast path checks by hand.
+    fast: bool,
 }
 
 impl EventSchema {
@@ -140,6 +159,7 @@ impl EventSchema {
                 .expect("every wire bundle has journal.event"),
             kinds,
             members,
+            fast: fast::shape_is_known(schema),
         }
     }
 }
@@ -173,10 +193,11 @@ pub fn event_kinds(car_version: &str) -> Vec<String> {
 // ---------------------------------------------------------------------------------------------
 // Reading lines, bounded
 
+/// One line of a batch: where its bytes lie in the batch's buffer.
 enum RawLine {
     Text {
         number: u64,
-        bytes: Vec<u8>,
+        span: Range<usize>,
         terminated: bool,
     },
     TooLong {
@@ -185,20 +206,46 @@ enum RawLine {
     },
 }
 
+/// Lines read together: their bytes in one buffer (one allocation per batch, not per line),
+/// handed to the workers as slices.
+#[derive(Default)]
+struct Batch {
+    bytes: Vec<u8>,
+    lines: Vec<RawLine>,
+}
+
+impl Batch {
+    fn is_empty(&self) -> bool {
+        self.lines.is_empty()
+    }
+
+    /// The per-line stage over the batch, in parallel, results in line order.
+    fn check(&self, options: &Options) -> Vec<CheckedLine> {
+        use rayon::prelude::*;
+        self.lines
+            .par_iter()
+            .map(|raw| check_line(raw, &self.bytes, options))
+            .collect()
+    }
+}
+
 struct LineReader<R> {
     reader: R,
     max_line_length: usize,
     number: u64,
     finished: bool,
+    /// The input ended inside a line: its last line has no newline.
+    torn: bool,
 }
 
 impl<R: BufRead> LineReader<R> {
-    /// The next line without its `\n`; a line over the limit is consumed but not kept.
-    fn next_line(&mut self) -> io::Result<Option<RawLine>> {
+    /// Appends the next line without its `\n` to `buffer`; a line over the limit is consumed but
+    /// not kept.
+    fn next_line(&mut self, buffer: &mut Vec<u8>) -> io::Result<Option<RawLine>> {
         if self.finished {
             return Ok(None);
         }
-        let mut bytes = Vec::new();
+        let start = buffer.len();
         let mut length: u64 = 0;
         let mut too_long = false;
         let terminated = loop {
@@ -212,6 +259,7 @@ impl<R: BufRead> LineReader<R> {
                 if length == 0 {
                     return Ok(None);
                 }
+                self.torn = true;
                 break false;
             }
             let newline = memchr::memchr(b'\n', available);
@@ -220,10 +268,10 @@ impl<R: BufRead> LineReader<R> {
             if length > self.max_line_length as u64 {
                 if !too_long {
                     too_long = true;
-                    bytes = Vec::new();
+                    buffer.truncate(start);
                 }
             } else {
-                bytes.extend_from_slice(content);
+                buffer.extend_from_slice(content);
             }
             let consumed = content.len() + usize::from(newline.is_some());
             self.reader.consume(consumed);
@@ -238,23 +286,22 @@ impl<R: BufRead> LineReader<R> {
         } else {
             RawLine::Text {
                 number,
-                bytes,
+                span: start..buffer.len(),
                 terminated,
             }
         }))
     }
 
-    fn next_batch(&mut self) -> io::Result<Vec<RawLine>> {
-        let mut batch = Vec::new();
-        let mut size = 0usize;
-        while batch.len() < BATCH_LINES && size < BATCH_BYTES {
-            match self.next_line()? {
-                Some(line) => {
-                    if let RawLine::Text { bytes, .. } = &line {
-                        size += bytes.len();
-                    }
-                    batch.push(line);
-                }
+    /// The next batch, bounded by `BATCH_LINES` and `BATCH_BYTES` (and by `more`, asked before
+    /// each line).
+    fn next_batch(&mut self, mut more: impl FnMut(&Self) -> bool) -> io::Result<Batch> {
+        let mut batch = Batch {
+            bytes: Vec::with_capacity(BATCH_BYTES + BATCH_BYTES / 8),
+            lines: Vec::with_capacity(BATCH_LINES),
+        };
+        while batch.lines.len() < BATCH_LINES && batch.bytes.len() < BATCH_BYTES && more(self) {
+            match self.next_line(&mut batch.bytes)? {
+                Some(line) => batch.lines.push(line),
                 None => break,
             }
         }
@@ -270,7 +317,7 @@ pub type Instant = (i64, u32);
 
 /// What the ordered checks need from one event; the parsed value itself is dropped in the
 /// parallel stage so a batch's memory is released before the next one.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, PartialEq)]
 struct EventFacts {
     kind: Option<String>,
     run_id: Option<String>,
@@ -308,8 +355,8 @@ fn string_member(object: &Map<String, Value>, name: &str) -> Option<String> {
     object.get(name).and_then(Value::as_str).map(str::to_string)
 }
 
-fn check_line(raw: RawLine, options: &Options) -> CheckedLine {
-    let (number, bytes, terminated) = match raw {
+fn check_line(raw: &RawLine, buffer: &[u8], options: &Options) -> CheckedLine {
+    let (number, bytes, terminated) = match *raw {
         RawLine::TooLong { number, length } => {
             let finding = Finding::new(
                 codes::LINE_TOO_LONG,
@@ -328,11 +375,11 @@ fn check_line(raw: RawLine, options: &Options) -> CheckedLine {
         }
         RawLine::Text {
             number,
-            bytes,
+            ref span,
             terminated,
-        } => (number, bytes, terminated),
+        } => (number, &buffer[span.clone()], terminated),
     };
-    let text = bytes.strip_suffix(b"\r").unwrap_or(&bytes);
+    let text = bytes.strip_suffix(b"\r").unwrap_or(bytes);
     let car_compatible = options.profile == Profile::CarCompatible;
     // car-eventlog's loader skips every line of ASCII whitespace (`is_ascii_whitespace`: also form
     // feed), though JSON's whitespace has no form feed.
@@ -353,6 +400,17 @@ fn check_line(raw: RawLine, options: &Options) -> CheckedLine {
             outcome: Outcome::Blank,
             findings,
         };
+    }
+    if options.fast_path {
+        if let Some(facts) =
+            fast::facts(text, terminated, options, event_schema(options.car_version))
+        {
+            return CheckedLine {
+                number,
+                outcome: Outcome::Event(Box::new(facts)),
+                findings: Vec::new(),
+            };
+        }
     }
     let strict = parse::parse_strict(text);
     // CAR's own reading of the line: the chain digest needs it for every chained event, the
@@ -1321,16 +1379,45 @@ impl Checker {
 pub fn check_journal<R: BufRead + Send>(
     reader: R,
     options: &Options,
-    mut should_stop: impl FnMut() -> bool,
+    should_stop: impl FnMut() -> bool,
 ) -> io::Result<JournalReport> {
+    check_journal_from(reader, options, None, false, should_stop).map(|(report, _)| report)
+}
+
+/// The ordered stage's state (`state.rs`'s JSON) where a verified prefix ends.
+pub type Snapshot = Value;
+
+/// A checker resumed from a `Snapshot` (its lines are numbered on from the snapshot's); the
+/// message says why the snapshot cannot be read.
+pub struct Resume(Checker);
+
+impl Resume {
+    pub fn from_snapshot(options: &Options, snapshot: &Snapshot) -> Result<Self, String> {
+        Checker::restore(options, snapshot).map(Resume)
+    }
+}
+
+/// `check_journal` of the lines of `reader`, going on from `resume` when given (`reader` then
+/// starts where the snapshot's lines end), and with `snapshot` the ordered stage's state at the
+/// end of the last line with a newline: a last line without one is checked and reported, but
+/// left out of the snapshot so the next run reads it again once it is complete. No snapshot when
+/// the check was interrupted.
+pub fn check_journal_from<R: BufRead + Send>(
+    reader: R,
+    options: &Options,
+    resume: Option<Resume>,
+    snapshot: bool,
+    mut should_stop: impl FnMut() -> bool,
+) -> io::Result<(JournalReport, Option<Snapshot>)> {
+    let mut checker = resume.map_or_else(|| Checker::new(options), |Resume(checker)| checker);
     let mut lines = LineReader {
         reader,
         max_line_length: options.max_line_length,
-        number: 0,
+        number: checker.lines,
         finished: false,
+        torn: false,
     };
-    let mut checker = Checker::new(options);
-    let mut batch = lines.next_batch()?;
+    let mut batch = lines.next_batch(|_| true)?;
     let mut checked: Vec<CheckedLine> = Vec::new();
     let mut interrupted = false;
     while !batch.is_empty() {
@@ -1342,31 +1429,35 @@ pub fn check_journal<R: BufRead + Send>(
         // results go through the ordered checks and the next batch is read.
         let previous = std::mem::take(&mut checked);
         let (current, next) = rayon::join(
-            || {
-                use rayon::prelude::*;
-                batch
-                    .into_par_iter()
-                    .map(|raw| check_line(raw, options))
-                    .collect::<Vec<_>>()
-            },
+            || batch.check(options),
             || {
                 for line in previous {
                     checker.take(line);
                 }
-                lines.next_batch()
+                lines.next_batch(|_| true)
             },
         );
         checked = current;
         batch = next?;
     }
+    let torn = if snapshot && lines.torn && !interrupted {
+        checked.pop()
+    } else {
+        None
+    };
     for line in checked {
         checker.take(line);
     }
+    let snapshot = (snapshot && !interrupted).then(|| checker.snapshot());
+    if let Some(line) = torn {
+        checker.take(line);
+    }
     let stats = checker.finish(interrupted);
-    Ok(JournalReport {
+    let report = JournalReport {
         findings: checker.sink.findings,
         stats,
-    })
+    };
+    Ok((report, snapshot))
 }
 
 #[cfg(test)]
@@ -1426,15 +1517,14 @@ mod tests {
 
     /// `count` chained events, one JSON line each.
     fn chained_lines(count: usize) -> Vec<String> {
-        let mut previous: Option<String> = None;
+        let mut previous = String::new();
         (0..count)
             .map(|n| {
-                let mut event = json!({"kind": "state_changed", "data": {"n": n}, "timestamp": "2026-01-01T00:00:00Z"});
-                event["prev_hash"] = json!(previous.clone().unwrap_or_default());
-                let hash = car_event::line_digest(event.to_string().as_bytes()).expect("digest");
-                event["hash"] = json!(hash);
-                previous = Some(hash);
-                event.to_string()
+                let event = json!({"kind": "state_changed", "data": {"n": n}, "timestamp": "2026-01-01T00:00:00Z"});
+                let (line, hash) =
+                    car_event::chain_line(&event.to_string(), &previous).expect("digest");
+                previous = hash;
+                line
             })
             .collect()
     }
@@ -1457,6 +1547,46 @@ mod tests {
         let report = check(&(deleted.join("\n") + "\n"), &Options::default());
         assert_eq!(codes_of(&report), vec![(codes::LINK_MISMATCH.id, Some(2))]);
         assert_eq!(report.stats["chain"], json!({"tampered_at": 1}));
+    }
+
+    /// A check of `text[..split]` saved and resumed over the rest equals the whole check, at
+    /// every split (the snapshot ends at the last newline before `split`, as in a real run).
+    fn assert_resumes_everywhere(text: &str, options: &Options) {
+        let whole = check(text, options);
+        let bytes = text.as_bytes();
+        for split in 0..=bytes.len() {
+            let (_, snapshot) =
+                check_journal_from(&bytes[..split], options, None, true, || false).expect("read");
+            let snapshot = snapshot.expect("not interrupted");
+            let offset = bytes[..split]
+                .iter()
+                .rposition(|b| *b == b'\n')
+                .map_or(0, |i| i + 1);
+            let resume = Resume::from_snapshot(options, &snapshot).expect("restores");
+            let (resumed, _) =
+                check_journal_from(&bytes[offset..], options, Some(resume), false, || false)
+                    .expect("read");
+            assert_eq!(resumed.findings, whole.findings, "split at {split}");
+            assert_eq!(resumed.stats, whole.stats, "split at {split}");
+        }
+    }
+
+    #[test]
+    fn a_resumed_check_equals_the_whole_check() {
+        let mut lines = chained_lines(4);
+        lines[2] = lines[2].replace("\"n\":2", "\"n\":9");
+        let text = format!(
+            "{STARTED}\n{}\n\n{{\"a\":1,\"a\":2}}\n{STARTED}\n{}\n{{\"kind\"",
+            lines.join("\n"),
+            COMPLETED.replace("00:01", "00:00")
+        );
+        assert_resumes_everywhere(&text, &Options::default());
+        let capped = Options {
+            max_findings: Some(2),
+            max_line_length: 120,
+            ..Options::default()
+        };
+        assert_resumes_everywhere(&text, &capped);
     }
 
     #[test]

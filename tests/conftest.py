@@ -1,4 +1,5 @@
-"""Every behaviour test runs on both backends: parity is the default, not an extra."""
+"""The suite's shared fixtures: every behaviour test runs on both backends (parity is the default,
+not an extra), with the network refused and the test data at hand."""
 
 from __future__ import annotations
 

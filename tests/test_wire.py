@@ -740,6 +740,20 @@ def test_a_bundle_that_is_not_an_object(backend: _backend.Engine, tmp_path: Path
     ]
 
 
+@pytest.mark.parametrize("part", ["result", "params"])
+def test_a_schema_named_rpc_dot_part_names_no_method(
+    backend: _backend.Engine, tmp_path: Path, part: str
+) -> None:
+    # ``rpc.result`` is not ``rpc.<method>.result``: only "not listed in coverage.covered" (PF431),
+    # not a method missing from coverage.rpc_results (PF435), on both backends.
+    bundle = json.loads(Path(schemas.bundle_path("0.60.0")).read_bytes())  # with rpc_params
+    bundle["schemas"][f"rpc.{part}"] = {"$schema": "http://json-schema.org/draft-07/schema#"}
+    path = tmp_path / "wire-schema.json"
+    path.write_text(json.dumps(bundle), encoding="utf-8")
+    report = pairling_fast.check_wire_schema(path)
+    assert [(f.code, f.pointer) for f in report.findings] == [("PF431", f"/schemas/rpc.{part}")]
+
+
 # ---------------------------------------------------------------------------------------------
 # Streaming: memory bounded by the ids in flight
 

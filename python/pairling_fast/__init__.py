@@ -20,7 +20,14 @@ from .errors import (
     SchemaCompileError,
     ValidationError,
 )
-from .journal import JournalInterrupted, JournalWriter, chain_journal, check_journal
+from .journal import (
+    JournalInterrupted,
+    JournalStateError,
+    JournalStates,
+    JournalWriter,
+    chain_journal,
+    check_journal,
+)
 from .maps import check_map, seal_map, write_sealed
 from .paths import PathsReport, check_paths
 from .report import REPORT_VERSION, Finding, Report
@@ -44,6 +51,8 @@ __all__ = [
     "Finding",
     "InternalError",
     "JournalInterrupted",
+    "JournalStateError",
+    "JournalStates",
     "JournalWriter",
     "MapInvalidError",
     "PairlingError",

@@ -17,6 +17,7 @@ __all__ = [
     "canonicalize_json",
     "check_journal",
     "check_journal_chunk",
+    "check_journal_resumable",
     "check_map",
     "check_map_json",
     "check_rpc_params",
@@ -56,6 +57,12 @@ def _panic_for_tests() -> None: ...
 def check_journal(
     source: Any, options: JournalOptions, progress: Callable[[int], object] | None = None
 ) -> tuple[list[_RawFinding], dict[str, Any]]: ...
+def check_journal_resumable(
+    source: Any,
+    state: str | None,
+    options: JournalOptions,
+    progress: Callable[[int], object] | None = None,
+) -> tuple[list[_RawFinding], dict[str, Any], str | None]: ...
 def journal_event_kinds(car_version: str | None = None) -> list[str]: ...
 def journal_chain_digest(line: bytes) -> str: ...
 def check_journal_chunk(path: str, start: int, end: int, options: JournalOptions) -> bytes: ...

@@ -34,7 +34,13 @@ from .errors import CanonicalizationError, PairlingError, ValidationError
 from .generate import journal as generate_journal
 from .generate import map as generate_map
 from .generate import transcript as generate_transcript
-from .journal import DEFAULT_MAX_FINDINGS, Profile, chain_journal
+from .journal import (
+    DEFAULT_MAX_FINDINGS,
+    JournalStateError,
+    JournalStates,
+    Profile,
+    chain_journal,
+)
 from .maps import load_manifest, write_sealed
 from .output import (
     FORMATS,
@@ -150,6 +156,8 @@ def _command_check(args: argparse.Namespace) -> int:
     to_terminal = args.format == "text" and args.output is None and sys.stdout.isatty()
     console = Console(no_color=True if args.no_color else None, highlight=False)
     progress = RichProgress(console) if to_terminal else None
+    state_file = args.state or config.state
+    states = _journal_states(state_file, args.dask is not None)
     cluster = ExitStack()
     try:
         manifest = _manifest(args.manifest)
@@ -176,6 +184,7 @@ def _command_check(args: argparse.Namespace) -> int:
             manifest=manifest,
             max_document_bytes=args.max_document_bytes,
             max_findings=max_findings or None,
+            state=states,
         )
     except PathArgumentError as error:
         _fail(str(error))
@@ -193,6 +202,15 @@ def _command_check(args: argparse.Namespace) -> int:
         print(f"{summary_line(report)} (report written to {args.output})", file=sys.stderr)
     else:
         sys.stdout.write(render(report, args.format, show_skipped=args.show_skipped))
+    if states is not None and state_file is not None:
+        # Each entry is only ever updated by a journal checked to its end, so after Ctrl-C the
+        # journals finished are saved and the one interrupted keeps its previous entry.
+        notes: list[str] = []
+        try:
+            states.save(state_file, notes=notes)
+        except OSError as error:
+            _fail(f"--state {state_file}: cannot write the state file: {error.strerror or error}")
+        _say(notes)
     if report.interrupted:
         print(f"{PROG}: interrupted: the report above is partial", file=sys.stderr)
         return EXIT_INTERRUPTED
@@ -208,6 +226,19 @@ def _command_check(args: argparse.Namespace) -> int:
         )
         return EXIT_NO_DOCUMENTS
     return EXIT_OK if report.ok else EXIT_FINDINGS
+
+
+def _journal_states(path: str | None, on_cluster: bool) -> JournalStates | None:
+    """The journal state file of ``--state`` (or the configuration's ``state``), loaded."""
+    if path is None:
+        return None
+    if on_cluster:
+        _fail("--state cannot be used with --dask: the cluster's chunked check does not resume")
+    _check_destination("--state", path)
+    try:
+        return JournalStates.load(path)
+    except JournalStateError as error:
+        _fail(f"--state: {error}")
 
 
 def _config(args: argparse.Namespace) -> Config:
@@ -434,6 +465,12 @@ def _add_check_parser(commands: Any) -> None:
         "parser tolerates is a PF304 warning)",
     )
     check.add_argument("--stats", action="store_true", help="per-file timings and throughput")
+    check.add_argument(
+        "--state",
+        metavar="FILE",
+        help="journals: record where each journal's verified prefix ends in FILE and, next time, "
+        "check only what was appended since (after re-hashing the prefix; docs/journals.md)",
+    )
     check.add_argument(
         "--dask",
         metavar="ADDRESS",

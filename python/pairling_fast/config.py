@@ -10,9 +10,10 @@ are errors, so a typo never silently turns a check off. Command-line options ove
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, cast
 
@@ -40,6 +41,7 @@ KEYS = (
     "max-findings",
     "require-files",
     "severity",
+    "state",
 )
 # The command is spelled pairling-fast, the package pairling_fast: users write either.
 SECTIONS = ("pairling-fast", "pairling_fast")
@@ -61,6 +63,8 @@ class Config:
     severity: dict[str, SeverityOverride] = field(default_factory=dict)
     source: str | None = None
     car_version: str | None = None
+    # `check --state`'s file; a relative path is taken from the configuration file's directory.
+    state: str | None = None
 
 
 def _read_toml(path: Path) -> dict[str, Any]:
@@ -125,6 +129,9 @@ def load_config(section: Mapping[str, Any], where: str) -> Config:
     require_files = section.get("require-files")
     if require_files is not None and not isinstance(require_files, bool):
         raise ConfigError(f"{where}: require-files must be true or false")
+    state = section.get("state")
+    if state is not None and (not isinstance(state, str) or not state):
+        raise ConfigError(f"{where}: state must be a file name (the journal state file)")
     return Config(
         car_version=_car_version(where, section),
         exclude=_string_list(where, "exclude", section.get("exclude", [])),
@@ -134,6 +141,7 @@ def load_config(section: Mapping[str, Any], where: str) -> Config:
         require_files=require_files,
         severity=_severities(where, section.get("severity", {})),
         source=where,
+        state=state,
     )
 
 
@@ -177,7 +185,9 @@ def find_config(start: Path, explicit: Path | None = None) -> Config:
     """The configuration for a run started in ``start`` (or the file ``explicit`` names)."""
     if explicit is not None:
         found = _section_of(explicit)
-        return load_config(*found) if found is not None else Config(source=str(explicit))
+        if found is None:
+            return Config(source=str(explicit))
+        return _beside(load_config(*found), explicit)
     directory = start.resolve()
     for candidate in (directory, *directory.parents):
         for name in (CONFIG_FILE, PYPROJECT):
@@ -185,5 +195,13 @@ def find_config(start: Path, explicit: Path | None = None) -> Config:
             if path.is_file() and (name != PYPROJECT or _mentions_us(path)):
                 found = _section_of(path)
                 if found is not None:
-                    return load_config(*found)
+                    return _beside(load_config(*found), path)
     return Config()
+
+
+def _beside(config: Config, path: Path) -> Config:
+    """``config`` with its ``state`` file's relative path taken from the directory of ``path``,
+    the configuration file, as a project's paths are."""
+    if config.state is None or os.path.isabs(config.state):
+        return config
+    return replace(config, state=os.path.join(path.parent, config.state))

@@ -35,6 +35,7 @@ from .journal import (
     DEFAULT_MAX_LINE_LENGTH,
     JournalInterrupted,
     JournalOptions,
+    JournalStates,
     Profile,
     check_journal_on,
 )
@@ -107,6 +108,8 @@ class _DocumentOptions:
     car_version: str | None = None
     manifest: Any = None
     max_findings: int | None = None
+    # Journals read from a path resume from and update their entries here (``check --state``).
+    state: JournalStates | None = None
 
     def journal_options(self) -> JournalOptions:
         return JournalOptions(
@@ -164,7 +167,14 @@ def _journal_report(
 ) -> Report:
     """A journal's report; after Ctrl-C the partial one (``stats["interrupted"]``)."""
     try:
-        return check_journal_on(engine, source, options.journal_options(), progress)
+        return check_journal_on(
+            engine,
+            source,
+            options.journal_options(),
+            progress,
+            # A stream (stdin, a FIFO) cannot be re-read: it is checked without a state entry.
+            state=options.state if isinstance(source, Path) else None,
+        )
     except JournalInterrupted as stopped:
         return stopped.report
 
@@ -401,6 +411,7 @@ def check_paths(
     manifest: Any = None,
     max_document_bytes: int | None = None,
     max_findings: int | None = DEFAULT_MAX_FINDINGS,
+    state: JournalStates | None = None,
 ) -> PathsReport:
     """Check every document under ``paths`` (files or directories), in parallel.
 
@@ -421,7 +432,12 @@ def check_paths(
     bundle over ``max_document_bytes`` (default ``_files.DEFAULT_MAX_DOCUMENT_BYTES``, 256 MiB)
     is a PF502 finding, not read. Besides files and directories, ``"-"`` (stdin) and FIFOs named
     in ``paths`` are read as streams (journals and transcripts streaming; devices are skipped).
+    ``state`` makes journal checks incremental (``check_journal(state=...)``; docs/journals.md):
+    every journal read from a path resumes from and updates its entry (save it afterwards);
+    ``ValueError`` with a ``client``, whose chunked check does not resume.
     """
+    if state is not None and client is not None:
+        raise ValueError("a journal state cannot be used on a Dask cluster: check without it")
     if kind is not None and kind not in KINDS:
         raise ValueError(f"unknown kind {kind!r}: choose one of {', '.join(KINDS)}")
     if fail_on not in SEVERITIES:
@@ -441,7 +457,7 @@ def check_paths(
     if car_version is not None:
         schemas.bundle_path(car_version)  # ValueError for a version not bundled, before any file
     options = _DocumentOptions(
-        _max_document_bytes(max_document_bytes), profile, car_version, manifest, max_findings
+        _max_document_bytes(max_document_bytes), profile, car_version, manifest, max_findings, state
     )
     methods = rpc_methods()
     params = params_methods()

@@ -65,6 +65,7 @@ pub(super) fn journal_options(options: &Bound<'_, PyAny>) -> PyResult<journal::O
         })?,
         max_line_length: options.getattr("max_line_length")?.extract()?,
         car_version: release(car_version.as_deref())?,
+        ..journal::Options::default()
     })
 }
 
@@ -91,66 +92,114 @@ pub(super) fn check_journal(
 ) -> PyResult<(Vec<RawFinding>, PyObject)> {
     guarded(py, "check_journal", || {
         let options = journal_options(options)?;
-        // Ctrl-C is noticed between batches (or inside a Python `read`); the KeyboardInterrupt
-        // is consumed and the partial report is marked `interrupted` (the facade raises
-        // JournalInterrupted with it). The batch being read when it came is not checked.
-        // `progress(bytes_read)` is called at the same points, from the bytes counted at the
-        // reader; an exception it raises stops the check and is re-raised.
-        let flag = Arc::new(AtomicBool::new(false));
-        let stop_flag = Arc::clone(&flag);
-        let bytes_read = Arc::new(AtomicU64::new(0));
-        let mut progress_error: Option<PyErr> = None;
-        let mut between_batches = |bytes: &AtomicU64| {
-            stop_flag.load(Ordering::SeqCst)
-                || Python::with_gil(|py| {
-                    if let Some(callback) = &progress {
-                        if let Err(error) = callback.call1(py, (bytes.load(Ordering::Relaxed),)) {
-                            progress_error = Some(error);
-                            return true;
-                        }
-                    }
-                    stop_requested(py)
-                })
-        };
-        let report = if let Ok(path) = source.downcast::<PyString>() {
-            let path = path.to_cow()?.into_owned();
-            py.allow_threads(|| {
-                let file = CountingReader::new(std::fs::File::open(&path)?);
-                let counter = file.counter();
-                let reader = std::io::BufReader::with_capacity(1 << 20, file);
-                let report = journal::check_journal(reader, &options, || between_batches(&counter));
-                bytes_read.store(counter.load(Ordering::Relaxed), Ordering::Relaxed);
-                report
-            })?
-        } else {
-            let mut reader = PyReader {
-                file: source.clone().unbind(),
-                error: None,
-                interrupted: flag,
-            };
-            let outcome = py.allow_threads(|| {
-                let counted = CountingReader::new(&mut reader);
-                let counter = counted.counter();
-                let buffered = std::io::BufReader::with_capacity(1 << 20, counted);
-                let outcome =
-                    journal::check_journal(buffered, &options, || between_batches(&counter));
-                bytes_read.store(counter.load(Ordering::Relaxed), Ordering::Relaxed);
-                outcome
-            });
-            match (outcome, reader.error.take()) {
-                (Ok(report), _) => report,
-                (Err(_), Some(error)) => return Err(error),
-                (Err(error), None) => return Err(error.into()),
-            }
-        };
-        if let Some(error) = progress_error {
-            return Err(error);
-        }
-        if let Some(callback) = &progress {
-            callback.call1(py, (bytes_read.load(Ordering::Relaxed),))?;
-        }
+        let (report, _) = run_check(py, source, &options, progress, None, false)?;
         Ok((raw_findings(report.findings), to_python(py, &report.stats)?))
     })
+}
+
+/// `check_journal` going on from `state` (the JSON text of the ordered stage's state a previous
+/// run returned; `source` then starts where its lines end), returning with the report the state
+/// where this run's last complete line ends (None when interrupted). A malformed `state` is a
+/// `ValueError` saying what is wrong.
+#[pyfunction]
+#[pyo3(signature = (source, state, options, progress=None))]
+pub(super) fn check_journal_resumable(
+    py: Python<'_>,
+    source: &Bound<'_, PyAny>,
+    state: Option<&str>,
+    options: &Bound<'_, PyAny>,
+    progress: Option<Py<PyAny>>,
+) -> PyResult<(Vec<RawFinding>, PyObject, Option<String>)> {
+    guarded(py, "check_journal_resumable", || {
+        let options = journal_options(options)?;
+        let resume = state
+            .map(|text| {
+                let snapshot: journal::Snapshot = serde_json::from_str(text)
+                    .map_err(|error| PyValueError::new_err(format!("not JSON: {error}")))?;
+                journal::Resume::from_snapshot(&options, &snapshot).map_err(PyValueError::new_err)
+            })
+            .transpose()?;
+        let (report, snapshot) = run_check(py, source, &options, progress, resume, true)?;
+        let snapshot = snapshot.map(|snapshot| snapshot.to_string());
+        Ok((
+            raw_findings(report.findings),
+            to_python(py, &report.stats)?,
+            snapshot,
+        ))
+    })
+}
+
+/// The check behind both entry points: `source` is a path (str) or a binary file object.
+fn run_check(
+    py: Python<'_>,
+    source: &Bound<'_, PyAny>,
+    options: &journal::Options,
+    progress: Option<Py<PyAny>>,
+    resume: Option<journal::Resume>,
+    snapshot: bool,
+) -> PyResult<(journal::JournalReport, Option<journal::Snapshot>)> {
+    // Ctrl-C is noticed between batches (or inside a Python `read`); the KeyboardInterrupt
+    // is consumed and the partial report is marked `interrupted` (the facade raises
+    // JournalInterrupted with it). The batch being read when it came is not checked.
+    // `progress(bytes_read)` is called at the same points, from the bytes counted at the
+    // reader; an exception it raises stops the check and is re-raised.
+    let flag = Arc::new(AtomicBool::new(false));
+    let stop_flag = Arc::clone(&flag);
+    let bytes_read = Arc::new(AtomicU64::new(0));
+    let mut progress_error: Option<PyErr> = None;
+    let mut between_batches = |bytes: &AtomicU64| {
+        stop_flag.load(Ordering::SeqCst)
+            || Python::with_gil(|py| {
+                if let Some(callback) = &progress {
+                    if let Err(error) = callback.call1(py, (bytes.load(Ordering::Relaxed),)) {
+                        progress_error = Some(error);
+                        return true;
+                    }
+                }
+                stop_requested(py)
+            })
+    };
+    let outcome = if let Ok(path) = source.downcast::<PyString>() {
+        let path = path.to_cow()?.into_owned();
+        py.allow_threads(|| {
+            let file = CountingReader::new(std::fs::File::open(&path)?);
+            let counter = file.counter();
+            let reader = std::io::BufReader::with_capacity(1 << 20, file);
+            let outcome = journal::check_journal_from(reader, options, resume, snapshot, || {
+                between_batches(&counter)
+            });
+            bytes_read.store(counter.load(Ordering::Relaxed), Ordering::Relaxed);
+            outcome
+        })?
+    } else {
+        let mut reader = PyReader {
+            file: source.clone().unbind(),
+            error: None,
+            interrupted: flag,
+        };
+        let outcome = py.allow_threads(|| {
+            let counted = CountingReader::new(&mut reader);
+            let counter = counted.counter();
+            let buffered = std::io::BufReader::with_capacity(1 << 20, counted);
+            let outcome = journal::check_journal_from(buffered, options, resume, snapshot, || {
+                between_batches(&counter)
+            });
+            bytes_read.store(counter.load(Ordering::Relaxed), Ordering::Relaxed);
+            outcome
+        });
+        match (outcome, reader.error.take()) {
+            (Ok(outcome), _) => outcome,
+            (Err(_), Some(error)) => return Err(error),
+            (Err(error), None) => return Err(error.into()),
+        }
+    };
+    if let Some(error) = progress_error {
+        return Err(error);
+    }
+    if let Some(callback) = &progress {
+        callback.call1(py, (bytes_read.load(Ordering::Relaxed),))?;
+    }
+    Ok(outcome)
 }
 
 /// The per-line stage over the lines beginning in bytes `[start, end)` of the journal at

@@ -273,6 +273,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(bundled_validator, m)?)?;
     m.add_function(wrap_pyfunction!(build_info, m)?)?;
     m.add_function(wrap_pyfunction!(check_journal, m)?)?;
+    m.add_function(wrap_pyfunction!(check_journal_resumable, m)?)?;
     m.add_function(wrap_pyfunction!(journal_event_kinds, m)?)?;
     m.add_function(wrap_pyfunction!(journal_chain_digest, m)?)?;
     m.add_function(wrap_pyfunction!(check_journal_chunk, m)?)?;

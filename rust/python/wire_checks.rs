@@ -75,7 +75,7 @@ pub(super) fn check_rpc_result(
             .map(|catalog| argument_value(py, "catalog", catalog))
             .transpose()?;
         let outcome = py.allow_threads(|| {
-            crate::wire::check_rpc_result(
+            crate::wire::rpc::check_rpc_result(
                 bundle,
                 method,
                 &result,
@@ -99,7 +99,7 @@ pub(super) fn check_rpc_params(
         let bundle = bundle_or_default(car_version)?;
         let params = argument_value(py, "params", params)?;
         let outcome =
-            py.allow_threads(|| crate::wire::check_rpc_params(bundle, method, &params, false));
+            py.allow_threads(|| crate::wire::rpc::check_rpc_params(bundle, method, &params, false));
         wire_outcome(py, outcome)
     })
 }
@@ -116,8 +116,9 @@ pub(super) fn check_transcript_file(
     const LINES_PER_SLICE: usize = 1 << 14;
     guarded(py, "check_transcript_file", || {
         let bundle = chosen_bundle(car_version)?;
-        let mut reader = crate::wire::open_transcript(&path)?;
-        let mut checker = crate::wire::TranscriptChecker::new(bundle, wire_schema_digest);
+        let mut reader = crate::wire::transcript::open_transcript(&path)?;
+        let mut checker =
+            crate::wire::transcript::TranscriptChecker::new(bundle, wire_schema_digest);
         while !py.allow_threads(|| checker.feed_from(&mut reader, LINES_PER_SLICE))? {
             if stop_requested(py) {
                 return Err(PyKeyboardInterrupt::new_err("transcript check interrupted"));
@@ -130,11 +131,11 @@ pub(super) fn check_transcript_file(
 /// A JSON-RPC transcript fed in batches of lines (from a file object or an iterable).
 #[pyclass(module = "pairling_fast._core")]
 pub(super) struct TranscriptChecker {
-    inner: Option<crate::wire::TranscriptChecker>,
+    inner: Option<crate::wire::transcript::TranscriptChecker>,
 }
 
 impl TranscriptChecker {
-    fn running(&mut self) -> PyResult<&mut crate::wire::TranscriptChecker> {
+    fn running(&mut self) -> PyResult<&mut crate::wire::transcript::TranscriptChecker> {
         self.inner.as_mut().ok_or_else(|| {
             pyo3::exceptions::PyValueError::new_err("the transcript checker is finished")
         })
@@ -148,7 +149,7 @@ impl TranscriptChecker {
     fn new(wire_schema_digest: Option<String>, car_version: Option<&str>) -> PyResult<Self> {
         let bundle = chosen_bundle(car_version)?;
         Ok(TranscriptChecker {
-            inner: Some(crate::wire::TranscriptChecker::new(
+            inner: Some(crate::wire::transcript::TranscriptChecker::new(
                 bundle,
                 wire_schema_digest,
             )),
@@ -176,7 +177,7 @@ impl TranscriptChecker {
 #[pyfunction]
 pub(super) fn check_wire_schema(py: Python<'_>, path: std::path::PathBuf) -> PyResult<WireOutcome> {
     guarded(py, "check_wire_schema", || {
-        let outcome = py.allow_threads(|| crate::wire::check_wire_schema(&path))?;
+        let outcome = py.allow_threads(|| crate::wire::bundle::check_wire_schema(&path))?;
         wire_outcome(py, outcome)
     })
 }
@@ -184,6 +185,6 @@ pub(super) fn check_wire_schema(py: Python<'_>, path: std::path::PathBuf) -> PyR
 #[pyfunction]
 pub(super) fn wire_schema_digest(py: Python<'_>, path: std::path::PathBuf) -> PyResult<String> {
     guarded(py, "wire_schema_digest", || {
-        Ok(py.allow_threads(|| crate::wire::wire_schema_digest(&path))?)
+        Ok(py.allow_threads(|| crate::wire::bundle::wire_schema_digest(&path))?)
     })
 }

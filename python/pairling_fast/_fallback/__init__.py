@@ -1,29 +1,30 @@
 """The pure-Python backend: the same engine API as the Rust core, module for module.
 
-``parse.py`` ↔ ``rust/parse.rs``, ``canonical.py`` ↔ ``rust/canonical.rs``,
-``validate.py`` ↔ ``rust/validate.rs``. It is the reference the core is tested against, and what
-runs where the extension cannot be built. ``wire.py`` ↔ ``rust/wire.rs``: the CAR wire checks.
-``validate.py`` ↔ ``rust/validate.rs``, ``graph.py`` ↔ ``rust/graph.rs``. It is the reference the
-core is tested against, and what runs where the extension cannot be built.
+``parse.py`` ↔ ``rust/parse.rs``, ``canonical.py`` ↔ ``rust/canonical.rs``, ``validate.py`` ↔
+``rust/validate.rs``, ``graph.py`` ↔ ``rust/graph.rs``, ``journal.py`` ↔ ``rust/journal.rs``,
+``journal_chunks.py`` ↔ ``rust/journal_chunks.rs``, ``car_event.py`` ↔ ``rust/car_event.rs``, and
+the package ``wire/`` ↔ ``rust/wire/`` (``rpc``, ``transcript``, ``bundle``, ``shared``): the CAR
+wire checks. It is the reference the core is tested against, and what runs where the extension
+cannot be built.
 """
 
 from __future__ import annotations
 
 from .canonical import canonicalize, canonicalize_json, digest_hex
 from .graph import check_map, check_map_json, seal_map, seal_map_json
-from .journal import check_journal, journal_chain_digest, journal_event_kinds
+from .journal import (
+    check_journal,
+    check_journal_resumable,
+    journal_chain_digest,
+    journal_event_kinds,
+)
 from .journal_chunks import JournalChecker, check_journal_chunk
 from .parse import parse_json
 from .validate import bundled_schema_ids, bundled_validator, compile_schema
-from .wire import (
-    TranscriptChecker,
-    check_rpc_params,
-    check_rpc_result,
-    check_transcript_file,
-    check_wire_schema,
-    wire_schema_digest,
-)
-from .wire import wire_bundles_listing as wire_bundles
+from .wire.arguments import wire_bundles_listing as wire_bundles
+from .wire.bundle import check_wire_schema, wire_schema_digest
+from .wire.rpc import check_rpc_params, check_rpc_result
+from .wire.transcript import TranscriptChecker, check_transcript_file
 
 __all__ = [
     "JournalChecker",
@@ -34,6 +35,7 @@ __all__ = [
     "canonicalize_json",
     "check_journal",
     "check_journal_chunk",
+    "check_journal_resumable",
     "check_map",
     "check_map_json",
     "check_rpc_params",

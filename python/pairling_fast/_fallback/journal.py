@@ -7,6 +7,7 @@ window of recently closed ids are remembered. Findings and stats are identical t
 
 from __future__ import annotations
 
+import json
 import re
 from collections import deque
 from collections.abc import Hashable, Iterator
@@ -54,9 +55,9 @@ from ..codes import (
 )
 from ..errors import CanonicalizationError
 from ..report import RawFinding
-from . import car_event
+from . import car_event, journal_state
 from .parse import escape_pointer_token, parse_json, unescape_pointer_token
-from .validate import WireBundle, default_wire_bundle, wire_bundle_named
+from .validate import WireBundle, default_wire_bundle, is_date_time, wire_bundle_named
 
 if TYPE_CHECKING:
     from ..journal import JournalOptions
@@ -159,8 +160,10 @@ class _RawLine:
     terminated: bool
 
 
-def _read_lines(read: Callable[[int], bytes], max_line_length: int) -> Iterator[_RawLine]:
-    number = 0
+def _read_lines(
+    read: Callable[[int], bytes], max_line_length: int, number: int = 0
+) -> Iterator[_RawLine]:
+    """The lines of ``read``, numbered on from ``number``."""
     parts: list[bytes] = []
     length = 0
     too_long = False
@@ -398,6 +401,73 @@ def _with_column(error: CanonicalizationError) -> str:
 # 0.58.0), with the stand-in used to validate the rest of the event.
 CAR_DEFAULTED: tuple[tuple[str, Any], ...] = (("data", {}), ("timestamp", "1970-01-01T00:00:00Z"))
 
+_ID_MEMBERS = (
+    "run_id",
+    "client_id",
+    "policy_session_id",
+    "action_id",
+    "proposal_id",
+    "prev_hash",
+    "hash",
+)
+
+
+@cache
+def _shape_is_known(car_version: str | None) -> bool:
+    """Whether the bundle's ``journal.event`` is the shape ``_plainly_valid`` checks by hand: an
+    object of string-or-null ids, an object ``data``, a ``date-time`` string ``timestamp``, a
+    ``kind`` from string enums, nothing else (descriptions aside)."""
+    schema = _event_bundle(car_version).schema(EVENT_SCHEMA)
+    expected: dict[str, Any] = {name: {"type": ["string", "null"]} for name in _ID_MEMBERS}
+    expected["kind"] = {"$ref": "#/definitions/EventKind"}
+    expected["data"] = {"additionalProperties": True, "type": "object"}
+    expected["timestamp"] = {"format": "date-time", "type": "string"}
+    properties = {
+        name: {key: value for key, value in member.items() if key != "description"}
+        for name, member in schema.get("properties", {}).items()
+    }
+    branches = schema["definitions"]["EventKind"]["oneOf"]
+    kinds_are_string_enums = all(
+        branch.get("type") == "string"
+        and isinstance(branch.get("enum"), list)
+        and set(branch) <= {"type", "enum", "description"}
+        for branch in branches
+    )
+    rest = {
+        key: value
+        for key, value in schema.items()
+        if key not in ("$schema", "definitions", "description", "properties", "title")
+    }
+    return (
+        properties == expected
+        and kinds_are_string_enums
+        and rest
+        == {
+            "additionalProperties": False,
+            "required": ["kind", "data", "timestamp"],
+            "type": "object",
+        }
+    )
+
+
+def _plainly_valid(event: dict[str, Any], car_version: str | None) -> bool:
+    """True for the common valid event, decided without jsonschema (whose ``oneOf`` over the
+    event kinds is most of the fallback's time on small lines); False means "ask the validator".
+    Only for a bundle whose event schema is the shape checked here (``_shape_is_known``)."""
+    kinds, members = _event_schema(car_version)
+    if not _shape_is_known(car_version):
+        return False
+    kind, data, stamp = event.get("kind"), event.get("data"), event.get("timestamp")
+    return (
+        type(kind) is str
+        and kind in kinds
+        and type(data) is dict
+        and type(stamp) is str
+        and is_date_time(stamp)
+        and all(key in members for key in event)
+        and all(type(event.get(name)) in (str, type(None)) for name in _ID_MEMBERS)
+    )
+
 
 def _schema_findings(
     event: dict[str, Any], profile: str, number: int, car_version: str | None
@@ -418,7 +488,8 @@ def _schema_findings(
                 missing.append(name)
                 instance[name] = stand_in
     # Valid events are the rule: the quick yes/no check spares collecting (and sorting) errors.
-    violations = [] if validator.is_valid(instance) else validator.errors(instance)
+    valid = _plainly_valid(instance, car_version) or validator.is_valid(instance)
+    violations = [] if valid else validator.errors(instance)
     findings = [
         _finding(SCHEMA_VIOLATION, message, number, pointer, schema_pointer)
         for pointer, schema_pointer, _keyword, message in violations
@@ -853,20 +924,50 @@ def check_journal(
     Ctrl-C during the check returns the report so far with ``stats["interrupted"]`` true.
     ``progress(bytes_read)`` is called after every read and once at the end.
     """
+    findings, stats, _ = _check(source, None, False, options, progress)
+    return findings, stats
+
+
+def check_journal_resumable(
+    source: Any,
+    state: str | None,
+    options: JournalOptions,
+    progress: Callable[[int], object] | None = None,
+) -> tuple[list[RawFinding], dict[str, Any], str | None]:
+    """``check_journal`` going on from ``state`` (the JSON text of the ordered stage's state a
+    previous run returned; ``source`` then starts where its lines end), returning with the
+    report the state where this run's last complete line ends (None when interrupted).
+    ``ValueError`` saying what is wrong for a malformed ``state``."""
+    return _check(source, state, True, options, progress)
+
+
+def _check(
+    source: Any,
+    state: str | None,
+    snapshot: bool,
+    options: JournalOptions,
+    progress: Callable[[int], object] | None,
+) -> tuple[list[RawFinding], dict[str, Any], str | None]:
     check_options(options)
     chain, profile, car_version = options.chain, options.profile, options.car_version
     checker = _Checker(chain, options.lifecycle, options.max_findings, car_version)
-    interrupted = False
-    limit = options.max_line_length
+    if state is not None:
+        try:
+            parsed = json.loads(state)
+        except ValueError as error:
+            raise ValueError(f"not JSON: {error}") from None
+        journal_state.restore(checker, parsed)
+    run = _Run(checker, chain, profile, options.max_line_length, car_version, snapshot)
     if isinstance(source, str):
         with open(source, "rb") as stream:
-            read = _counted(stream.read, progress)
-            interrupted = _run(checker, read, chain, profile, limit, car_version)
+            run.feed(_counted(stream.read, progress))
     else:
-        read = _counted(source.read, progress)
-        interrupted = _run(checker, read, chain, profile, limit, car_version)
-    stats = checker.finish(interrupted)
-    return checker.findings, stats
+        run.feed(_counted(source.read, progress))
+    stats = checker.finish(run.interrupted)
+    saved = None
+    if run.saved is not None:
+        saved = json.dumps(run.saved, ensure_ascii=False, separators=(",", ":"))
+    return checker.findings, stats, saved
 
 
 def _counted(
@@ -888,19 +989,34 @@ def _counted(
     return counted
 
 
-def _run(
-    checker: _Checker,
-    read: Callable[[int], bytes],
-    chain: str,
-    profile: str,
-    max_line_length: int,
-    car_version: str | None,
-) -> bool:
-    """Feed every line to ``checker``; True if interrupted by Ctrl-C."""
-    try:
-        for raw in _read_lines(read, max_line_length):
-            outcome, findings = _check_line(raw, chain, profile, max_line_length, car_version)
-            checker.take(raw.number, outcome, findings)
-    except KeyboardInterrupt:
-        return True
-    return False
+@dataclass
+class _Run:
+    """Every line fed to the checker; with ``snapshot``, the checker's state is ``saved`` where
+    the last line with a newline ends (a last line without one is checked and reported, but read
+    again next time). ``interrupted`` by Ctrl-C: nothing is saved."""
+
+    checker: _Checker
+    chain: str
+    profile: str
+    max_line_length: int
+    car_version: str | None
+    snapshot: bool
+    interrupted: bool = False
+    saved: dict[str, Any] | None = None
+
+    def feed(self, read: Callable[[int], bytes]) -> None:
+        checker = self.checker
+        try:
+            for raw in _read_lines(read, self.max_line_length, checker.lines):
+                if self.snapshot and not raw.terminated:
+                    self.saved = journal_state.snapshot(checker)
+                outcome, findings = _check_line(
+                    raw, self.chain, self.profile, self.max_line_length, self.car_version
+                )
+                checker.take(raw.number, outcome, findings)
+        except KeyboardInterrupt:
+            self.interrupted = True
+            self.saved = None
+            return
+        if self.snapshot and self.saved is None:
+            self.saved = journal_state.snapshot(checker)

@@ -1,0 +1,246 @@
+"""The ordered stage's state as data, on the pure-Python backend: ``rust/journal_state.rs``'s
+snapshot and restore of the journal checker, in the same JSON (docs/journals.md, ``--state``).
+
+Every map is written in sorted order, so a state is the same data from either backend and either
+backend resumes from it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from ..codes import CODES, severity
+
+if TYPE_CHECKING:
+    from .journal import _Checker, _ClosedWindow
+
+K = TypeVar("K", bound=Hashable)
+V = TypeVar("V")
+
+_SEVERITIES = ("error", "warning", "info")
+
+
+def snapshot(checker: _Checker) -> dict[str, Any]:
+    """The checker's state after the lines taken so far (before ``finish``)."""
+    mid_run = checker.mid_run
+    return {
+        "lines": checker.lines,
+        "events": checker.events,
+        "blank_lines": checker.blank_lines,
+        "invalid_lines": checker.invalid_lines,
+        "kinds": dict(sorted(checker.kinds.items())),
+        "last_hash": None if checker.last_hash is None else list(checker.last_hash),
+        "chained": checker.chained,
+        "unchained": checker.unchained,
+        "verified": checker.verified,
+        "tampered_at": checker.tampered_at,
+        "require_reported": checker.require_reported,
+        "findings": [list(finding) for finding in checker.findings],
+        "suppressed": checker.suppressed,
+        "suppressed_codes": {
+            code: dict(sorted(counts.items()))
+            for code, counts in sorted(checker.suppressed_codes.items())
+        },
+        "errors": checker.errors,
+        "repeats": [
+            [code, key, index, later]
+            for (code, key), (index, later) in sorted(checker.repeats.items())
+        ],
+        "mid_run": {
+            "first_line": mid_run.first_line,
+            "unreadable_before": mid_run.unreadable_before,
+            "last_line": mid_run.last_line,
+            "runs": mid_run.runs,
+            "proposals": mid_run.proposals,
+            "events": mid_run.events,
+            "examples": list(mid_run.examples),
+        },
+        "runs": [
+            [run_id, run.line, run.cancellation_requested]
+            for run_id, run in sorted(checker.runs.items())
+        ],
+        "completed_runs": _window_value(checker.completed_runs, str, _unit),
+        "orphans": _window_value(checker.orphans, str, _unit),
+        "proposals": [[key, line] for key, line in sorted(checker.proposals.items())],
+        "completed_proposals": _window_value(checker.completed_proposals, str, _unit),
+        "actions": [[list(key), kind] for key, kind in sorted(checker.actions.items())],
+        "ended_actions": _window_value(checker.ended_actions, list, str),
+        "last_timestamp": None if checker.last_timestamp is None else list(checker.last_timestamp),
+    }
+
+
+def restore(checker: _Checker, state: Any) -> None:
+    """Puts ``state`` (a ``snapshot``) into a new ``checker``; ``ValueError`` saying what is
+    malformed when it is not one."""
+    try:
+        _restore(checker, state)
+    except (KeyError, TypeError, IndexError, AttributeError) as error:
+        message = f"malformed journal checker state ({type(error).__name__}: {error})"
+        raise ValueError(message) from None
+
+
+def _restore(checker: _Checker, state: Any) -> None:
+    from .journal import _MidRun, _OpenRun
+
+    checker.lines = _count(state["lines"])
+    checker.events = _count(state["events"])
+    checker.blank_lines = _count(state["blank_lines"])
+    checker.invalid_lines = _count(state["invalid_lines"])
+    checker.kinds = {_text(kind): _count(n) for kind, n in _object(state["kinds"]).items()}
+    checker.last_hash = _optional(state["last_hash"], lambda v: (_text(v[0]), _count(v[1])))
+    checker.chained = _count(state["chained"])
+    checker.unchained = _count(state["unchained"])
+    checker.verified = _count(state["verified"])
+    checker.tampered_at = _optional(state["tampered_at"], _count)
+    checker.require_reported = _flag(state["require_reported"])
+    checker.findings = [_finding(item) for item in _list(state["findings"])]
+    checker.suppressed = _count(state["suppressed"])
+    checker.suppressed_codes = {
+        _code(code): {_severity(name): _count(n) for name, n in _object(counts).items()}
+        for code, counts in _object(state["suppressed_codes"]).items()
+    }
+    checker.errors = _count(state["errors"])
+    checker.repeats = {}
+    for code, key, index, later in _items(state["repeats"], 4):
+        listed = _optional(index, _count)
+        if listed is not None and listed >= len(checker.findings):
+            raise ValueError("malformed journal checker state: a repeat points past the findings")
+        checker.repeats[(_code(code), _text(key))] = (listed, _count(later))
+    mid_run = _object(state["mid_run"])
+    checker.mid_run = _MidRun(
+        first_line=_optional(mid_run["first_line"], _count),
+        unreadable_before=_count(mid_run["unreadable_before"]),
+        last_line=_optional(mid_run["last_line"], _count),
+        runs=_count(mid_run["runs"]),
+        proposals=_count(mid_run["proposals"]),
+        events=_count(mid_run["events"]),
+        examples=[_text(example) for example in _list(mid_run["examples"])],
+    )
+    checker.runs = {
+        _text(run_id): _OpenRun(_count(line), _flag(requested))
+        for run_id, line, requested in _items(state["runs"], 3)
+    }
+    _restore_window(checker.completed_runs, state["completed_runs"], _text, _true)
+    _restore_window(checker.orphans, state["orphans"], _text, _true)
+    checker.proposals = {_text(key): _count(line) for key, line in _items(state["proposals"], 2)}
+    _restore_window(checker.completed_proposals, state["completed_proposals"], _text, _true)
+    checker.actions = {_action_key(key): _text(kind) for key, kind in _items(state["actions"], 2)}
+    _restore_window(checker.ended_actions, state["ended_actions"], _action_key, _text)
+    checker.last_timestamp = _optional(
+        state["last_timestamp"], lambda v: (_integer(v[0]), _count(v[1]))
+    )
+
+
+def _window_value(
+    window: _ClosedWindow[Any, Any], key: Callable[[Any], Any], value: Callable[[Any], Any]
+) -> dict[str, Any]:
+    entries = sorted(window._entries.items(), key=lambda item: item[1][1])
+    return {
+        "generation": window._generation,
+        "order": [[key(k), generation] for k, generation in window._order],
+        "entries": [[key(k), generation, value(v)] for k, (v, generation) in entries],
+    }
+
+
+def _restore_window(
+    window: _ClosedWindow[K, V],
+    state: Any,
+    key: Callable[[Any], K],
+    value: Callable[[Any], V],
+) -> None:
+    window._generation = _count(state["generation"])
+    window._order.extend(
+        (key(k), _count(generation)) for k, generation in _items(state["order"], 2)
+    )
+    window._entries = {
+        key(k): (value(v), _count(generation)) for k, generation, v in _items(state["entries"], 3)
+    }
+
+
+def _unit(_: object) -> None:
+    return None
+
+
+def _true(_: object) -> bool:
+    return True
+
+
+def _finding(item: Any) -> tuple[Any, ...]:
+    code, level, message, line, pointer, schema_pointer = _items([item], 6)[0]
+    # The table gives a code its severity: a state that says otherwise is not this table's.
+    if _severity(level) != severity(_code(code)):
+        raise ValueError(f"malformed journal checker state: {code} is not a {level}")
+    return (
+        code,
+        level,
+        _text(message),
+        _optional(line, _count),
+        _optional(pointer, _text),
+        _optional(schema_pointer, _text),
+    )
+
+
+def _action_key(value: Any) -> tuple[str, str]:
+    proposal, action = _items([value], 2)[0]
+    return (_text(proposal), _text(action))
+
+
+def _code(value: Any) -> str:
+    if value not in CODES:
+        raise ValueError(f"malformed journal checker state: unknown finding code {value!r}")
+    return _text(value)
+
+
+def _severity(value: Any) -> Any:
+    if value not in _SEVERITIES:
+        raise ValueError(f"malformed journal checker state: unknown severity {value!r}")
+    return value
+
+
+def _integer(value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValueError(f"malformed journal checker state: {value!r} is not an integer")
+    return value
+
+
+def _count(value: Any) -> int:
+    if _integer(value) < 0:
+        raise ValueError(f"malformed journal checker state: {value!r} is not a count")
+    return int(value)
+
+
+def _flag(value: Any) -> bool:
+    if not isinstance(value, bool):
+        raise ValueError(f"malformed journal checker state: {value!r} is not a boolean")
+    return value
+
+
+def _text(value: Any) -> str:
+    if not isinstance(value, str):
+        raise ValueError(f"malformed journal checker state: {value!r} is not a string")
+    return value
+
+
+def _list(value: Any) -> list[Any]:
+    if not isinstance(value, list):
+        raise ValueError("malformed journal checker state: a list expected")
+    return value
+
+
+def _object(value: Any) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        raise ValueError("malformed journal checker state: an object expected")
+    return value
+
+
+def _items(value: Any, size: int) -> list[list[Any]]:
+    items = _list(value)
+    for item in items:
+        if not isinstance(item, list) or len(item) != size:
+            raise ValueError(f"malformed journal checker state: a list of {size} items expected")
+    return items
+
+
+def _optional(value: Any, parse: Callable[[Any], V]) -> V | None:
+    return None if value is None else parse(value)

@@ -1,0 +1,299 @@
+"""Incremental journal checks (``check --state``, ``check_journal(state=...)``): a check resumed
+from the saved state of a verified prefix reports exactly what a full check of the whole file
+reports, on both backends; a changed prefix, changed options or an unusable state file are said."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+from pathlib import Path
+from typing import Any
+
+import pytest
+from cli_helpers import Cli
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import pairling_fast as pf
+from pairling_fast import _backend
+from pairling_fast.codes import STATE_OPTIONS_CHANGED, VERIFIED_PREFIX_CHANGED
+from pairling_fast.generate.journal import generate_journal
+from pairling_fast.journal import JournalInterrupted
+from pairling_fast.journal_state import STATE_FORMAT, _HashingReader
+
+STATE_PROPERTIES = settings(
+    max_examples=40,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
+
+
+def _comparable(report: pf.Report) -> tuple[list[Any], dict[str, Any]]:
+    stats = {key: value for key, value in report.stats.items() if key != "resumed"}
+    return [f.to_dict() for f in report.findings], stats
+
+
+def _journal(events: int, seed: int, chain: bool, defects: int) -> bytes:
+    lines, _ = generate_journal(events, seed, chain=chain, defects=defects)
+    return b"".join(lines)
+
+
+@STATE_PROPERTIES
+@given(
+    events=st.integers(5, 120),
+    seed=st.integers(0, 10_000),
+    chain=st.booleans(),
+    defects=st.integers(0, 6),
+    splits=st.lists(st.floats(0, 1), min_size=1, max_size=3),
+    max_findings=st.sampled_from([None, 2, 1000]),
+    tail=st.sampled_from([b"", b'{"kind"', b"\n\n", b"not json\n"]),
+)
+def test_a_resumed_check_equals_a_full_check(
+    backend: _backend.Engine,
+    tmp_path_factory: pytest.TempPathFactory,
+    events: int,
+    seed: int,
+    chain: bool,
+    defects: int,
+    splits: list[float],
+    max_findings: int | None,
+    tail: bytes,
+) -> None:
+    """Appended in pieces cut anywhere (inside lines too), checked after every piece."""
+    data = _journal(events, seed, chain, defects) + tail
+    journal = tmp_path_factory.mktemp("state") / "events.jsonl"
+    states = pf.JournalStates()
+    cuts = sorted({int(fraction * len(data)) for fraction in splits} | {len(data)})
+    start = 0
+    for cut in cuts:
+        with open(journal, "ab") as stream:
+            stream.write(data[start:cut])
+        start = cut
+        resumed = pf.check_journal(journal, max_findings=max_findings, state=states)
+        full = pf.check_journal(journal, max_findings=max_findings)
+        assert _comparable(resumed) == _comparable(full)
+        assert resumed.ok == full.ok
+    entry = states.entry(os.path.realpath(journal))
+    assert entry is not None
+    # The verified prefix ends after the last newline: a last line without one is read again.
+    assert entry["offset"] == data.rfind(b"\n") + 1
+    assert entry["lines"] == data.count(b"\n")
+
+
+def test_only_the_appended_bytes_are_checked(backend: _backend.Engine, tmp_path: Path) -> None:
+    data = _journal(300, 1, chain=True, defects=0)
+    half = data.index(b"\n", len(data) // 2) + 1
+    journal = tmp_path / "events.jsonl"
+    journal.write_bytes(data[:half])
+    state = tmp_path / "journal.state"
+    first = pf.check_journal(journal, state=state)
+    assert first.ok and "resumed" not in first.stats
+    with open(journal, "ab") as stream:
+        stream.write(data[half:])
+    second = pf.check_journal(journal, state=state)
+    assert second.stats["resumed"] == {
+        "from_line": data[:half].count(b"\n"),
+        "from_offset": half,
+        "bytes_checked": len(data) - half,
+        "bytes_rehashed": half,
+    }
+    assert _comparable(second) == _comparable(pf.check_journal(journal))
+    document = json.loads(state.read_bytes())
+    assert document["format"] == STATE_FORMAT
+    assert list(document["journals"]) == [os.path.realpath(journal)]
+
+
+def test_both_backends_resume_from_each_others_state(tmp_path: Path) -> None:
+    data = _journal(200, 5, chain=True, defects=4)
+    cut = len(data) // 3
+    journal = tmp_path / "events.jsonl"
+    for first, second in (("rust", "python"), ("python", "rust")):
+        journal.write_bytes(data[:cut])
+        states = pf.JournalStates()
+        with _backend.selected(first):
+            pf.check_journal(journal, state=states)
+            saved = states.entry(os.path.realpath(journal))
+        with open(journal, "ab") as stream:
+            stream.write(data[cut:])
+        with _backend.selected(second):
+            resumed = pf.check_journal(journal, state=states)
+            assert "resumed" in resumed.stats
+            assert _comparable(resumed) == _comparable(pf.check_journal(journal))
+        with _backend.selected(first):
+            # The engines' states are the same data, not just states each can read.
+            states_again = pf.JournalStates()
+            journal.write_bytes(data[:cut])
+            pf.check_journal(journal, state=states_again)
+        with _backend.selected(second):
+            states_other = pf.JournalStates()
+            pf.check_journal(journal, state=states_other)
+        key = os.path.realpath(journal)
+        assert saved is not None
+        mine, theirs = states_again.entry(key), states_other.entry(key)
+        assert mine is not None and theirs is not None
+        assert json.loads(mine["checker"]) == json.loads(theirs["checker"])
+
+
+def _verified(tmp_path: Path, data: bytes) -> tuple[Path, pf.JournalStates]:
+    journal = tmp_path / "events.jsonl"
+    journal.write_bytes(data)
+    states = pf.JournalStates()
+    pf.check_journal(journal, state=states)
+    return journal, states
+
+
+def _edits(data: bytes) -> dict[str, Any]:
+    middle = data.index(b"\n", len(data) // 2)
+    return {
+        "byte flipped": lambda path: path.write_bytes(
+            data[: middle - 5] + bytes([data[middle - 5] ^ 1]) + data[middle - 4 :]
+        ),
+        "truncated": lambda path: path.write_bytes(data[: middle + 1]),
+        # Rotated: the old file lives on under another name, the path is a new file.
+        "replaced": lambda path: (path.rename(path.with_suffix(".1")), path.write_bytes(data)),
+    }
+
+
+@pytest.mark.parametrize("edit", ["byte flipped", "truncated", "replaced"])
+def test_a_changed_prefix_is_an_error_and_a_full_check(
+    backend: _backend.Engine, tmp_path: Path, edit: str
+) -> None:
+    data = _journal(120, 2, chain=False, defects=0)
+    journal, states = _verified(tmp_path, data)
+    _edits(data)[edit](journal)
+    report = pf.check_journal(journal, state=states)
+    assert report.findings[0].code == VERIFIED_PREFIX_CHANGED
+    assert report.findings[0].severity == "error"
+    lines = data.count(b"\n")
+    assert f"the first {len(data)} bytes ({lines} lines)" in report.findings[0].message
+    assert not report.ok
+    assert "resumed" not in report.stats
+    full = pf.check_journal(journal)
+    assert [f.to_dict() for f in report.findings[1:]] == [f.to_dict() for f in full.findings]
+    # The state now holds the file as it is: the next run resumes without complaint.
+    again = pf.check_journal(journal, state=states)
+    assert again.stats["resumed"]["from_offset"] == journal.stat().st_size
+    assert _comparable(again) == _comparable(full)
+
+
+def test_changed_options_are_a_note_and_a_full_check(
+    backend: _backend.Engine, tmp_path: Path
+) -> None:
+    data = _journal(80, 3, chain=True, defects=2)
+    journal, states = _verified(tmp_path, data)
+    report = pf.check_journal(journal, state=states, profile="car-compatible")
+    assert report.findings[0].code == STATE_OPTIONS_CHANGED
+    assert report.findings[0].severity == "info"
+    assert "profile" in report.findings[0].message
+    full = pf.check_journal(journal, profile="car-compatible")
+    assert [f.to_dict() for f in report.findings[1:]] == [f.to_dict() for f in full.findings]
+    assert report.stats["errors"] == full.stats["errors"]
+
+
+def test_an_interrupted_check_saves_nothing(
+    backend: _backend.Engine, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    data = _journal(3000, 4, chain=True, defects=0)
+    journal = tmp_path / "events.jsonl"
+    journal.write_bytes(data)
+    state = tmp_path / "journal.state"
+    read = _HashingReader.read
+
+    def interrupted(self: _HashingReader, size: int = -1) -> bytes:
+        if self.read_bytes > 0:
+            raise KeyboardInterrupt
+        return read(self, min(size, 4096))
+
+    monkeypatch.setattr(_HashingReader, "read", interrupted)
+    with pytest.raises(JournalInterrupted):
+        pf.check_journal(journal, state=state)
+    monkeypatch.undo()
+    assert pf.JournalStates.load(state).journals() == []
+
+
+def test_a_state_file_keeps_its_permissions(backend: _backend.Engine, tmp_path: Path) -> None:
+    journal = tmp_path / "events.jsonl"
+    journal.write_bytes(_journal(20, 6, chain=False, defects=0))
+    state = tmp_path / "journal.state"
+    pf.check_journal(journal, state=state)
+    state.chmod(0o600)
+    pf.check_journal(journal, state=state)
+    assert stat.S_IMODE(state.stat().st_mode) == 0o600
+
+
+@pytest.mark.parametrize(
+    ("content", "said"),
+    [
+        (b"{not json", "not JSON"),
+        (b"[]", "not a pairling-fast journal state file"),
+        (
+            json.dumps({"format": STATE_FORMAT, "version": 99, "journals": {}}).encode(),
+            "journal state version 99",
+        ),
+        (
+            json.dumps(
+                {"format": STATE_FORMAT, "version": 1, "sha256": "0", "journals": {}}
+            ).encode(),
+            "damaged",
+        ),
+    ],
+)
+def test_an_unusable_state_file_is_one_line_and_exit_2(
+    backend: _backend.Engine, tmp_path: Path, content: bytes, said: str
+) -> None:
+    journal = tmp_path / "events.jsonl"
+    journal.write_bytes(_journal(20, 6, chain=False, defects=0))
+    state = tmp_path / "journal.state"
+    state.write_bytes(content)
+    with pytest.raises(pf.JournalStateError, match=said):
+        pf.check_journal(journal, state=state)
+    done = Cli(_backend.active_name(), tmp_path)("check", str(journal), "--state", str(state))
+    assert done.returncode == 2
+    assert said in done.stderr and len(done.stderr.strip().splitlines()) == 1
+    assert state.read_bytes() == content  # never overwritten
+
+
+def test_the_cli_resumes_and_records_only_journals(
+    backend: _backend.Engine, tmp_path: Path
+) -> None:
+    cli = Cli(_backend.active_name(), tmp_path)
+    data = _journal(100, 8, chain=True, defects=0)
+    half = data.index(b"\n", len(data) // 2) + 1
+    (tmp_path / "logs").mkdir()
+    (tmp_path / "logs" / "a.jsonl").write_bytes(data[:half])
+    (tmp_path / "logs" / "b.jsonl").write_bytes(data)
+    (tmp_path / "logs" / "good.tools.cancel.result.json").write_text('{"cancelled": true}\n')
+    first = cli("check", "logs", "--state", "s.json", "--format", "json")
+    assert first.returncode == 0, first.stderr
+    document = json.loads((tmp_path / "s.json").read_bytes())
+    assert sorted(document["journals"]) == sorted(
+        os.path.realpath(tmp_path / "logs" / name) for name in ("a.jsonl", "b.jsonl")
+    )
+    with open(tmp_path / "logs" / "a.jsonl", "ab") as stream:
+        stream.write(data[half:])
+    second = cli("check", "logs", "--state", "s.json", "--format", "json")
+    assert second.returncode == 0, second.stderr
+    files = {Path(f["path"]).name: f for f in json.loads(second.stdout)["files"]}
+    assert files["a.jsonl"]["stats"]["resumed"]["from_offset"] > 0
+    assert files["b.jsonl"]["stats"]["resumed"]["bytes_checked"] == 0
+    (tmp_path / "pairling-fast.toml").write_text('state = "from-config.json"\n')
+    assert cli("check", "logs").returncode == 0
+    assert (tmp_path / "from-config.json").exists()
+
+
+def test_state_is_refused_with_dask(backend: _backend.Engine, tmp_path: Path) -> None:
+    pytest.importorskip("distributed")
+    journal = tmp_path / "events.jsonl"
+    journal.write_bytes(_journal(20, 6, chain=False, defects=0))
+    done = Cli(_backend.active_name(), tmp_path)(
+        "check", str(journal), "--state", "s.json", "--dask", "local:1"
+    )
+    assert done.returncode == 2
+    assert "--state cannot be used with --dask" in done.stderr
+    assert not (tmp_path / "s.json").exists()
+
+
+def test_state_needs_a_path(backend: _backend.Engine, tmp_path: Path) -> None:
+    with pytest.raises(TypeError, match="path"):
+        pf.check_journal(b"{}\n", state=pf.JournalStates())
