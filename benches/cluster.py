@@ -4,7 +4,7 @@
     python benches/cluster.py /tmp/journal-1g.jsonl --size-mb 1024 [--chunk-mb 32] [--rounds 2]
 
 Generates the journal (chained) if it does not exist; checks it, alternately, with
-``check_journal`` and with ``pairling_fast.distributed.check_journal`` on
+``check_journal`` and with ``pairling_fast.distributed.check_journal_on_cluster`` on
 ``LocalCluster(n_workers=2, threads_per_worker=1)``; asserts the reports are identical and prints
 both rates. Deletes the journal afterwards unless ``--keep``.
 """
@@ -56,7 +56,9 @@ def main() -> int:
                 seconds = time.perf_counter() - started
                 print(f"one process: {seconds:6.1f} s  {megabytes / seconds:6.1f} MB/s")
                 started = time.perf_counter()
-                report = pfd.check_journal(args.path, client, chunk_bytes=args.chunk_mb << 20)
+                report = pfd.check_journal_on_cluster(
+                    args.path, client, chunk_bytes=args.chunk_mb << 20
+                )
                 seconds = time.perf_counter() - started
                 print(f"{parameters}: {seconds:6.1f} s  {megabytes / seconds:6.1f} MB/s")
                 assert report.to_dict() == single.to_dict(), "reports differ"

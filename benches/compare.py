@@ -236,7 +236,7 @@ def digest_workload(bench: Bench) -> None:
     rng = random.Random(2)
     objects = [varied_object(rng) for _ in range(sizes.digest_objects)]
     slow = objects[: sizes.slow_digest_objects]
-    with _backend.use("rust") as engine:
+    with _backend.selected("rust") as engine:
         canonical_bytes = [len(engine.canonicalize(value)) for value in objects]
     megabytes = sum(canonical_bytes) / 1e6
     slow_megabytes = sum(canonical_bytes[: len(slow)]) / 1e6
@@ -334,7 +334,7 @@ def event_lines_workload(bench: Bench) -> None:
 
     def validate_json(backend: str, data: list[bytes]) -> Callable[[], list[bool]]:
         def work() -> list[bool]:
-            with _backend.use(backend):
+            with _backend.selected(backend):
                 validator = pf.schema_validator(EVENT_SCHEMA_ID)
                 return [validator.validate_json(line).ok for line in data]
 
@@ -342,7 +342,7 @@ def event_lines_workload(bench: Bench) -> None:
 
     def rust_is_valid_orjson() -> list[bool]:
         loads = optional_module("orjson", "orjson").loads
-        with _backend.use("rust"):
+        with _backend.selected("rust"):
             validator = pf.schema_validator(EVENT_SCHEMA_ID)
             return [validator.is_valid(loads(line)) for line in lines]
 
@@ -586,7 +586,7 @@ def journal_workload(bench: Bench, directory: Path) -> None:
 
     def check(backend: str, source: Path) -> Callable[[], tuple[int, int, int]]:
         def work() -> tuple[int, int, int]:
-            with _backend.use(backend):
+            with _backend.selected(backend):
                 return journal_verdict(pf.check_journal(source))
 
         return work
@@ -742,7 +742,7 @@ def tiny_lines_workload(bench: Bench, directory: Path) -> None:
     path.write_bytes(TINY_LINE * count)
 
     def work() -> tuple[int, int, int]:
-        with _backend.use("python"):
+        with _backend.selected("python"):
             return journal_verdict(pf.check_journal(path))
 
     megabytes = path.stat().st_size / 1e6
@@ -765,7 +765,7 @@ def map_workload(bench: Bench) -> None:
     except ImportError:
         bench.record(Outcome(name, "all contenders", status="skipped: maps branch not merged"))
         return
-    with _backend.use("rust"):
+    with _backend.selected("rust"):
         document = generate_map(sizes.map_bindings, seed=1)
     text = maps.dump_map(document).encode()
     megabytes = len(text) / 1e6
@@ -774,7 +774,7 @@ def map_workload(bench: Bench) -> None:
 
     def check(backend: str) -> Callable[[], bool]:
         def work() -> bool:
-            with _backend.use(backend):
+            with _backend.selected(backend):
                 return pf.check_map(text).ok
 
         return work

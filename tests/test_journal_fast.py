@@ -93,7 +93,7 @@ def report(path: Path, monkeypatch: pytest.MonkeyPatch, fast: bool, **options: A
 def test_the_fast_path_reports_what_the_full_path_reports(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    with _backend.use("rust"):
+    with _backend.selected("rust"):
         paths = journals(tmp_path)
         compared = 0
         for path in paths:
