@@ -91,19 +91,11 @@ def split_stages(path: str, chunk_bytes: int) -> tuple[int, float, float]:
     ``check_journal_on_cluster`` runs them on workers and on the driver."""
     options = JournalOptions()
     engine = _backend.active()
-    checker = engine.JournalChecker(*options.engine_args(), car_version=options.car_version)
+    checker = engine.JournalChecker(options)
     shipped, per_line, ordered = 0, 0.0, 0.0
     for start, end in pfd.chunk_ranges(os.path.getsize(path), chunk_bytes):
         started = time.perf_counter()
-        encoded = engine.check_journal_chunk(
-            path,
-            start,
-            end,
-            options.chain,
-            options.profile,
-            options.max_line_length,
-            car_version=options.car_version,
-        )
+        encoded = engine.check_journal_chunk(path, start, end, options)
         per_line += time.perf_counter() - started
         shipped += len(encoded)
         started = time.perf_counter()
