@@ -55,21 +55,19 @@ pub(super) fn check_map_json(
 
 #[pyfunction]
 pub(super) fn seal_map(py: Python<'_>, document: &Bound<'_, PyAny>) -> PyResult<PyObject> {
-    guarded(py, "seal_map", || {
-        let mut value = python_value(py, document)?;
-        py.allow_threads(|| graph::seal_map(&mut value))
-            .map_err(|e| canonicalization_error(py, e))?;
-        to_python(py, &value)
-    })
+    guarded(py, "seal_map", || sealed(py, python_value(py, document)?))
 }
 
 /// Parse once, seal, convert once: a map given as text never crosses into Python unsealed.
 #[pyfunction]
 pub(super) fn seal_map_json(py: Python<'_>, data: &Bound<'_, PyAny>) -> PyResult<PyObject> {
-    guarded(py, "seal_map_json", || {
-        let mut value = parse_text(py, data)?;
-        py.allow_threads(|| graph::seal_map(&mut value))
-            .map_err(|e| canonicalization_error(py, e))?;
-        to_python(py, &value)
-    })
+    guarded(py, "seal_map_json", || sealed(py, parse_text(py, data)?))
+}
+
+/// Seal a map value and hand it to Python: one path for both inputs, so the value and the text
+/// form cannot drift (the GIL is released while the digests are computed).
+fn sealed(py: Python<'_>, mut value: serde_json::Value) -> PyResult<PyObject> {
+    py.allow_threads(|| graph::seal_map(&mut value))
+        .map_err(|e| canonicalization_error(py, e))?;
+    to_python(py, &value)
 }

@@ -296,12 +296,7 @@ fn check_catalog_snapshot(result: &Value, findings: &mut Vec<Finding>) {
             }
         };
         let given = text_of(&row["row_digest"]);
-        if computed != given {
-            let message = format!(
-                "row_digest {} is not sha256(JCS(model)) {}",
-                quoted(given),
-                quoted(&computed)
-            );
+        if let Some(message) = digest_mismatch("row_digest", given, "model", &computed) {
             findings.push(
                 Finding::new(codes::ROW_DIGEST_MISMATCH, message)
                     .at(format!("/models/{index}/row_digest")),
@@ -312,16 +307,23 @@ fn check_catalog_snapshot(result: &Value, findings: &mut Vec<Finding>) {
     // the rows as serialized, i.e. of the `models` array exactly as it is on the wire.
     if let Ok(computed) = canonical::digest_hex(&result["models"]) {
         let given = text_of(&result["catalog_revision"]);
-        if computed != given {
-            let message = format!(
-                "catalog_revision {} is not sha256(JCS(models)) {}",
-                quoted(given),
-                quoted(&computed)
-            );
+        if let Some(message) = digest_mismatch("catalog_revision", given, "models", &computed) {
             findings
                 .push(Finding::new(codes::CATALOG_REVISION_WRONG, message).at("/catalog_revision"));
         }
     }
+}
+
+/// The message when `field`'s `given` digest is not the `computed` sha256(JCS(`of`)): a row's
+/// digest and the catalog revision are the same check on different parts of the snapshot.
+fn digest_mismatch(field: &str, given: &str, of: &str, computed: &str) -> Option<String> {
+    (given != computed).then(|| {
+        format!(
+            "{field} {} is not sha256(JCS({of})) {}",
+            quoted(given),
+            quoted(computed)
+        )
+    })
 }
 
 fn check_server_schema(result: &Value, wire_schema_digest: Option<&str>) -> Option<Finding> {

@@ -226,25 +226,28 @@ def _check_catalog_snapshot(result: Any, _catalog: Any, _digest: Any) -> list[Ra
             pointer = f"/models/{index}/model{error.pointer}"
             findings.append(_finding(error.code, error.message, pointer))
             continue
-        if computed != row["row_digest"]:
-            message = (
-                f"row_digest {_quoted(row['row_digest'])} is not sha256(JCS(model)) "
-                f"{_quoted(computed)}"
-            )
-            findings.append(_finding(ROW_DIGEST_MISMATCH, message, f"/models/{index}/row_digest"))
+        mismatch = _digest_mismatch("row_digest", row["row_digest"], "model", computed)
+        if mismatch is not None:
+            findings.append(_finding(ROW_DIGEST_MISMATCH, mismatch, f"/models/{index}/row_digest"))
     # car-inference catalog_identity.rs: `catalog_revision(&rows)` is the canonical sha256 of
     # the rows as serialized, i.e. of the `models` array exactly as it is on the wire.
     try:
         computed = digest_hex(result["models"])
     except CanonicalizationError:
         return findings
-    if computed != result["catalog_revision"]:
-        message = (
-            f"catalog_revision {_quoted(result['catalog_revision'])} is not sha256(JCS(models)) "
-            f"{_quoted(computed)}"
-        )
-        findings.append(_finding(CATALOG_REVISION_WRONG, message, "/catalog_revision"))
+    mismatch = _digest_mismatch("catalog_revision", result["catalog_revision"], "models", computed)
+    if mismatch is not None:
+        findings.append(_finding(CATALOG_REVISION_WRONG, mismatch, "/catalog_revision"))
     return findings
+
+
+def _digest_mismatch(field: str, given: str, of: str, computed: str) -> str | None:
+    """The message when ``field``'s ``given`` digest is not the ``computed`` sha256(JCS(``of``)):
+    a row's digest and the catalog revision are the same check on different parts of the
+    snapshot."""
+    if given == computed:
+        return None
+    return f"{field} {_quoted(given)} is not sha256(JCS({of})) {_quoted(computed)}"
 
 
 def _utf16(text: str) -> bytes:
