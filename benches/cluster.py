@@ -4,9 +4,13 @@
     python benches/cluster.py /tmp/journal-1g.jsonl --size-mb 1024 [--chunk-mb 32] [--rounds 2]
 
 Generates the journal (chained) if it does not exist; checks it, alternately, with
-``check_journal`` and with ``pairling_fast.distributed.check_journal`` on
+``check_journal`` and with ``pairling_fast.distributed.check_journal_on_cluster`` on
 ``LocalCluster(n_workers=2, threads_per_worker=1)``; asserts the reports are identical and prints
-both rates. Deletes the journal afterwards unless ``--keep``.
+both rates. Then, in this process, runs the two stages the cluster splits, chunk by chunk: the
+per-line stage (what a worker does) and the ordered stage fed with its output (what the driver
+does), and prints the bytes a worker ships per event and each stage's rate in MB/s of journal —
+the ordered stage's rate is the driver's ceiling, however many workers feed it. Deletes the
+journal afterwards unless ``--keep``.
 """
 
 from __future__ import annotations
@@ -20,8 +24,10 @@ import time
 from distributed import Client, LocalCluster
 
 import pairling_fast as pf
+from pairling_fast import _backend
 from pairling_fast import distributed as pfd
 from pairling_fast.generate.journal import write_journal
+from pairling_fast.journal import JournalOptions
 
 EVENT_BYTES = 323  # on average, in generated chained journals
 
@@ -56,17 +62,57 @@ def main() -> int:
                 seconds = time.perf_counter() - started
                 print(f"one process: {seconds:6.1f} s  {megabytes / seconds:6.1f} MB/s")
                 started = time.perf_counter()
-                report = pfd.check_journal(args.path, client, chunk_bytes=args.chunk_mb << 20)
+                report = pfd.check_journal_on_cluster(
+                    args.path, client, chunk_bytes=args.chunk_mb << 20
+                )
                 seconds = time.perf_counter() - started
                 print(f"{parameters}: {seconds:6.1f} s  {megabytes / seconds:6.1f} MB/s")
                 assert report.to_dict() == single.to_dict(), "reports differ"
+        shipped, per_line, ordered = split_stages(args.path, args.chunk_mb << 20)
     finally:
         if not args.keep:
             os.remove(args.path)
     print(f"journal: {megabytes:.0f} MB, {single.stats['events']} events, build {pf.__build__}")
+    events = single.stats["events"]
+    print(
+        f"shipped worker -> driver: {shipped / 1e6:.0f} MB, {shipped / max(events, 1):.0f} bytes"
+        f" per event, {shipped / size:.0%} of the input"
+    )
+    print(f"in this process: per-line stage {megabytes / per_line:6.1f} MB/s")
+    print(f"in this process: ordered stage  {megabytes / ordered:6.1f} MB/s (the driver's ceiling)")
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(f"peak RSS of this (driver) process over both runs: {peak:.0f} MiB")
     return 0
+
+
+def split_stages(path: str, chunk_bytes: int) -> tuple[int, float, float]:
+    """(bytes the per-line stage encodes for the driver, its seconds, the ordered stage's seconds)
+    over ``path`` in ``chunk_bytes`` chunks, both stages run here on the active backend, as
+    ``check_journal_on_cluster`` runs them on workers and on the driver."""
+    options = JournalOptions()
+    engine = _backend.active()
+    checker = engine.JournalChecker(*options.engine_args(), car_version=options.car_version)
+    shipped, per_line, ordered = 0, 0.0, 0.0
+    for start, end in pfd.chunk_ranges(os.path.getsize(path), chunk_bytes):
+        started = time.perf_counter()
+        encoded = engine.check_journal_chunk(
+            path,
+            start,
+            end,
+            options.chain,
+            options.profile,
+            options.max_line_length,
+            car_version=options.car_version,
+        )
+        per_line += time.perf_counter() - started
+        shipped += len(encoded)
+        started = time.perf_counter()
+        checker.feed(encoded)
+        ordered += time.perf_counter() - started
+    started = time.perf_counter()
+    checker.finish(False)
+    ordered += time.perf_counter() - started
+    return shipped, per_line, ordered
 
 
 if __name__ == "__main__":

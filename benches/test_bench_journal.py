@@ -39,7 +39,7 @@ def journals(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Pat
 @pytest.mark.parametrize("name", _backend.BACKENDS)
 def test_check_journal(benchmark: Any, journals: dict[str, Path], name: str) -> None:
     path = journals[name]
-    with _backend.use(name):
+    with _backend.selected(name):
         report = benchmark.pedantic(pf.check_journal, args=(path,), rounds=3, iterations=1)
     megabytes = path.stat().st_size / 1e6
     benchmark.extra_info["events"] = report.stats["events"]

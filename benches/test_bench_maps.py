@@ -21,13 +21,13 @@ ROUNDS = {"rust": 10, "python": 1}
 
 @pytest.fixture(scope="module")
 def map_text() -> bytes:
-    with _backend.use("rust"):
+    with _backend.selected("rust"):
         return dump_map(generate_map(BINDINGS, seed=1)).encode("utf-8")
 
 
 @pytest.mark.parametrize("backend_name", _backend.BACKENDS)
 def test_check_map_10k(benchmark: Any, map_text: bytes, backend_name: str) -> None:
-    with _backend.use(backend_name):
+    with _backend.selected(backend_name):
         report = benchmark.pedantic(check_map, args=(map_text,), rounds=ROUNDS[backend_name])
     assert report.findings == []
     assert report.stats["digests"]["verified"] == BINDINGS
@@ -35,6 +35,6 @@ def test_check_map_10k(benchmark: Any, map_text: bytes, backend_name: str) -> No
 
 @pytest.mark.parametrize("backend_name", _backend.BACKENDS)
 def test_seal_map_10k(benchmark: Any, map_text: bytes, backend_name: str) -> None:
-    with _backend.use(backend_name):
+    with _backend.selected(backend_name):
         sealed = benchmark.pedantic(seal_map, args=(map_text,), rounds=ROUNDS[backend_name])
     assert len(sealed["operation_bindings"]) == BINDINGS

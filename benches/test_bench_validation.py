@@ -50,14 +50,14 @@ def verdicts(is_valid: Callable[[bytes], bool], lines: list[bytes]) -> list[bool
 def test_validate_json(
     benchmark: Any, lines: list[bytes], expected: list[bool], backend_name: str
 ) -> None:
-    with _backend.use(backend_name):
+    with _backend.selected(backend_name):
         validator = pf.schema_validator(EVENT_SCHEMA_ID)
         assert benchmark(verdicts, lambda line: validator.validate_json(line).ok, lines) == expected
 
 
 def test_rust_is_valid_orjson(benchmark: Any, lines: list[bytes], expected: list[bool]) -> None:
     loads = pytest.importorskip("orjson").loads
-    with _backend.use("rust"):
+    with _backend.selected("rust"):
         validator = pf.schema_validator(EVENT_SCHEMA_ID)
         assert benchmark(verdicts, lambda line: validator.is_valid(loads(line)), lines) == expected
 

@@ -134,31 +134,60 @@ const GRAPH_ID_COLLECTIONS: [usize; 5] =
 const CITING_COLLECTIONS: [usize; 5] = [PROVIDERS, CAPABILITIES, BINDINGS, CLAIMS, EXCLUSIONS];
 const PROVIDER_OWNED_COLLECTIONS: [usize; 3] = [IMPLEMENTATIONS, TRANSPORTS, CAPABILITIES];
 
-/// A reference list whose entries must belong to the referring entry's provider.
-struct SameProviderRule {
+/// A list of ids, `field`, whose every id must name an entry of the collection `target`; one
+/// that names none is `unknown_code`.
+struct Reference {
     field: &'static str,
     target: usize,
     unknown_code: Code,
-    foreign_code: Code,
     target_noun: &'static str,
+}
+
+const CITED_SOURCES: Reference = Reference {
+    field: "source_refs",
+    target: SOURCES,
+    unknown_code: codes::UNKNOWN_EVIDENCE_SOURCE,
+    target_noun: "evidence source",
+};
+const BOUND_CAPABILITIES: Reference = Reference {
+    field: "capability_ids",
+    target: CAPABILITIES,
+    unknown_code: codes::UNKNOWN_BINDING_CAPABILITY,
+    target_noun: "capability",
+};
+const BINDING_EVIDENCE: Reference = Reference {
+    field: "evidence_claim_ids",
+    target: CLAIMS,
+    unknown_code: codes::UNKNOWN_EVIDENCE_CLAIM,
+    target_noun: "evidence claim",
+};
+
+/// A reference list whose entries must belong to the referring entry's provider.
+struct SameProviderRule {
+    reference: Reference,
+    foreign_code: Code,
     owner_noun: &'static str,
 }
 
 // PF206 is pairling_fast's own lint: Pairling's validator does not compare transport providers.
 const TRANSPORTS_OF_IMPLEMENTATION: SameProviderRule = SameProviderRule {
-    field: "transport_ids",
-    target: TRANSPORTS,
-    unknown_code: codes::UNKNOWN_TRANSPORT,
+    reference: Reference {
+        field: "transport_ids",
+        target: TRANSPORTS,
+        unknown_code: codes::UNKNOWN_TRANSPORT,
+        target_noun: "transport",
+    },
     foreign_code: codes::FOREIGN_TRANSPORT,
-    target_noun: "transport",
     owner_noun: "implementation",
 };
 const IMPLEMENTATIONS_OF_CAPABILITY: SameProviderRule = SameProviderRule {
-    field: "implementation_ids",
-    target: IMPLEMENTATIONS,
-    unknown_code: codes::UNKNOWN_CAPABILITY_IMPLEMENTATION,
+    reference: Reference {
+        field: "implementation_ids",
+        target: IMPLEMENTATIONS,
+        unknown_code: codes::UNKNOWN_CAPABILITY_IMPLEMENTATION,
+        target_noun: "implementation",
+    },
     foreign_code: codes::FOREIGN_IMPLEMENTATION,
-    target_noun: "implementation",
     owner_noun: "capability",
 };
 
@@ -349,15 +378,25 @@ fn text<'a>(entry: &'a Object, key: &str) -> Option<&'a str> {
     entry.get(key).and_then(Value::as_str)
 }
 
-/// (index, string) of each string in the array `entry[key]`; nothing if it is no array.
-fn texts<'a>(entry: &'a Object, key: &str) -> impl Iterator<Item = (usize, &'a str)> {
+/// (index, element) of each element of the array `entry[key]` that `cast` accepts; nothing if it
+/// is no array. The index is the element's place in the array, skipped elements included.
+fn elements<'a, T: ?Sized + 'a>(
+    entry: &'a Object,
+    key: &str,
+    cast: fn(&'a Value) -> Option<&'a T>,
+) -> impl Iterator<Item = (usize, &'a T)> {
     entry
         .get(key)
         .and_then(Value::as_array)
         .into_iter()
         .flatten()
         .enumerate()
-        .filter_map(|(index, value)| value.as_str().map(|text| (index, text)))
+        .filter_map(move |(index, value)| cast(value).map(|element| (index, element)))
+}
+
+/// (index, string) of each string in the array `entry[key]`; nothing if it is no array.
+fn texts<'a>(entry: &'a Object, key: &str) -> impl Iterator<Item = (usize, &'a str)> {
+    elements(entry, key, Value::as_str)
 }
 
 fn contains(entry: &Object, key: &str, wanted: &str) -> bool {
@@ -494,21 +533,10 @@ impl<'a> Graph<'a> {
     }
 
     fn source_refs(&self, findings: &mut Vec<Finding>) {
-        let sources = &self.collections[SOURCES];
         for collection in CITING_COLLECTIONS {
             for (index, entry) in &self.collections[collection].entries {
-                for (position, source_id) in texts(entry, "source_refs") {
-                    if !sources.contains(source_id) {
-                        findings.push(located(
-                            codes::UNKNOWN_EVIDENCE_SOURCE,
-                            format!("source_refs entry '{source_id}' names no evidence source"),
-                            format!(
-                                "/{}/{index}/source_refs/{position}",
-                                COLLECTIONS[collection]
-                            ),
-                        ));
-                    }
-                }
+                let base = format!("/{}/{index}", COLLECTIONS[collection]);
+                self.resolve(&CITED_SOURCES, entry, &base, findings);
             }
         }
     }
@@ -541,8 +569,36 @@ impl<'a> Graph<'a> {
         }
     }
 
-    /// Each entry of `rule.field` names an entry of `rule.target` (else `rule.unknown_code`) that
-    /// belongs to the referring entry's provider (else `rule.foreign_code`, when both are known).
+    /// (pointer, id, entry) of each id of `reference.field` in `entry` that names an entry of its
+    /// target, for the caller's further rules; a finding for each that names none. The one place
+    /// that words and locates an unknown reference.
+    fn resolve<'e>(
+        &self,
+        reference: &Reference,
+        entry: &'e Object,
+        base: &str,
+        findings: &mut Vec<Finding>,
+    ) -> Vec<(String, &'e str, &'a Object)> {
+        let (field, noun) = (reference.field, reference.target_noun);
+        let target = &self.collections[reference.target];
+        let mut resolved = Vec::new();
+        for (position, id) in texts(entry, field) {
+            let pointer = format!("{base}/{field}/{position}");
+            match target.get(id) {
+                Some(found) => resolved.push((pointer, id, found)),
+                None => findings.push(located(
+                    reference.unknown_code,
+                    format!("{field} entry '{id}' names no {noun}"),
+                    pointer,
+                )),
+            }
+        }
+        resolved
+    }
+
+    /// Each id of the rule's reference list names an entry of its target (else its unknown code)
+    /// that belongs to the referring entry's provider (else `rule.foreign_code`, when both are
+    /// known).
     fn same_provider(
         &self,
         rule: &SameProviderRule,
@@ -551,15 +607,9 @@ impl<'a> Graph<'a> {
         findings: &mut Vec<Finding>,
     ) {
         let own_provider = self.own_provider(entry);
-        let (field, noun) = (rule.field, rule.target_noun);
-        for (position, target_id) in texts(entry, field) {
-            let pointer = format!("{base}/{field}/{position}");
-            if !self.collections[rule.target].contains(target_id) {
-                let message = format!("{field} entry '{target_id}' names no {noun}");
-                findings.push(located(rule.unknown_code, message, pointer));
-                continue;
-            }
-            let other_provider = self.provider_of(rule.target, target_id);
+        let noun = rule.reference.target_noun;
+        for (pointer, target_id, _) in self.resolve(&rule.reference, entry, base, findings) {
+            let other_provider = self.provider_of(rule.reference.target, target_id);
             if let (Some(own), Some(other)) = (own_provider, other_provider) {
                 if own != other {
                     findings.push(
@@ -882,8 +932,6 @@ impl<'a> Graph<'a> {
 
     fn bindings(&self, findings: &mut Vec<Finding>) {
         let implementations = &self.collections[IMPLEMENTATIONS];
-        let capabilities = &self.collections[CAPABILITIES];
-        let claims = &self.collections[CLAIMS];
         for (index, binding) in &self.collections[BINDINGS].entries {
             let base = format!("/operation_bindings/{index}");
             let binding_id = text(binding, "implementation_operation_id");
@@ -899,16 +947,9 @@ impl<'a> Graph<'a> {
             let released = text(binding, "release_status") == Some("released");
             let exposed = released && text(binding, "implementation_status") == Some("implemented");
             let confirmed = has_confirmation(binding);
-            for (position, capability_id) in texts(binding, "capability_ids") {
-                let pointer = format!("{base}/capability_ids/{position}");
-                let Some(capability) = capabilities.get(capability_id) else {
-                    findings.push(located(
-                        codes::UNKNOWN_BINDING_CAPABILITY,
-                        format!("capability_ids entry '{capability_id}' names no capability"),
-                        pointer,
-                    ));
-                    continue;
-                };
+            for (pointer, capability_id, capability) in
+                self.resolve(&BOUND_CAPABILITIES, binding, &base, findings)
+            {
                 if let (Some(id), Some(_)) = (implementation_id, implementation) {
                     let listed = capability
                         .get("implementation_ids")
@@ -951,16 +992,9 @@ impl<'a> Graph<'a> {
                 .filter(|id| !id.is_empty())
                 .collect();
             related.extend(binding_id);
-            for (position, claim_id) in texts(binding, "evidence_claim_ids") {
-                let pointer = format!("{base}/evidence_claim_ids/{position}");
-                let Some(claim) = claims.get(claim_id) else {
-                    findings.push(located(
-                        codes::UNKNOWN_EVIDENCE_CLAIM,
-                        format!("evidence_claim_ids entry '{claim_id}' names no evidence claim"),
-                        pointer,
-                    ));
-                    continue;
-                };
+            for (pointer, claim_id, claim) in
+                self.resolve(&BINDING_EVIDENCE, binding, &base, findings)
+            {
                 let subject = text(claim, "subject_id");
                 if !subject.is_some_and(|id| related.contains(id)) {
                     let about = subject.map_or("no subject id".to_string(), |id| format!("'{id}'"));
@@ -1355,13 +1389,18 @@ fn references(pointers: &[String]) -> String {
 
 /// (index, object) of each object in the array `entry[key]`.
 fn objects<'a>(entry: &'a Object, key: &str) -> impl Iterator<Item = (usize, &'a Object)> {
-    entry
-        .get(key)
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .enumerate()
-        .filter_map(|(index, value)| value.as_object().map(|object| (index, object)))
+    elements(entry, key, Value::as_object)
+}
+
+/// The keys of `entries` that `known` rejects, sorted (the fallback's `sorted(set(a) - b)`): a
+/// finding that lists ids reads the same on both backends whatever the hash order.
+fn sorted_keys_without<'a, V>(
+    entries: &HashMap<&'a str, V>,
+    known: impl Fn(&str) -> bool,
+) -> Vec<&'a str> {
+    let mut keys: Vec<&str> = entries.keys().copied().filter(|key| !known(key)).collect();
+    keys.sort_unstable();
+    keys
 }
 
 fn explicit_texts(base: &str, entry: &Object, fields: &[&str], findings: &mut Vec<Finding>) {
@@ -1623,13 +1662,7 @@ impl<'a> Graph<'a> {
                 }
             }
         }
-        let mut missing: Vec<&str> = reviewed
-            .operations
-            .keys()
-            .copied()
-            .filter(|id| !bound.contains(id))
-            .collect();
-        missing.sort_unstable();
+        let missing = sorted_keys_without(&reviewed.operations, |id| bound.contains(id));
         if !missing.is_empty() {
             findings.push(located(
                 codes::REVIEWED_WITHOUT_BINDING,
@@ -1640,13 +1673,7 @@ impl<'a> Graph<'a> {
                 "/operation_bindings".to_string(),
             ));
         }
-        let mut strangers: Vec<&str> = reviewed
-            .memberships
-            .keys()
-            .copied()
-            .filter(|id| !providers.contains(id))
-            .collect();
-        strangers.sort_unstable();
+        let strangers = sorted_keys_without(&reviewed.memberships, |id| providers.contains(id));
         if !strangers.is_empty() {
             findings.push(located(
                 codes::MEMBERSHIP_UNKNOWN_PROVIDER,
@@ -2032,30 +2059,29 @@ mod tests {
 
     #[test]
     fn source_uris_are_split_as_python_splits_them() {
-        let docs = json!("official_docs");
-        let checked_in = json!("checked_in_source");
-        assert!(direct_source_uri("https://docs.example/a?b#c", Some(&docs)));
-        assert!(direct_source_uri(" \tHTTPS://docs.example", Some(&docs)));
-        assert!(!direct_source_uri(
-            "https://user@docs.example/",
-            Some(&docs)
-        ));
-        assert!(!direct_source_uri("https:docs.example", Some(&docs)));
-        assert!(!direct_source_uri("http://docs.example", Some(&docs)));
-        assert!(!direct_source_uri("https://[::1/x", Some(&docs)));
-        assert!(direct_source_uri(
-            "mac/companiond/registry.py",
-            Some(&checked_in)
-        ));
-        assert!(!direct_source_uri(
-            "mac/companiond/registry.py",
-            Some(&docs)
-        ));
-        assert!(!direct_source_uri("mac/../registry.py", Some(&checked_in)));
-        assert!(!direct_source_uri("/etc/passwd", Some(&checked_in)));
-        assert!(!direct_source_uri("~/x", Some(&checked_in)));
-        assert!(!direct_source_uri("file:x", Some(&checked_in)));
-        assert!(!direct_source_uri(" \u{1f} ", Some(&checked_in)));
+        // (uri, source_kind, direct?)
+        let cases = [
+            ("https://docs.example/a?b#c", "official_docs", true),
+            (" \tHTTPS://docs.example", "official_docs", true),
+            ("https://user@docs.example/", "official_docs", false),
+            ("https:docs.example", "official_docs", false),
+            ("http://docs.example", "official_docs", false),
+            ("https://[::1/x", "official_docs", false),
+            ("mac/companiond/registry.py", "checked_in_source", true),
+            ("mac/companiond/registry.py", "official_docs", false),
+            ("mac/../registry.py", "checked_in_source", false),
+            ("/etc/passwd", "checked_in_source", false),
+            ("~/x", "checked_in_source", false),
+            ("file:x", "checked_in_source", false),
+            (" \u{1f} ", "checked_in_source", false),
+        ];
+        for (uri, kind, direct) in cases {
+            assert_eq!(
+                direct_source_uri(uri, Some(&json!(kind))),
+                direct,
+                "{uri:?} as {kind}"
+            );
+        }
     }
 
     #[test]

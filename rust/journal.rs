@@ -13,6 +13,7 @@ use std::borrow::Borrow;
 use std::collections::{BTreeMap, VecDeque};
 use std::hash::Hash;
 use std::io::{self, BufRead};
+use std::ops::Range;
 use std::sync::OnceLock;
 
 use serde_json::{json, Map, Value};
@@ -25,6 +26,9 @@ use crate::validate::{self, SchemaValidator};
 /// Chunks of a journal checked on many machines, reported as one (docs/cluster.md).
 #[path = "journal_chunks.rs"]
 pub mod chunks;
+/// The per-line fast path for the common event line (no `Value`, digest input from raw spans).
+#[path = "journal_fast.rs"]
+mod fast;
 /// The ordered stage's state, saved where a verified prefix ends and resumed from.
 #[path = "journal_state.rs"]
 mod state;
@@ -92,6 +96,15 @@ pub struct Options {
     /// The CAR release whose bundled `journal.event` (its `EventKind`s, its envelope) events are
     /// validated against: a `WireBundle::version`.
     pub car_version: &'static str,
+    /// Whether common lines may take the fast path (`journal_fast.rs`); the reports are the same
+    /// either way. Off only to compare the two paths or to rule the fast path out when debugging.
+    pub fast_path: bool,
+}
+
+/// The fast path's default: on, unless `PAIRLING_FAST_JOURNAL_FAST_PATH=0` (read at every
+/// `Options::default()`, so a process can compare both paths).
+fn fast_path_default() -> bool {
+    !matches!(std::env::var_os("PAIRLING_FAST_JOURNAL_FAST_PATH"), Some(value) if value == "0")
 }
 
 impl Default for Options {
@@ -103,6 +116,7 @@ impl Default for Options {
             profile: Profile::Strict,
             max_line_length: DEFAULT_MAX_LINE_LENGTH,
             car_version: validate::default_wire_bundle().version,
+            fast_path: fast_path_default(),
         }
     }
 }
@@ -118,6 +132,8 @@ struct EventSchema {
     validator: &'static SchemaValidator,
     kinds: HashSet<String>,
     members: HashSet<String>,
+    /// Whether the schema is the shape the fast path checks by hand.
+    fast: bool,
 }
 
 impl EventSchema {
@@ -143,6 +159,7 @@ impl EventSchema {
                 .expect("every wire bundle has journal.event"),
             kinds,
             members,
+            fast: fast::shape_is_known(schema),
         }
     }
 }
@@ -176,16 +193,40 @@ pub fn event_kinds(car_version: &str) -> Vec<String> {
 // ---------------------------------------------------------------------------------------------
 // Reading lines, bounded
 
+/// One line of a batch: where its bytes lie in the batch's buffer.
 enum RawLine {
     Text {
         number: u64,
-        bytes: Vec<u8>,
+        span: Range<usize>,
         terminated: bool,
     },
     TooLong {
         number: u64,
         length: u64,
     },
+}
+
+/// Lines read together: their bytes in one buffer (one allocation per batch, not per line),
+/// handed to the workers as slices.
+#[derive(Default)]
+struct Batch {
+    bytes: Vec<u8>,
+    lines: Vec<RawLine>,
+}
+
+impl Batch {
+    fn is_empty(&self) -> bool {
+        self.lines.is_empty()
+    }
+
+    /// The per-line stage over the batch, in parallel, results in line order.
+    fn check(&self, options: &Options) -> Vec<CheckedLine> {
+        use rayon::prelude::*;
+        self.lines
+            .par_iter()
+            .map(|raw| check_line(raw, &self.bytes, options))
+            .collect()
+    }
 }
 
 struct LineReader<R> {
@@ -198,12 +239,13 @@ struct LineReader<R> {
 }
 
 impl<R: BufRead> LineReader<R> {
-    /// The next line without its `\n`; a line over the limit is consumed but not kept.
-    fn next_line(&mut self) -> io::Result<Option<RawLine>> {
+    /// Appends the next line without its `\n` to `buffer`; a line over the limit is consumed but
+    /// not kept.
+    fn next_line(&mut self, buffer: &mut Vec<u8>) -> io::Result<Option<RawLine>> {
         if self.finished {
             return Ok(None);
         }
-        let mut bytes = Vec::new();
+        let start = buffer.len();
         let mut length: u64 = 0;
         let mut too_long = false;
         let terminated = loop {
@@ -226,10 +268,10 @@ impl<R: BufRead> LineReader<R> {
             if length > self.max_line_length as u64 {
                 if !too_long {
                     too_long = true;
-                    bytes = Vec::new();
+                    buffer.truncate(start);
                 }
             } else {
-                bytes.extend_from_slice(content);
+                buffer.extend_from_slice(content);
             }
             let consumed = content.len() + usize::from(newline.is_some());
             self.reader.consume(consumed);
@@ -244,23 +286,22 @@ impl<R: BufRead> LineReader<R> {
         } else {
             RawLine::Text {
                 number,
-                bytes,
+                span: start..buffer.len(),
                 terminated,
             }
         }))
     }
 
-    fn next_batch(&mut self) -> io::Result<Vec<RawLine>> {
-        let mut batch = Vec::new();
-        let mut size = 0usize;
-        while batch.len() < BATCH_LINES && size < BATCH_BYTES {
-            match self.next_line()? {
-                Some(line) => {
-                    if let RawLine::Text { bytes, .. } = &line {
-                        size += bytes.len();
-                    }
-                    batch.push(line);
-                }
+    /// The next batch, bounded by `BATCH_LINES` and `BATCH_BYTES` (and by `more`, asked before
+    /// each line).
+    fn next_batch(&mut self, mut more: impl FnMut(&Self) -> bool) -> io::Result<Batch> {
+        let mut batch = Batch {
+            bytes: Vec::with_capacity(BATCH_BYTES + BATCH_BYTES / 8),
+            lines: Vec::with_capacity(BATCH_LINES),
+        };
+        while batch.lines.len() < BATCH_LINES && batch.bytes.len() < BATCH_BYTES && more(self) {
+            match self.next_line(&mut batch.bytes)? {
+                Some(line) => batch.lines.push(line),
                 None => break,
             }
         }
@@ -276,7 +317,7 @@ pub type Instant = (i64, u32);
 
 /// What the ordered checks need from one event; the parsed value itself is dropped in the
 /// parallel stage so a batch's memory is released before the next one.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, PartialEq)]
 struct EventFacts {
     kind: Option<String>,
     run_id: Option<String>,
@@ -314,8 +355,8 @@ fn string_member(object: &Map<String, Value>, name: &str) -> Option<String> {
     object.get(name).and_then(Value::as_str).map(str::to_string)
 }
 
-fn check_line(raw: RawLine, options: &Options) -> CheckedLine {
-    let (number, bytes, terminated) = match raw {
+fn check_line(raw: &RawLine, buffer: &[u8], options: &Options) -> CheckedLine {
+    let (number, bytes, terminated) = match *raw {
         RawLine::TooLong { number, length } => {
             let finding = Finding::new(
                 codes::LINE_TOO_LONG,
@@ -334,11 +375,11 @@ fn check_line(raw: RawLine, options: &Options) -> CheckedLine {
         }
         RawLine::Text {
             number,
-            bytes,
+            ref span,
             terminated,
-        } => (number, bytes, terminated),
+        } => (number, &buffer[span.clone()], terminated),
     };
-    let text = bytes.strip_suffix(b"\r").unwrap_or(&bytes);
+    let text = bytes.strip_suffix(b"\r").unwrap_or(bytes);
     let car_compatible = options.profile == Profile::CarCompatible;
     // car-eventlog's loader skips every line of ASCII whitespace (`is_ascii_whitespace`: also form
     // feed), though JSON's whitespace has no form feed.
@@ -359,6 +400,17 @@ fn check_line(raw: RawLine, options: &Options) -> CheckedLine {
             outcome: Outcome::Blank,
             findings,
         };
+    }
+    if options.fast_path {
+        if let Some(facts) =
+            fast::facts(text, terminated, options, event_schema(options.car_version))
+        {
+            return CheckedLine {
+                number,
+                outcome: Outcome::Event(Box::new(facts)),
+                findings: Vec::new(),
+            };
+        }
     }
     let strict = parse::parse_strict(text);
     // CAR's own reading of the line: the chain digest needs it for every chained event, the
@@ -1365,7 +1417,7 @@ pub fn check_journal_from<R: BufRead + Send>(
         finished: false,
         torn: false,
     };
-    let mut batch = lines.next_batch()?;
+    let mut batch = lines.next_batch(|_| true)?;
     let mut checked: Vec<CheckedLine> = Vec::new();
     let mut interrupted = false;
     while !batch.is_empty() {
@@ -1377,18 +1429,12 @@ pub fn check_journal_from<R: BufRead + Send>(
         // results go through the ordered checks and the next batch is read.
         let previous = std::mem::take(&mut checked);
         let (current, next) = rayon::join(
-            || {
-                use rayon::prelude::*;
-                batch
-                    .into_par_iter()
-                    .map(|raw| check_line(raw, options))
-                    .collect::<Vec<_>>()
-            },
+            || batch.check(options),
             || {
                 for line in previous {
                     checker.take(line);
                 }
-                lines.next_batch()
+                lines.next_batch(|_| true)
             },
         );
         checked = current;

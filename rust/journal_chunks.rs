@@ -14,8 +14,7 @@ use std::ops::Range;
 use std::sync::{Mutex, OnceLock};
 
 use super::{
-    check_line, CheckedLine, Checker, EventFacts, JournalReport, LineReader, Options, Outcome,
-    RawLine, Uncomputable, BATCH_BYTES, BATCH_LINES,
+    CheckedLine, Checker, EventFacts, JournalReport, LineReader, Options, Outcome, Uncomputable,
 };
 use crate::report::{Finding, Severity};
 
@@ -95,31 +94,11 @@ pub fn check_chunk<R: Read + Seek>(
         torn: false,
     };
     loop {
-        let mut batch: Vec<RawLine> = Vec::new();
-        let mut size = 0usize;
-        while batch.len() < BATCH_LINES
-            && size < BATCH_BYTES
-            && first + lines.reader.consumed < range.end
-        {
-            let Some(line) = lines.next_line()? else {
-                break;
-            };
-            if let RawLine::Text { bytes, .. } = &line {
-                size += bytes.len();
-            }
-            batch.push(line);
-        }
+        let batch = lines.next_batch(|lines| first + lines.reader.consumed < range.end)?;
         if batch.is_empty() {
             return Ok(encoded);
         }
-        let checked: Vec<CheckedLine> = {
-            use rayon::prelude::*;
-            batch
-                .into_par_iter()
-                .map(|raw| check_line(raw, options))
-                .collect()
-        };
-        for line in &checked {
+        for line in &batch.check(options) {
             encode_line(line, &mut encoded);
         }
     }

@@ -383,6 +383,31 @@ impl<'a> Parser<'a> {
         Ok(())
     }
 
+    /// After an element or member: true at the container's `close`, which stays at `self.pos`;
+    /// false past a comma, at the next item. Anything else is a syntax error.
+    fn closes_after_item(&mut self, close: u8) -> Parsed<bool> {
+        self.skip_whitespace();
+        match self.peek() {
+            Some(byte) if byte == close => Ok(true),
+            Some(b',') => {
+                self.pos += 1;
+                self.skip_whitespace();
+                Ok(false)
+            }
+            _ => Err(Failure::text(
+                codes::INVALID_JSON,
+                EXPECTING_COMMA,
+                self.pos,
+            )),
+        }
+    }
+
+    /// Counts the container whose closing bracket is at `self.pos` as left.
+    fn leave(&mut self) {
+        self.pos += 1;
+        self.depth -= 1;
+    }
+
     fn array(&mut self) -> Parsed<Value> {
         self.enter()?;
         let mut elements = Vec::new();
@@ -390,25 +415,12 @@ impl<'a> Parser<'a> {
             loop {
                 let element = self.value().map_err(|f| f.within_index(elements.len()))?;
                 elements.push(element);
-                self.skip_whitespace();
-                match self.peek() {
-                    Some(b']') => break,
-                    Some(b',') => {
-                        self.pos += 1;
-                        self.skip_whitespace();
-                    }
-                    _ => {
-                        return Err(Failure::text(
-                            codes::INVALID_JSON,
-                            EXPECTING_COMMA,
-                            self.pos,
-                        ))
-                    }
+                if self.closes_after_item(b']')? {
+                    break;
                 }
             }
         }
-        self.pos += 1;
-        self.depth -= 1;
+        self.leave();
         Ok(Value::Array(elements))
     }
 
@@ -449,25 +461,12 @@ impl<'a> Parser<'a> {
                         slot.insert(self.value()?);
                     }
                 }
-                self.skip_whitespace();
-                match self.peek() {
-                    Some(b'}') => break,
-                    Some(b',') => {
-                        self.pos += 1;
-                        self.skip_whitespace();
-                    }
-                    _ => {
-                        return Err(Failure::text(
-                            codes::INVALID_JSON,
-                            EXPECTING_COMMA,
-                            self.pos,
-                        ))
-                    }
+                if self.closes_after_item(b'}')? {
+                    break;
                 }
             }
         }
-        self.pos += 1;
-        self.depth -= 1;
+        self.leave();
         Ok(Value::Object(members))
     }
 

@@ -435,7 +435,7 @@ fn is_time(text: &str) -> bool {
 }
 
 /// RFC 3339 `date-time`: `full-date "T" full-time`, with `T`/`Z` in either case (RFC 3339 §5.6).
-fn is_date_time(text: &str) -> bool {
+pub(crate) fn is_date_time(text: &str) -> bool {
     let bytes = text.as_bytes();
     bytes.len() > 11
         && matches!(bytes[10], b'T' | b't')

@@ -17,7 +17,7 @@ DATA = Path(__file__).with_name("data")
 @pytest.fixture(params=_backend.BACKENDS)
 def backend(request: pytest.FixtureRequest) -> Iterator[_backend.Engine]:
     """The engine of each backend in turn, also made the active one for the public API."""
-    with _backend.use(request.param) as engine:
+    with _backend.selected(request.param) as engine:
         yield engine
 
 

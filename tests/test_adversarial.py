@@ -241,8 +241,8 @@ def test_recursive_schema_reaches_the_nesting_limit(backend: _backend.Engine) ->
 def test_endless_self_reference_never_crashes(schema: dict[str, Any]) -> None:
     # JSON Schema leaves such a schema undefined. jsonschema-rs gives a verdict; python-jsonschema
     # recurses forever, which the fallback turns into a clear PF102 (docs/limits.md).
-    with _backend.use("rust"):
+    with _backend.selected("rust"):
         Validator(schema).is_valid(1)
-    with _backend.use("python"), pytest.raises(pairling_fast.SchemaCompileError) as raised:
+    with _backend.selected("python"), pytest.raises(pairling_fast.SchemaCompileError) as raised:
         Validator(schema).is_valid(1)
     assert raised.value.code == "PF102"

@@ -187,7 +187,7 @@ def test_config_is_found_in_a_parent_directory(cli: Cli, tmp_path: Path) -> None
 def test_digest_whole_document_pointer_and_hex(cli: Cli, tmp_path: Path) -> None:
     document = {"b": [1, {"c": "d"}], "a": "x/y"}
     write_tree(tmp_path, {"doc.json": json.dumps(document, indent=2)})
-    with _backend.use(cli.backend):
+    with _backend.selected(cli.backend):
         whole = pairling_fast.digest(document)
         part = pairling_fast.digest_hex(document["b"][1])  # type: ignore[index]
     assert cli("digest", "doc.json").stdout == whole + "\n"
@@ -210,7 +210,7 @@ def test_digest_of_invalid_json_is_a_located_finding(cli: Cli, tmp_path: Path) -
 
 def test_canonicalize_to_stdout_and_atomically_to_a_file(cli: Cli, tmp_path: Path) -> None:
     write_tree(tmp_path, {"doc.json": '{"b": 2, "a": [1.0, "\\u00e9"]}', "out.json": "old"})
-    with _backend.use(cli.backend):
+    with _backend.selected(cli.backend):
         expected = pairling_fast.canonicalize_json((tmp_path / "doc.json").read_bytes())
     done = cli("canonicalize", "doc.json")
     assert (done.returncode, done.stdout.encode("utf-8")) == (0, expected)

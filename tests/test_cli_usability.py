@@ -187,7 +187,7 @@ def test_ctrl_c_stops_a_journal_being_checked_in_a_worker(
     interrupted = threading.Event()
     journal_outcomes: list[str] = []
     checked_after_ctrl_c: list[int] = []
-    real_check_journal = paths.check_journal
+    real_check_journal = paths.check_journal_on
 
     def check_journal_after_ctrl_c(*args: Any, **options: Any) -> Any:
         # Ctrl-C reaches a worker as the KeyboardInterrupt _interrupt.stop sends it, or as the
@@ -213,7 +213,7 @@ def test_ctrl_c_stops_a_journal_being_checked_in_a_worker(
             interrupted.set()
             raise KeyboardInterrupt
 
-    monkeypatch.setattr(paths, "check_journal", check_journal_after_ctrl_c)
+    monkeypatch.setattr(paths, "check_journal_on", check_journal_after_ctrl_c)
     with pytest.raises(KeyboardInterrupt):
         check_paths([small / "a.tools.cancel.result.json", path], progress=CtrlCInTheMainThread())
     # The journal's worker was stopped (before or inside the check), before any progress.

@@ -82,9 +82,11 @@ def assert_identical(report: Report, path: Path, **options: Any) -> Report:
 def test_reports_equal_one_machine_on_the_core(
     client: Any, journals: dict[str, Path], name: str, chunk_bytes: int
 ) -> None:
-    with _backend.use("rust"):
+    with _backend.selected("rust"):
         path = journals[name]
-        report = pfd.check_journal(path, client, chunk_bytes=chunk_bytes, max_findings=None)
+        report = pfd.check_journal_on_cluster(
+            path, client, chunk_bytes=chunk_bytes, max_findings=None
+        )
         single = assert_identical(report, path, max_findings=None)
     codes = {f.code for f in single.findings}
     expected_codes = {
@@ -104,17 +106,19 @@ def test_reports_equal_one_machine_on_both_backends(
     client: Any, journals: dict[str, Path], backend_name: str
 ) -> None:
     """Including chunks smaller than one line (64 bytes: most chunks own no line at all)."""
-    with _backend.use(backend_name):
+    with _backend.selected(backend_name):
         for name, chunk_bytes in (("small", 64), ("small", 150), ("tampered", 4096)):
             path = journals[name]
-            report = pfd.check_journal(path, client, chunk_bytes=chunk_bytes, max_findings=None)
+            report = pfd.check_journal_on_cluster(
+                path, client, chunk_bytes=chunk_bytes, max_findings=None
+            )
             assert_identical(report, path, max_findings=None)
     small = journals["small"].read_bytes()
     assert len(small.splitlines()) < len(small) / 64 / 2, "most 64-byte chunks own no line"
 
 
 def test_the_tampering_sits_at_a_chunk_boundary(client: Any, journals: dict[str, Path]) -> None:
-    report = pfd.check_journal(journals["tampered"], client, chunk_bytes=4096)
+    report = pfd.check_journal_on_cluster(journals["tampered"], client, chunk_bytes=4096)
     edited, deleted = (f for f in report.findings if f.code in ("PF310", "PF311"))
     assert (edited.code, deleted.code) == ("PF310", "PF311")
     offsets = _line_offsets(journals["tampered"])
@@ -138,7 +142,7 @@ def test_runs_span_chunks(client: Any, journals: dict[str, Path]) -> None:
             started = opened.pop(event["run_id"])
             spanning += offsets[started - 1] // 1000 < offsets[number - 1] // 1000
     assert spanning >= 3
-    report = pfd.check_journal(path, client, chunk_bytes=1000)
+    report = pfd.check_journal_on_cluster(path, client, chunk_bytes=1000)
     assert report.ok and not report.findings and report.stats["open_runs"] == []
 
 
@@ -150,10 +154,12 @@ def test_findings_cap_and_options_match(client: Any, journals: dict[str, Path]) 
         {"chain": "off", "lifecycle": False},
         {"car_version": "0.58.0"},  # its 53 kinds: the newer kinds of the journal are PF101
     ):
-        report = pfd.check_journal(path, client, chunk_bytes=1000, **options)
+        report = pfd.check_journal_on_cluster(path, client, chunk_bytes=1000, **options)
         assert_identical(report, path, **options)
-    older = pfd.check_journal(path, client, chunk_bytes=1000, car_version="0.58.0")
-    assert len(older.errors) > len(pfd.check_journal(path, client, chunk_bytes=1000).errors)
+    older = pfd.check_journal_on_cluster(path, client, chunk_bytes=1000, car_version="0.58.0")
+    assert len(older.errors) > len(
+        pfd.check_journal_on_cluster(path, client, chunk_bytes=1000).errors
+    )
 
 
 def test_check_paths_runs_one_pipeline_over_many_files(
@@ -162,7 +168,7 @@ def test_check_paths_runs_one_pipeline_over_many_files(
     empty = tmp_path / "empty.jsonl"
     empty.write_bytes(b"")
     paths = [journals["defects"], empty, journals["clean"].parent, journals["defects"]]
-    report = pfd.check_paths(paths, client, chunk_bytes=1000, max_in_flight=1)
+    report = pfd.check_journal_paths_on_cluster(paths, client, chunk_bytes=1000, max_in_flight=1)
     directory = sorted(str(p) for p in journals["clean"].parent.glob("*.jsonl"))
     files = [str(journals["defects"]), str(empty)]
     files += [file for file in directory if file != files[0]]
@@ -176,9 +182,22 @@ def test_check_paths_runs_one_pipeline_over_many_files(
     assert not report.ok
 
 
+def test_the_old_names_warn_and_give_the_same_reports(
+    client: Any, journals: dict[str, Path]
+) -> None:
+    path = journals["defects"]
+    with pytest.warns(DeprecationWarning, match="check_journal_on_cluster"):
+        old = pfd.check_journal(path, client, chunk_bytes=1000)
+    assert old.to_dict() == pfd.check_journal_on_cluster(path, client, chunk_bytes=1000).to_dict()
+    with pytest.warns(DeprecationWarning, match="check_journal_paths_on_cluster"):
+        old = pfd.check_paths([path], client, chunk_bytes=1000)
+    new = pfd.check_journal_paths_on_cluster([path], client, chunk_bytes=1000)
+    assert old.to_dict() == new.to_dict()
+
+
 def test_a_path_workers_cannot_read_is_a_located_error(client: Any, tmp_path: Path) -> None:
     with pytest.raises(FileNotFoundError, match=r"absent\.jsonl"):
-        pfd.check_paths([tmp_path / "absent.jsonl"], client)
+        pfd.check_journal_paths_on_cluster([tmp_path / "absent.jsonl"], client)
 
 
 def test_validators_pickle_and_run_on_workers(client: Any) -> None:
@@ -262,7 +281,7 @@ def test_ctrl_c_cancels_the_chunks_in_flight_and_keeps_the_partial_report(
 ) -> None:
     fake = _InterruptingClient()
     with pytest.raises(pf.JournalInterrupted) as interrupted:
-        pfd.check_journal(journals["chained"], fake, chunk_bytes=1000)
+        pfd.check_journal_on_cluster(journals["chained"], fake, chunk_bytes=1000)
     stats = interrupted.value.report.stats
     assert (
         stats["interrupted"]
@@ -319,5 +338,5 @@ def test_workers_are_checked_once_per_client_not_per_journal(
     monkeypatch.setattr(pfd, "check_workers", counting)
     monkeypatch.setattr(pfd, "_VERIFIED", type(pfd._VERIFIED)())
     for path in list(journals.values()) * 2:
-        pfd.check_journal(path, client, chunk_bytes=1 << 16)
+        pfd.check_journal_on_cluster(path, client, chunk_bytes=1 << 16)
     assert calls == [_backend.active_name()]

@@ -126,7 +126,7 @@ def test_both_backends_give_identical_reports() -> None:
     del tampered[100]
     reports = {}
     for name in _backend.BACKENDS:
-        with _backend.use(name):
+        with _backend.selected(name):
             report = check(tampered, max_findings=None)
             findings = [
                 (f.code, f.severity, f.pointer, f.line, f.schema_pointer) for f in report.findings
@@ -768,11 +768,11 @@ def test_both_backends_compute_cars_digest_alike() -> None:
         timestamp = rng.choice(stamps).replace("00:00", f"{n % 24:02d}:{n % 60:02d}", 1)
         event = {"kind": "state_changed", "data": data, "timestamp": timestamp, "prev_hash": ""}
         lines.append(json.dumps(event).encode())
-    with _backend.use("rust") as rust:
+    with _backend.selected("rust") as rust:
         expected = [rust.journal_chain_digest(line) for line in lines]
-    with _backend.use("python") as python:
+    with _backend.selected("python") as python:
         assert [python.journal_chain_digest(line) for line in lines] == expected
     rejected = b'{"kind":"state_changed","timestamp":"2026-01-01T25:00:00Z"}'
     for name in _backend.BACKENDS:
-        with _backend.use(name) as engine, pytest.raises(ValueError):
+        with _backend.selected(name) as engine, pytest.raises(ValueError):
             engine.journal_chain_digest(rejected)

@@ -13,7 +13,7 @@ import pairling_fast as pf
 from pairling_fast import _backend
 from pairling_fast.distributed import chunk_ranges
 from pairling_fast.generate.journal import generate_journal
-from pairling_fast.journal import chain_event, event_line
+from pairling_fast.journal import JournalOptions, chain_event, event_line
 from pairling_fast.report import Finding, Report
 
 OPTIONS: dict[str, Any] = {
@@ -26,26 +26,11 @@ OPTIONS: dict[str, Any] = {
 
 
 def chunked(path: Path, chunk_bytes: int, **overrides: Any) -> Report:
-    options = {**OPTIONS, **overrides}
+    options = JournalOptions(**{**OPTIONS, **overrides})
     engine = _backend.active()
-    checker = engine.JournalChecker(
-        options["chain"],
-        options["lifecycle"],
-        options["max_findings"],
-        options["profile"],
-        options["max_line_length"],
-    )
+    checker = engine.JournalChecker(options)
     for start, end in chunk_ranges(os.path.getsize(path), chunk_bytes):
-        checker.feed(
-            engine.check_journal_chunk(
-                str(path),
-                start,
-                end,
-                options["chain"],
-                options["profile"],
-                options["max_line_length"],
-            )
-        )
+        checker.feed(engine.check_journal_chunk(str(path), start, end, options))
     raw, stats = checker.finish(False)
     return Report(findings=[Finding.from_raw(r, str(path)) for r in raw], stats=stats)
 
@@ -143,7 +128,7 @@ def test_an_empty_journal(backend: _backend.Engine, tmp_path: Path) -> None:
 
 
 def test_a_finished_checker_refuses_more(backend: _backend.Engine) -> None:
-    checker = backend.JournalChecker("auto", True, None, "strict", 1000)
+    checker = backend.JournalChecker(JournalOptions("auto", True, None, "strict", 1000))
     checker.finish(False)
     with pytest.raises(ValueError, match="finished"):
         checker.feed(b"")
@@ -154,18 +139,21 @@ def test_a_finished_checker_refuses_more(backend: _backend.Engine) -> None:
 def test_bad_options_are_refused(backend: _backend.Engine, tmp_path: Path) -> None:
     path = write(tmp_path / "one.jsonl", [b"{}\n"])
     with pytest.raises(ValueError, match="chain"):
-        backend.check_journal_chunk(str(path), 0, 3, "sometimes", "strict", 1000)
+        backend.check_journal_chunk(
+            str(path), 0, 3, JournalOptions("sometimes", max_line_length=1000)
+        )
     with pytest.raises(ValueError, match="profile"):
-        backend.JournalChecker("auto", True, None, "lenient", 1000)
+        backend.JournalChecker(JournalOptions("auto", True, None, "lenient", 1000))
 
 
 def test_a_missing_file_is_an_os_error(backend: _backend.Engine, tmp_path: Path) -> None:
     with pytest.raises(FileNotFoundError):
-        backend.check_journal_chunk(str(tmp_path / "absent.jsonl"), 0, 10, "auto", "strict", 1000)
+        options = JournalOptions("auto", True, None, "strict", 1000)
+        backend.check_journal_chunk(str(tmp_path / "absent.jsonl"), 0, 10, options)
 
 
 def test_a_malformed_chunk_is_refused_on_the_core(tmp_path: Path) -> None:
-    with _backend.use("rust") as engine:
-        checker = engine.JournalChecker("auto", True, None, "strict", 1000)
+    with _backend.selected("rust") as engine:
+        checker = engine.JournalChecker(JournalOptions("auto", True, None, "strict", 1000))
         with pytest.raises(ValueError, match="malformed journal chunk"):
             checker.feed(b"\x07")

@@ -111,21 +111,21 @@ def test_both_backends_resume_from_each_others_state(tmp_path: Path) -> None:
     for first, second in (("rust", "python"), ("python", "rust")):
         journal.write_bytes(data[:cut])
         states = pf.JournalStates()
-        with _backend.use(first):
+        with _backend.selected(first):
             pf.check_journal(journal, state=states)
             saved = states.entry(os.path.realpath(journal))
         with open(journal, "ab") as stream:
             stream.write(data[cut:])
-        with _backend.use(second):
+        with _backend.selected(second):
             resumed = pf.check_journal(journal, state=states)
             assert "resumed" in resumed.stats
             assert _comparable(resumed) == _comparable(pf.check_journal(journal))
-        with _backend.use(first):
+        with _backend.selected(first):
             # The engines' states are the same data, not just states each can read.
             states_again = pf.JournalStates()
             journal.write_bytes(data[:cut])
             pf.check_journal(journal, state=states_again)
-        with _backend.use(second):
+        with _backend.selected(second):
             states_other = pf.JournalStates()
             pf.check_journal(journal, state=states_other)
         key = os.path.realpath(journal)

@@ -40,7 +40,7 @@ def worded(report: Report) -> list[str]:
 def on_both(source: Any, reviewed: Any = None) -> tuple[Report, Report]:
     reports = []
     for name in _backend.BACKENDS:
-        with _backend.use(name):
+        with _backend.selected(name):
             reports.append(check_map(copy.deepcopy(source), manifest=reviewed))
     return reports[0], reports[1]
 
@@ -65,7 +65,7 @@ def test_twin_fires_its_rule_and_nothing_else(backend: _backend.Engine, twin: Tw
 
 @pytest.mark.parametrize("twin", TWINS, ids=[f"{t.code}-{t.name}" for t in TWINS])
 def test_twin_findings_identical_on_both_backends(twin: Twin) -> None:
-    with _backend.use("python") as engine:
+    with _backend.selected("python") as engine:
         document = broken(twin, engine.seal_map)
     rust, python = on_both(document, twin_manifest(twin))
     assert rust.to_dict() == python.to_dict()
@@ -315,7 +315,7 @@ def test_generated_maps_are_clean(backend: _backend.Engine, bindings: int) -> No
 def test_generator_is_deterministic_across_backends() -> None:
     maps = []
     for name in _backend.BACKENDS:
-        with _backend.use(name):
+        with _backend.selected(name):
             maps.append(generate_map(50, seed=7))
     assert maps[0] == maps[1]
     assert maps[0] != generate_map(50, seed=8)
@@ -353,7 +353,7 @@ def test_backends_agree_on_the_mutation_corpus() -> None:
     `pairling_compare.py --agree` checks all of it): identical findings, messages included
     except for PF101, whose text each backend's schema library words its own way."""
     families = ("twin", "digest", "requirements", "retry", "release", "manifest")
-    with _backend.use("rust") as engine:
+    with _backend.selected("rust") as engine:
         cases = list(corpus(engine.seal_map, generate_map, families))[::10]
     for case in cases:
         rust, python = on_both(case.document, case.manifest)

@@ -48,7 +48,7 @@ def test_pairling_accepts_generated_maps(pairling: ModuleType, bindings: int) ->
 
 @pytest.mark.parametrize("twin", TWINS, ids=[f"{t.code}-{t.name}" for t in TWINS])
 def test_pairling_rejects_exactly_the_error_twins(pairling: ModuleType, twin: Twin) -> None:
-    with _backend.use("python") as engine:
+    with _backend.selected("python") as engine:
         document = broken(twin, engine.seal_map)
     case = pairling_compare.Case("twin", "twin", document, twin_manifest(twin))
     errors = pairling_compare.theirs(pairling, case)

@@ -148,7 +148,7 @@ action_results = st.fixed_dictionaries(
 def verdicts(schema_id: str, instance: Any) -> dict[str, Any]:
     per_backend = {}
     for name in _backend.BACKENDS:
-        with _backend.use(name):
+        with _backend.selected(name):
             validator = schema_validator(schema_id)
             findings = [
                 (f.code, f.pointer, f.schema_pointer) for f in validator.iter_errors(instance)
@@ -208,7 +208,7 @@ def mutated(mutation_list: list[tuple[str, int, int]]) -> bytes:
 def text_outcome(data: bytes) -> dict[str, Any]:
     per_backend: dict[str, Any] = {}
     for name in _backend.BACKENDS:
-        with _backend.use(name):
+        with _backend.selected(name):
             try:
                 parsed: Any = ("parsed", _backend.active().canonicalize_json(data))
             except PairlingError as error:

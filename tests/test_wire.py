@@ -64,7 +64,7 @@ def codes(report: Report) -> set[str]:
 def on_both(run: Callable[[], Report]) -> dict[str, Report]:
     reports = {}
     for name in _backend.BACKENDS:
-        with _backend.use(name):
+        with _backend.selected(name):
             reports[name] = run()
     return reports
 
@@ -784,7 +784,7 @@ def test_fallback_memory_does_not_grow_with_transcript_length() -> None:
         finally:
             tracemalloc.stop()
 
-    with _backend.use("python"):
+    with _backend.selected("python"):
         pairling_fast.check_transcript(_generated(300))  # compiles and caches the validators
         short, long = peak(800), peak(4_000)
     assert long < short * 1.2, (short, long)

@@ -61,7 +61,7 @@ def located(report: Report) -> list[tuple[Any, ...]]:
 def assert_parity(run: Callable[[], Report]) -> Report:
     reports = {}
     for name in _backend.BACKENDS:
-        with _backend.use(name):
+        with _backend.selected(name):
             reports[name] = run()
     rust, python = reports["rust"], reports["python"]
     assert located(rust) == located(python)

@@ -1,7 +1,14 @@
 """Backend selection: the Rust core (``pairling_fast._core``) or the pure-Python fallback.
 
 Both export the same engine API (``docs/architecture.md``). ``PAIRLING_FAST_BACKEND=python``
-selects the fallback; so does a missing or broken extension, with a one-line warning.
+selects the fallback as the process default; so does a missing or broken extension, with a
+one-line warning.
+
+An engine is a value: each public check resolves one (its ``backend=`` argument where it has
+one, else ``active()``) and hands it down to everything it runs, threads and cluster tasks
+included, so checks on different backends can run side by side in one process. ``selected``
+changes what ``active()`` resolves to for the calling thread only (the CLI's ``--backend``, the
+tests' ``backend`` fixture); nothing swaps a backend for the whole process.
 """
 
 from __future__ import annotations
@@ -11,6 +18,7 @@ import os
 import warnings
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any, Protocol
 
 from .report import RawFinding
@@ -23,6 +31,9 @@ __all__ = [
     "active",
     "active_name",
     "engine",
+    "name_of",
+    "resolve",
+    "selected",
     "use",
 ]
 
@@ -67,46 +78,23 @@ class Engine(Protocol):
     def check_journal(
         self,
         source: Any,
-        chain: str,
-        lifecycle: bool,
-        max_findings: int | None,
-        profile: str,
-        max_line_length: int,
+        options: JournalOptions,
         progress: Callable[[int], object] | None = None,
-        car_version: str | None = None,
     ) -> tuple[list[RawFinding], dict[str, Any]]: ...
     def check_journal_resumable(
         self,
         source: Any,
         state: str | None,
-        chain: str,
-        lifecycle: bool,
-        max_findings: int | None,
-        profile: str,
-        max_line_length: int,
+        options: JournalOptions,
         progress: Callable[[int], object] | None = None,
-        car_version: str | None = None,
     ) -> tuple[list[RawFinding], dict[str, Any], str | None]: ...
     def journal_event_kinds(self, car_version: str | None = None) -> list[str]: ...
     def journal_chain_digest(self, line: bytes) -> str: ...
     def check_journal_chunk(
-        self,
-        path: str,
-        start: int,
-        end: int,
-        chain: str,
-        profile: str,
-        max_line_length: int,
-        car_version: str | None = None,
+        self, path: str, start: int, end: int, options: JournalOptions
     ) -> bytes: ...
     def JournalChecker(  # the engine's class, called as a constructor
-        self,
-        chain: str,
-        lifecycle: bool,
-        max_findings: int | None,
-        profile: str,
-        max_line_length: int,
-        car_version: str | None = None,
+        self, options: JournalOptions
     ) -> JournalChecker: ...
     def check_rpc_result(
         self,
@@ -140,6 +128,7 @@ class Engine(Protocol):
 
 if TYPE_CHECKING:
     from . import _core, _fallback
+    from .journal import JournalOptions
 
     # The engine API is written out in _core.pyi (checked against the extension by stubtest), in
     # _fallback and in Engine: mypy holds both backends' modules to this one protocol.
@@ -147,15 +136,41 @@ if TYPE_CHECKING:
     _PYTHON_ENGINE: Engine = _fallback
 
 
+_MODULES = {"rust": "pairling_fast._core", "python": "pairling_fast._fallback"}
+_NAMES = {module: name for name, module in _MODULES.items()}
+
+
+# mimalloc, the Rust core's allocator, reads its options from the environment once, when the
+# extension is loaded. By default it commits its arenas eagerly, and where the kernel backs memory
+# with transparent huge pages that inflates a journal check's peak RSS (105 MiB instead of 68 on a
+# 100 MB journal, benches/RESULTS.md); committing on demand and purging freed memory at once costs
+# no measurable time. A user's own MIMALLOC_* settings win, and the environment is restored after
+# the import.
+_MIMALLOC_DEFAULTS = {"MIMALLOC_ARENA_EAGER_COMMIT": "0", "MIMALLOC_PURGE_DELAY": "0"}
+
+
+def _import_core() -> Any:
+    added = [name for name in _MIMALLOC_DEFAULTS if name not in os.environ]
+    for name in added:
+        os.environ[name] = _MIMALLOC_DEFAULTS[name]
+    try:
+        return importlib.import_module("pairling_fast._core")
+    finally:
+        for name in added:
+            os.environ.pop(name, None)
+
+
 def engine(name: str) -> Engine:
     """The engine module of backend ``name``; raises ImportError if the Rust core is missing."""
-    if name == "rust":
-        module: Any = importlib.import_module("pairling_fast._core")
-    elif name == "python":
-        module = importlib.import_module("pairling_fast._fallback")
-    else:
+    if name not in _MODULES:
         raise ValueError(f"unknown backend {name!r}: choose one of {', '.join(BACKENDS)}")
+    module: Any = _import_core() if name == "rust" else importlib.import_module(_MODULES[name])
     return module  # type: ignore[no-any-return]
+
+
+def name_of(engine: Engine) -> str:
+    """The backend name of an engine (``"rust"``, ``"python"``), as reports give it."""
+    return _NAMES[getattr(engine, "__name__", "")]
 
 
 def _initial() -> tuple[str, Engine]:
@@ -179,24 +194,48 @@ def _initial() -> tuple[str, Engine]:
     return "python", engine("python")
 
 
-_active_name, _active = _initial()
-
-
-def active() -> Engine:
-    return _active
+_DEFAULT_NAME, _DEFAULT = _initial()
+# A context variable, not a global: a selection made in one thread is not seen by the others (a
+# new thread starts from the process default).
+_SELECTED: ContextVar[str | None] = ContextVar("pairling_fast_backend", default=None)
 
 
 def active_name() -> str:
-    return _active_name
+    """The backend a check resolves when it is given none: the one ``selected`` in this thread,
+    else the process default."""
+    return _SELECTED.get() or _DEFAULT_NAME
+
+
+def active() -> Engine:
+    """The engine of ``active_name()``."""
+    name = _SELECTED.get()
+    return _DEFAULT if name is None else engine(name)
+
+
+def resolve(backend: str | None) -> Engine:
+    """The engine of ``backend``, or the active one for None: what a public check resolves once."""
+    return active() if backend is None else engine(backend)
+
+
+@contextmanager
+def selected(name: str) -> Iterator[Engine]:
+    """Within the block, checks called from this thread without a backend run on ``name``."""
+    chosen = engine(name)
+    token = _SELECTED.set(name)
+    try:
+        yield chosen
+    finally:
+        _SELECTED.reset(token)
 
 
 @contextmanager
 def use(name: str) -> Iterator[Engine]:
-    """Run a block on backend ``name`` (tests use this to run every case on both backends)."""
-    global _active_name, _active
-    previous = _active_name, _active
-    _active_name, _active = name, engine(name)
-    try:
-        yield _active
-    finally:
-        _active_name, _active = previous
+    """Deprecated: ``selected(name)``, or pass ``backend=`` to the check."""
+    warnings.warn(
+        "pairling_fast._backend.use() is deprecated: pass backend= to the check, or use "
+        "_backend.selected(), which applies to the calling thread only",
+        DeprecationWarning,
+        stacklevel=3,
+    )
+    with selected(name) as chosen:
+        yield chosen

@@ -3,6 +3,8 @@
 from collections.abc import Callable
 from typing import Any, Literal, final
 
+from pairling_fast.journal import JournalOptions
+
 __all__ = [
     "CompiledSchema",
     "JournalChecker",
@@ -53,49 +55,21 @@ def bundled_validator(schema_id: str) -> CompiledSchema: ...
 def build_info() -> dict[str, Any]: ...
 def _panic_for_tests() -> None: ...
 def check_journal(
-    source: Any,
-    chain: str = "auto",
-    lifecycle: bool = True,
-    max_findings: int | None = ...,
-    profile: str = "strict",
-    max_line_length: int = ...,
-    progress: Callable[[int], object] | None = None,
-    car_version: str | None = None,
+    source: Any, options: JournalOptions, progress: Callable[[int], object] | None = None
 ) -> tuple[list[_RawFinding], dict[str, Any]]: ...
 def check_journal_resumable(
     source: Any,
-    state: str | None = None,
-    chain: str = "auto",
-    lifecycle: bool = True,
-    max_findings: int | None = ...,
-    profile: str = "strict",
-    max_line_length: int = ...,
+    state: str | None,
+    options: JournalOptions,
     progress: Callable[[int], object] | None = None,
-    car_version: str | None = None,
 ) -> tuple[list[_RawFinding], dict[str, Any], str | None]: ...
 def journal_event_kinds(car_version: str | None = None) -> list[str]: ...
 def journal_chain_digest(line: bytes) -> str: ...
-def check_journal_chunk(
-    path: str,
-    start: int,
-    end: int,
-    chain: str = "auto",
-    profile: str = "strict",
-    max_line_length: int = ...,
-    car_version: str | None = None,
-) -> bytes: ...
+def check_journal_chunk(path: str, start: int, end: int, options: JournalOptions) -> bytes: ...
 
 @final
 class JournalChecker:
-    def __new__(
-        cls,
-        chain: str = "auto",
-        lifecycle: bool = True,
-        max_findings: int | None = ...,
-        profile: str = "strict",
-        max_line_length: int = ...,
-        car_version: str | None = None,
-    ) -> JournalChecker: ...
+    def __new__(cls, options: JournalOptions) -> JournalChecker: ...
     def feed(self, chunk: bytes) -> None: ...
     def finish(self, interrupted: bool = False) -> tuple[list[_RawFinding], dict[str, Any]]: ...
 

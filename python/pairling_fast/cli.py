@@ -608,7 +608,7 @@ def _selected_backend(name: str | None) -> Iterator[None]:
         _backend.engine(name)
     except ImportError as error:
         _fail(f"--backend {name}: {error}")
-    with _backend.use(name):
+    with _backend.selected(name):
         yield
 
 

@@ -20,6 +20,7 @@ import os
 import socket
 import threading
 import time
+import warnings
 import weakref
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -49,6 +50,8 @@ __all__ = [
     "JOURNAL_SUFFIXES",
     "ClusterError",
     "check_journal",
+    "check_journal_on_cluster",
+    "check_journal_paths_on_cluster",
     "check_paths",
     "check_workers",
     "chunk_ranges",
@@ -81,21 +84,9 @@ def chunk_ranges(size: int, chunk_bytes: int) -> list[tuple[int, int]]:
     ]
 
 
-def _check_chunk(
-    backend: str,
-    path: str,
-    start: int,
-    end: int,
-    chain: str,
-    profile: str,
-    max_line_length: int,
-    car_version: str | None = None,
-) -> bytes:
+def _check_chunk(backend: str, path: str, start: int, end: int, options: JournalOptions) -> bytes:
     """The task a worker runs: the per-line stage over one chunk, on the driver's backend."""
-    engine = _backend.engine(backend)
-    return engine.check_journal_chunk(
-        path, start, end, chain, profile, max_line_length, car_version=car_version
-    )
+    return _backend.engine(backend).check_journal_chunk(path, start, end, options)
 
 
 def _worker_build(backend: str) -> tuple[str, str | None]:
@@ -110,7 +101,8 @@ def _worker_build(backend: str) -> tuple[str, str | None]:
 
 
 # The clients whose workers passed ``check_workers``, with the backends checked: a run checks its
-# cluster once, not once per journal (``check_paths`` sends each journal here on its own).
+# cluster once, not once per journal (``pairling_fast.check_paths`` sends each journal here on
+# its own).
 _VERIFIED: weakref.WeakKeyDictionary[Any, set[str]] = weakref.WeakKeyDictionary()
 
 
@@ -192,8 +184,19 @@ def journal_reports(
     results. On Ctrl-C the chunks in flight are cancelled and ``JournalInterrupted`` carries the
     partial report of the file being checked."""
     options = JournalOptions(chain, lifecycle, max_findings, profile, max_line_length, car_version)
-    backend = _backend.active_name()
-    engine = _backend.active()
+    return _journal_reports(_backend.active(), files, client, options, chunk_bytes, max_in_flight)
+
+
+def _journal_reports(
+    engine: _backend.Engine,
+    files: Sequence[str],
+    client: Client,
+    options: JournalOptions,
+    chunk_bytes: int = DEFAULT_CHUNK_BYTES,
+    max_in_flight: int | None = None,
+) -> Iterator[tuple[str, Report]]:
+    """``journal_reports`` on ``engine``: the driver's checker and the workers' tasks use it."""
+    backend = _backend.name_of(engine)
     _check_workers_once(client, backend)
     if max_in_flight is None:
         max_in_flight = 2 * max(1, sum(client.nthreads().values()))
@@ -207,10 +210,7 @@ def journal_reports(
             chunk.path,
             chunk.start,
             chunk.end,
-            options.chain,
-            options.profile,
-            options.max_line_length,
-            options.car_version,
+            options,
             pure=False,
         )
 
@@ -229,9 +229,7 @@ def journal_reports(
                 return
             chunk, future = pending.popleft()
             if checker is None:
-                checker = engine.JournalChecker(
-                    *options.engine_args(), car_version=options.car_version
-                )
+                checker = engine.JournalChecker(options)
                 current = chunk.path
             try:
                 encoded = future.result()
@@ -256,7 +254,7 @@ def journal_reports(
         raise
 
 
-def check_journal(
+def check_journal_on_cluster(
     path: PathLike,
     client: Client,
     *,
@@ -272,25 +270,28 @@ def check_journal(
     """``pairling_fast.check_journal(path, ...)`` with the per-line work on ``client``'s workers;
     the report is the same. ``max_in_flight`` caps the chunks submitted ahead (default: twice the
     cluster's threads)."""
+    options = JournalOptions(chain, lifecycle, max_findings, profile, max_line_length, car_version)
+    return journal_report_on(_backend.active(), path, client, options, chunk_bytes, max_in_flight)
+
+
+def journal_report_on(
+    engine: _backend.Engine,
+    path: PathLike,
+    client: Client,
+    options: JournalOptions,
+    chunk_bytes: int = DEFAULT_CHUNK_BYTES,
+    max_in_flight: int | None = None,
+) -> Report:
+    """One journal's report on the cluster, on ``engine`` (``check_paths`` hands down the one it
+    resolved)."""
     file = os.fsdecode(os.fspath(path))
     if not os.path.isfile(file):
         raise FileNotFoundError(f"{file}: not a file")
-    ((_, report),) = journal_reports(
-        [file],
-        client,
-        chunk_bytes=chunk_bytes,
-        max_in_flight=max_in_flight,
-        chain=chain,
-        lifecycle=lifecycle,
-        max_findings=max_findings,
-        profile=profile,
-        max_line_length=max_line_length,
-        car_version=car_version,
-    )
+    ((_, report),) = _journal_reports(engine, [file], client, options, chunk_bytes, max_in_flight)
     return report
 
 
-def check_paths(
+def check_journal_paths_on_cluster(
     paths: Iterable[PathLike],
     client: Client,
     *,
@@ -324,6 +325,29 @@ def check_paths(
         merged.findings.extend(report.findings)
         merged.stats["files"][path] = report.stats
     return merged
+
+
+def _renamed(old: str, new: str) -> None:
+    warnings.warn(
+        f"pairling_fast.distributed.{old} is deprecated: call {new}, or "
+        "pairling_fast.check_paths(..., client=client) for every kind of file",
+        DeprecationWarning,
+        stacklevel=3,
+    )
+
+
+def check_journal(*args: Any, **kwargs: Any) -> Report:
+    """Deprecated name of ``check_journal_on_cluster`` (it shared the name of
+    ``pairling_fast.check_journal`` but takes a client and a path only)."""
+    _renamed("check_journal", "check_journal_on_cluster")
+    return check_journal_on_cluster(*args, **kwargs)
+
+
+def check_paths(*args: Any, **kwargs: Any) -> Report:
+    """Deprecated name of ``check_journal_paths_on_cluster`` (it shared the name of
+    ``pairling_fast.check_paths`` but checks journals only, into one merged report)."""
+    _renamed("check_paths", "check_journal_paths_on_cluster")
+    return check_journal_paths_on_cluster(*args, **kwargs)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -48,7 +48,8 @@ Profile = Literal["strict", "car-compatible"]
 class JournalOptions:
     """How a journal is checked: the mirror of Rust's ``journal::Options``, with the defaults every
     journal signature shares (the numbers come from ``journal_defaults.toml``, which the Rust core
-    reads too). Built once where a check starts and handed to the engine whole."""
+    reads too). Built once where a check starts and handed to the engine whole: the engines read
+    these attributes (Rust: ``journal_options`` in ``rust/python/journal_checks.rs``)."""
 
     chain: ChainMode = "auto"
     lifecycle: bool = True
@@ -56,13 +57,8 @@ class JournalOptions:
     profile: Profile = "strict"
     max_line_length: int = DEFAULT_MAX_LINE_LENGTH
     # The CAR release whose bundled ``journal.event`` events are validated against (``None``: the
-    # default bundle); the engines take it by keyword.
+    # default bundle).
     car_version: str | None = None
-
-    def engine_args(self) -> tuple[ChainMode, bool, int | None, Profile, int]:
-        """In the order both engines' ``check_journal`` and ``JournalChecker`` take them
-        (``car_version`` goes by keyword)."""
-        return (self.chain, self.lifecycle, self.max_findings, self.profile, self.max_line_length)
 
 
 JournalSource = Union[
@@ -164,12 +160,22 @@ def check_journal(
     a state file that cannot be used.
     """
     options = JournalOptions(chain, lifecycle, max_findings, profile, max_line_length, car_version)
+    return check_journal_on(_backend.active(), source, options, progress, state)
+
+
+def check_journal_on(
+    engine: _backend.Engine,
+    source: JournalSource,
+    options: JournalOptions,
+    progress: Callable[[int], object] | None = None,
+    state: str | os.PathLike[str] | JournalStates | None = None,
+) -> Report:
+    """``check_journal`` on ``engine`` with ``options`` (``check_paths`` hands down the engine it
+    resolved)."""
     if state is not None:
-        return _check_with_state(source, options, state, progress)
+        return _check_with_state(engine, source, options, state, progress)
     engine_source, path = _engine_source(source)
-    raw, stats = _backend.active().check_journal(
-        engine_source, *options.engine_args(), progress, car_version=options.car_version
-    )
+    raw, stats = engine.check_journal(engine_source, options, progress)
     report = Report(findings=[Finding.from_raw(r, path) for r in raw], stats=stats)
     if stats.get("interrupted"):
         raise JournalInterrupted(report)
@@ -177,6 +183,7 @@ def check_journal(
 
 
 def _check_with_state(
+    engine: _backend.Engine,
     source: JournalSource,
     options: JournalOptions,
     state: str | os.PathLike[str] | JournalStates,
@@ -186,9 +193,9 @@ def _check_with_state(
         raise TypeError("check_journal(state=...) needs the journal's path as its source")
     path = os.fsdecode(os.fspath(source))
     if isinstance(state, JournalStates):
-        return check_with_state(path, options, state, progress)
+        return check_with_state(engine, path, options, state, progress)
     states = JournalStates.load(state)
-    report = check_with_state(path, options, states, progress)
+    report = check_with_state(engine, path, options, states, progress)
     states.save(state)
     return report
 

@@ -227,14 +227,16 @@ def _why_not_resumable(
 
 
 def check_with_state(
+    engine: _backend.Engine,
     path: str,
     options: JournalOptions,
     states: JournalStates,
     progress: Callable[[int], object] | None,
 ) -> Report:
-    """``check_journal`` of the journal at ``path``, resumed from its entry in ``states`` when
-    the verified prefix is unchanged, and the entry updated to where this run's verified prefix
-    ends (not after Ctrl-C: ``JournalInterrupted`` as ``check_journal`` raises it)."""
+    """``check_journal`` on ``engine`` of the journal at ``path``, resumed from its entry in
+    ``states`` when the verified prefix is unchanged, and the entry updated to where this run's
+    verified prefix ends (not after Ctrl-C: ``JournalInterrupted`` as ``check_journal`` raises
+    it)."""
     from .journal import JournalInterrupted
 
     key = os.path.realpath(path)
@@ -252,12 +254,8 @@ def check_with_state(
         stream.seek(offset)
         reader = _HashingReader(stream, hasher if resumed else hashlib.sha256(), offset)
         shown_progress = None if progress is None else (lambda n: progress(offset + n))
-        raw, stats, saved = _backend.active().check_journal_resumable(
-            reader,
-            engine_state,
-            *options.engine_args(),
-            shown_progress,
-            car_version=options.car_version,
+        raw, stats, saved = engine.check_journal_resumable(
+            reader, engine_state, options, shown_progress
         )
     findings = [Finding.from_raw(r, path) for r in raw]
     if note is not None:

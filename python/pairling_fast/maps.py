@@ -59,10 +59,12 @@ def load_manifest(manifest: ManifestSource) -> Any:
 
 
 def _check(
-    source: MapSource, manifest: ManifestSource | None = None, limit: int | None = None
+    engine: _backend.Engine,
+    source: MapSource,
+    manifest: ManifestSource | None = None,
+    limit: int | None = None,
 ) -> tuple[Report, bytes | None, str | None]:
     """The report, the JSON text (None for a dict) and the path (None unless one was given)."""
-    engine = _backend.active()
     reviewed = load_manifest(manifest) if manifest is not None else None
     if isinstance(source, dict):
         raw, stats = engine.check_map(source, reviewed)
@@ -101,7 +103,18 @@ def check_map(
     it is a regular file of at most ``max_document_bytes`` (``_files.read_document``; else
     ``OSError``).
     """
-    return _check(source, manifest, max_document_bytes)[0]
+    return check_map_on(_backend.active(), source, manifest, max_document_bytes=max_document_bytes)
+
+
+def check_map_on(
+    engine: _backend.Engine,
+    source: MapSource,
+    manifest: ManifestSource | None = None,
+    *,
+    max_document_bytes: int | None = None,
+) -> Report:
+    """``check_map`` on ``engine`` (``check_paths`` hands down the one it resolved)."""
+    return _check(engine, source, manifest, max_document_bytes)[0]
 
 
 def seal_map(source: MapSource, *, max_document_bytes: int | None = None) -> dict[str, Any]:
@@ -111,11 +124,11 @@ def seal_map(source: MapSource, *, max_document_bytes: int | None = None) -> dic
     refused with ``MapInvalidError`` (a ``ValidationError``) carrying every finding, because a
     digest sealed over a broken binding would vouch for it. Warnings do not block sealing.
     """
-    report, text, path = _check(source, limit=max_document_bytes)
+    engine = _backend.active()
+    report, text, path = _check(engine, source, limit=max_document_bytes)
     blocking = [f for f in report.errors if f.code != DIGEST_MISMATCH]
     if blocking:
         raise MapInvalidError(report.findings, path)
-    engine = _backend.active()
     sealed: dict[str, Any] = engine.seal_map(source) if text is None else engine.seal_map_json(text)
     return sealed
 

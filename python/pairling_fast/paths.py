@@ -25,7 +25,6 @@ from typing import IO, Any, Literal, Protocol
 from . import _backend, _interrupt, schemas
 from ._files import DocumentTooLarge, read_document
 from ._files import max_document_bytes as _max_document_bytes
-from .canonical import parse_json
 from .classify import KINDS, SNIFF_BYTES, Classification, classify, params_methods, rpc_methods
 from .classify import SNIFF_LINES as SNIFF_LINES
 from .classify import result_method as result_method
@@ -35,17 +34,23 @@ from .journal import (
     DEFAULT_MAX_FINDINGS,
     DEFAULT_MAX_LINE_LENGTH,
     JournalInterrupted,
+    JournalOptions,
     JournalStates,
     Profile,
-    check_journal,
+    check_journal_on,
 )
 from .locate import with_lines
-from .maps import check_map
+from .maps import check_map_on
 from .report import SEVERITIES, Finding, Report, Severity
 from .results import FileResult, PathsReport, Skipped
 from .validator import json_error_finding
 from .walk import DEFAULT_EXCLUDES, STDIN, Candidate, PathArgumentError, Walker, os_reason
-from .wire import check_rpc_params, check_rpc_result, check_transcript, check_wire_schema
+from .wire import (
+    check_rpc_params_on,
+    check_rpc_result_on,
+    check_transcript_on,
+    check_wire_schema_on,
+)
 
 __all__ = [
     "DEFAULT_EXCLUDES",
@@ -106,36 +111,42 @@ class _DocumentOptions:
     # Journals read from a path resume from and update their entries here (``check --state``).
     state: JournalStates | None = None
 
+    def journal_options(self) -> JournalOptions:
+        return JournalOptions(
+            max_findings=self.max_findings, profile=self.profile, car_version=self.car_version
+        )
+
 
 def _run_check(
     kind: str,
     source: Path | _Replay,
     method: str | None,
     options: _DocumentOptions,
+    engine: _backend.Engine,
     progress: Callable[[int], object] | None = None,
 ) -> Report:
-    """One file's check: from its path, or streaming from a ``_Replay`` (stdin, a FIFO).
-    ``progress(bytes_read)`` is called while a journal is checked."""
+    """One file's check on ``engine``: from its path, or streaming from a ``_Replay`` (stdin, a
+    FIFO). ``progress(bytes_read)`` is called while a journal is checked."""
     if kind == "journal":
-        return _journal_report(source, options, progress)
+        return _journal_report(engine, source, options, progress)
     if kind == "transcript":
         lines = source if isinstance(source, Path) else source.lines()
-        return check_transcript(lines, car_version=options.car_version)
+        return check_transcript_on(engine, lines, car_version=options.car_version)
     if kind == "wire-schema":
         if not isinstance(source, Path):
             raise OSError(errno.EINVAL, "a wire-schema bundle is read from a regular file only")
-        return check_wire_schema(source)
+        return check_wire_schema_on(engine, source)
     data = _document(source, options.max_document_bytes)
     if kind == "map":
-        return check_map(data, manifest=options.manifest)
+        return check_map_on(engine, data, options.manifest)
     assert method is not None, "an rpc-result or rpc-params is classified with its method"
     try:
-        value = parse_json(data)
+        value = engine.parse_json(data)
     except CanonicalizationError as error:
         return Report(findings=[json_error_finding(error)])
     if kind == "rpc-params":
-        return check_rpc_params(method, value, car_version=options.car_version)
-    return check_rpc_result(method, value, car_version=options.car_version)
+        return check_rpc_params_on(engine, method, value, car_version=options.car_version)
+    return check_rpc_result_on(engine, method, value, car_version=options.car_version)
 
 
 def _document(source: Path | _Replay, limit: int) -> bytes:
@@ -149,16 +160,18 @@ def _document(source: Path | _Replay, limit: int) -> bytes:
 
 
 def _journal_report(
-    source: Any, options: _DocumentOptions, progress: Callable[[int], object] | None
+    engine: _backend.Engine,
+    source: Any,
+    options: _DocumentOptions,
+    progress: Callable[[int], object] | None,
 ) -> Report:
     """A journal's report; after Ctrl-C the partial one (``stats["interrupted"]``)."""
     try:
-        return check_journal(
+        return check_journal_on(
+            engine,
             source,
-            profile=options.profile,
-            max_findings=options.max_findings,
-            progress=progress,
-            car_version=options.car_version,
+            options.journal_options(),
+            progress,
             # A stream (stdin, a FIFO) cannot be re-read: it is checked without a state entry.
             state=options.state if isinstance(source, Path) else None,
         )
@@ -167,23 +180,21 @@ def _journal_report(
 
 
 def _run_on_cluster(
-    kind: str, path: Path, method: str | None, options: _DocumentOptions, client: Any
+    engine: _backend.Engine,
+    kind: str,
+    path: Path,
+    method: str | None,
+    options: _DocumentOptions,
+    client: Any,
 ) -> Report:
     """On a Dask cluster (``client``): journals split into chunks whose reports equal the local
     check's (docs/cluster.md); any other file is one task on a worker, on the driver's backend."""
     if kind == "journal":
-        from .distributed import check_journal as check_journal_on_cluster
+        from .distributed import journal_report_on
 
-        return check_journal_on_cluster(
-            path,
-            client,
-            profile=options.profile,
-            max_findings=options.max_findings,
-            car_version=options.car_version,
-        )
-    task = client.submit(
-        _run_on_backend, _backend.active_name(), kind, path, method, options, pure=False
-    )
+        return journal_report_on(engine, path, client, options.journal_options())
+    backend = _backend.name_of(engine)
+    task = client.submit(_run_on_backend, backend, kind, path, method, options, pure=False)
     report: Report = task.result()
     return report
 
@@ -191,8 +202,8 @@ def _run_on_cluster(
 def _run_on_backend(
     backend: str, kind: str, path: Path, method: str | None, options: _DocumentOptions
 ) -> Report:
-    with _backend.use(backend):
-        return _run_check(kind, path, method, options)
+    """A worker's task: an engine does not travel to another process, its name does."""
+    return _run_check(kind, path, method, options, _backend.engine(backend))
 
 
 def _apply_severities(
@@ -299,6 +310,7 @@ def _open_stream(candidate: Candidate) -> IO[bytes]:
 
 
 def _check_one(
+    engine: _backend.Engine,
     candidate: Candidate,
     kind: str | None,
     methods: frozenset[str],
@@ -336,7 +348,9 @@ def _check_one(
             assert result.kind is not None
             if candidate.stream:
                 replay = _Replay(head, stream, candidate.display)
-                report = _run_check(result.kind, replay, classification.method, options, progress)
+                report = _run_check(
+                    result.kind, replay, classification.method, options, engine, progress
+                )
                 findings = report.findings
             else:
                 limit = options.max_document_bytes
@@ -344,11 +358,16 @@ def _check_one(
                     raise DocumentTooLarge(candidate.display, candidate.size, limit)
                 if client is None:
                     report = _run_check(
-                        result.kind, candidate.path, classification.method, options, progress
+                        result.kind,
+                        candidate.path,
+                        classification.method,
+                        options,
+                        engine,
+                        progress,
                     )
                 else:
                     report = _run_on_cluster(
-                        result.kind, candidate.path, classification.method, options, client
+                        engine, result.kind, candidate.path, classification.method, options, client
                     )
                 findings = _with_lines(result.kind, candidate.path, report.findings)
             result.stats = dict(report.stats)
@@ -427,28 +446,9 @@ def check_paths(
     for code, severity in overrides.items():
         if severity not in (*SEVERITIES, "off"):
             raise ValueError(f"severity of {code} must be one of {SEVERITIES} or 'off'")
-    if backend is not None:
-        with _backend.use(backend):
-            return check_paths(
-                paths,
-                kind=kind,
-                exclude=exclude,
-                default_excludes=default_excludes,
-                follow_symlinks=follow_symlinks,
-                jobs=jobs,
-                fail_on=fail_on,
-                severities=overrides,
-                timings=timings,
-                progress=progress,
-                profile=profile,
-                client=client,
-                car_version=car_version,
-                manifest=manifest,
-                max_document_bytes=max_document_bytes,
-                max_findings=max_findings,
-                state=state,
-            )
-
+    # Resolved once and handed to every file's check: the pool's threads and the cluster's
+    # tasks run on it whatever other threads select.
+    engine = _backend.resolve(backend)
     started = time.perf_counter()
     excludes = (*DEFAULT_EXCLUDES, *exclude) if default_excludes else tuple(exclude)
     walker = Walker(excludes, follow_symlinks, exclude)
@@ -464,7 +464,7 @@ def check_paths(
     report = PathsReport(
         files=list(walker.unreadable),
         skipped=list(walker.skipped),
-        backend=_backend.active_name(),
+        backend=_backend.name_of(engine),
         fail_on=fail_on,
         timings=timings,
         max_findings=max_findings,
@@ -479,6 +479,7 @@ def check_paths(
         pool.submit(
             _watched_check,
             watch,
+            engine,
             candidate,
             kind,
             methods,

@@ -63,9 +63,24 @@ def check_rpc_result(
     bundled). A method without a schema in the bundle gives an info (PF401, listed as uncovered)
     or a warning (PF402, unknown), not an error.
     """
-    digest = wire_schema_digest(wire_schema) if wire_schema is not None else None
+    return check_rpc_result_on(
+        _backend.active(), method, result, catalog, wire_schema=wire_schema, car_version=car_version
+    )
+
+
+def check_rpc_result_on(
+    engine: _backend.Engine,
+    method: str,
+    result: Any,
+    catalog: Any = None,
+    *,
+    wire_schema: PathLike | None = None,
+    car_version: str | None = None,
+) -> Report:
+    """``check_rpc_result`` on ``engine`` (``check_paths`` hands down the one it resolved)."""
+    digest = engine.wire_schema_digest(os.fspath(wire_schema)) if wire_schema is not None else None
     try:
-        outcome = _backend.active().check_rpc_result(method, result, catalog, digest, car_version)
+        outcome = engine.check_rpc_result(method, result, catalog, digest, car_version)
     except CanonicalizationError as error:
         return Report(findings=[json_error_finding(error)])
     return _report(outcome, None)
@@ -80,8 +95,15 @@ def check_rpc_params(method: str, params: Any, *, car_version: str | None = None
     naming its category (``typed_without_schema``, ``unresolved``), one it does not list a
     warning (PF441); ``not_read`` methods are not checked (the daemon ignores their params).
     """
+    return check_rpc_params_on(_backend.active(), method, params, car_version=car_version)
+
+
+def check_rpc_params_on(
+    engine: _backend.Engine, method: str, params: Any, *, car_version: str | None = None
+) -> Report:
+    """``check_rpc_params`` on ``engine`` (``check_paths`` hands down the one it resolved)."""
     try:
-        outcome = _backend.active().check_rpc_params(method, params, car_version)
+        outcome = engine.check_rpc_params(method, params, car_version)
     except CanonicalizationError as error:
         return Report(findings=[json_error_finding(error)])
     return _report(outcome, None)
@@ -122,8 +144,20 @@ def check_transcript(
     ``server.schema`` result's ``digest`` names another. Memory is bounded by the ids in flight,
     not by the transcript's length.
     """
-    digest = wire_schema_digest(wire_schema) if wire_schema is not None else None
-    engine = _backend.active()
+    return check_transcript_on(
+        _backend.active(), source, wire_schema=wire_schema, car_version=car_version
+    )
+
+
+def check_transcript_on(
+    engine: _backend.Engine,
+    source: TranscriptSource,
+    *,
+    wire_schema: PathLike | None = None,
+    car_version: str | None = None,
+) -> Report:
+    """``check_transcript`` on ``engine`` (``check_paths`` hands down the one it resolved)."""
+    digest = engine.wire_schema_digest(os.fspath(wire_schema)) if wire_schema is not None else None
     if isinstance(source, (str, os.PathLike)):
         path = os.fspath(source)
         return _report(engine.check_transcript_file(path, digest, car_version), path)
@@ -143,5 +177,10 @@ def check_wire_schema(path: PathLike) -> Report:
     """Check a ``car.wire-schema.v1`` bundle's own integrity: every schema is valid draft-07 and
     compiles, and the coverage lists agree with the schemas and the EventKind enum. The stats
     carry the file's exact-bytes ``digest``."""
+    return check_wire_schema_on(_backend.active(), path)
+
+
+def check_wire_schema_on(engine: _backend.Engine, path: PathLike) -> Report:
+    """``check_wire_schema`` on ``engine`` (``check_paths`` hands down the one it resolved)."""
     path = os.fspath(path)
-    return _report(_backend.active().check_wire_schema(path), path)
+    return _report(engine.check_wire_schema(path), path)

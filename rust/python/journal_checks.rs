@@ -43,29 +43,29 @@ impl std::io::Read for PyReader {
     }
 }
 
-pub(super) fn journal_options(
-    chain: &str,
-    lifecycle: bool,
-    max_findings: Option<usize>,
-    profile: &str,
-    max_line_length: usize,
-    car_version: Option<&str>,
-) -> PyResult<journal::Options> {
+/// `journal::Options` from a `pairling_fast.journal.JournalOptions` (any object with its
+/// attributes): the one place the Python options become the core's, so each option is named
+/// once on each side.
+pub(super) fn journal_options(options: &Bound<'_, PyAny>) -> PyResult<journal::Options> {
+    let text = |name: &str| -> PyResult<String> { options.getattr(name)?.extract() };
+    let (chain, profile) = (text("chain")?, text("profile")?);
+    let car_version: Option<String> = options.getattr("car_version")?.extract()?;
     Ok(journal::Options {
-        chain: journal::ChainMode::parse(chain).ok_or_else(|| {
+        chain: journal::ChainMode::parse(&chain).ok_or_else(|| {
             PyValueError::new_err(format!(
                 "chain must be one of auto, require, off, not {chain:?}"
             ))
         })?,
-        lifecycle,
-        max_findings,
-        profile: journal::Profile::parse(profile).ok_or_else(|| {
+        lifecycle: options.getattr("lifecycle")?.extract()?,
+        max_findings: options.getattr("max_findings")?.extract()?,
+        profile: journal::Profile::parse(&profile).ok_or_else(|| {
             PyValueError::new_err(format!(
                 "profile must be one of strict, car-compatible, not {profile:?}"
             ))
         })?,
-        max_line_length,
-        car_version: release(car_version)?,
+        max_line_length: options.getattr("max_line_length")?.extract()?,
+        car_version: release(car_version.as_deref())?,
+        ..journal::Options::default()
     })
 }
 
@@ -83,30 +83,15 @@ fn release(car_version: Option<&str>) -> PyResult<&'static str> {
 }
 
 #[pyfunction]
-#[pyo3(
-    signature = (source, chain="auto", lifecycle=true, max_findings=Some(journal::DEFAULT_MAX_FINDINGS), profile="strict", max_line_length=journal::DEFAULT_MAX_LINE_LENGTH, progress=None, car_version=None)
-)]
-#[allow(clippy::too_many_arguments)] // the Python signature: keyword arguments with defaults
+#[pyo3(signature = (source, options, progress=None))]
 pub(super) fn check_journal(
     py: Python<'_>,
     source: &Bound<'_, PyAny>,
-    chain: &str,
-    lifecycle: bool,
-    max_findings: Option<usize>,
-    profile: &str,
-    max_line_length: usize,
+    options: &Bound<'_, PyAny>,
     progress: Option<Py<PyAny>>,
-    car_version: Option<&str>,
 ) -> PyResult<(Vec<RawFinding>, PyObject)> {
     guarded(py, "check_journal", || {
-        let options = journal_options(
-            chain,
-            lifecycle,
-            max_findings,
-            profile,
-            max_line_length,
-            car_version,
-        )?;
+        let options = journal_options(options)?;
         let (report, _) = run_check(py, source, &options, progress, None, false)?;
         Ok((raw_findings(report.findings), to_python(py, &report.stats)?))
     })
@@ -117,31 +102,16 @@ pub(super) fn check_journal(
 /// where this run's last complete line ends (None when interrupted). A malformed `state` is a
 /// `ValueError` saying what is wrong.
 #[pyfunction]
-#[pyo3(
-    signature = (source, state=None, chain="auto", lifecycle=true, max_findings=Some(journal::DEFAULT_MAX_FINDINGS), profile="strict", max_line_length=journal::DEFAULT_MAX_LINE_LENGTH, progress=None, car_version=None)
-)]
-#[allow(clippy::too_many_arguments)] // the Python signature: keyword arguments with defaults
+#[pyo3(signature = (source, state, options, progress=None))]
 pub(super) fn check_journal_resumable(
     py: Python<'_>,
     source: &Bound<'_, PyAny>,
     state: Option<&str>,
-    chain: &str,
-    lifecycle: bool,
-    max_findings: Option<usize>,
-    profile: &str,
-    max_line_length: usize,
+    options: &Bound<'_, PyAny>,
     progress: Option<Py<PyAny>>,
-    car_version: Option<&str>,
 ) -> PyResult<(Vec<RawFinding>, PyObject, Option<String>)> {
     guarded(py, "check_journal_resumable", || {
-        let options = journal_options(
-            chain,
-            lifecycle,
-            max_findings,
-            profile,
-            max_line_length,
-            car_version,
-        )?;
+        let options = journal_options(options)?;
         let resume = state
             .map(|text| {
                 journal::Resume::from_snapshot(&options, text).map_err(PyValueError::new_err)
@@ -230,24 +200,18 @@ fn run_check(
 }
 
 /// The per-line stage over the lines beginning in bytes `[start, end)` of the journal at
-/// `path`, encoded for `JournalChecker.feed` (docs/cluster.md).
+/// `path`, encoded for `JournalChecker.feed` (docs/cluster.md). Of `options` the per-line ones
+/// apply (lifecycle and the findings cap are the ordered stage's).
 #[pyfunction]
-#[pyo3(
-    signature = (path, start, end, chain="auto", profile="strict", max_line_length=journal::DEFAULT_MAX_LINE_LENGTH, car_version=None)
-)]
-#[allow(clippy::too_many_arguments)] // the Python signature: keyword arguments with defaults
 pub(super) fn check_journal_chunk<'py>(
     py: Python<'py>,
     path: &str,
     start: u64,
     end: u64,
-    chain: &str,
-    profile: &str,
-    max_line_length: usize,
-    car_version: Option<&str>,
+    options: &Bound<'_, PyAny>,
 ) -> PyResult<Bound<'py, PyBytes>> {
     guarded(py, "check_journal_chunk", || {
-        let options = journal_options(chain, false, None, profile, max_line_length, car_version)?;
+        let options = journal_options(options)?;
         let encoded = py.allow_threads(|| {
             let file = std::fs::File::open(path)?;
             journal::chunks::check_chunk(file, start..end, &options)
@@ -273,25 +237,8 @@ impl JournalChecker {
 #[pymethods]
 impl JournalChecker {
     #[new]
-    #[pyo3(
-        signature = (chain="auto", lifecycle=true, max_findings=Some(journal::DEFAULT_MAX_FINDINGS), profile="strict", max_line_length=journal::DEFAULT_MAX_LINE_LENGTH, car_version=None)
-    )]
-    fn new(
-        chain: &str,
-        lifecycle: bool,
-        max_findings: Option<usize>,
-        profile: &str,
-        max_line_length: usize,
-        car_version: Option<&str>,
-    ) -> PyResult<Self> {
-        let options = journal_options(
-            chain,
-            lifecycle,
-            max_findings,
-            profile,
-            max_line_length,
-            car_version,
-        )?;
+    fn new(options: &Bound<'_, PyAny>) -> PyResult<Self> {
+        let options = journal_options(options)?;
         Ok(JournalChecker {
             inner: Some(journal::chunks::ChunkedChecker::new(&options)),
         })

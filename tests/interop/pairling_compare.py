@@ -98,7 +98,7 @@ def explain(outcome: Outcome) -> str:
 
 def compare(checkout: Path, backend: str) -> list[Outcome]:
     validator = load_validator(checkout)
-    with _backend.use(backend) as engine:
+    with _backend.selected(backend) as engine:
         return [
             Outcome(case, theirs(validator, case), ours(case))
             for case in corpus(engine.seal_map, generate_map)
@@ -149,11 +149,11 @@ def disagreements() -> list[str]:
             for f in report.findings
         ]
 
-    with _backend.use(_backend.BACKENDS[0]) as engine:
+    with _backend.selected(_backend.BACKENDS[0]) as engine:
         cases = list(corpus(engine.seal_map, generate_map))
     found = {}
     for name in _backend.BACKENDS:
-        with _backend.use(name):
+        with _backend.selected(name):
             found[name] = [seen(case) for case in cases]
     first, second = (found[name] for name in _backend.BACKENDS)
     return [case.name for case, a, b in zip(cases, first, second) if a != b]

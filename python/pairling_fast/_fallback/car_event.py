@@ -381,8 +381,28 @@ def civil_from_days(days: int) -> tuple[int, int, int]:
     return year_of_era + era * 400 + (month <= 2), month, day
 
 
+# The common form, `YYYY-MM-DDTHH:MM:SS[.fraction]Z`, read by one regular expression: the general
+# reader below costs most of a small line's time in the fallback.
+_COMMON_TIMESTAMP = re.compile(
+    r"([0-9]{4})-([0-9]{2})-([0-9]{2})T([0-9]{2}):([0-9]{2}):([0-9]{2})(?:\.([0-9]{1,9}))?Z"
+)
+
+
 def parse_timestamp(text: str) -> Timestamp | None:
     """``text.parse::<DateTime<Utc>>()`` as chrono 0.4.45 does it; None where chrono errs."""
+    common = _COMMON_TIMESTAMP.fullmatch(text)
+    if common is not None:
+        year, month, day, hour, minute, second = (int(part) for part in common.groups()[:6])
+        if (
+            1 <= month <= 12
+            and 1 <= day <= _days_in_month(year, month)
+            and hour <= 23
+            and minute <= 59
+            and second <= 59
+        ):
+            nanos = int((common.group(7) or "").ljust(9, "0"))
+            local = days_from_civil(year, month, day) * 86_400 + hour * 3600 + minute * 60
+            return Timestamp(local + second, nanos)
     try:
         return _parse_timestamp(text)
     except _Invalid:

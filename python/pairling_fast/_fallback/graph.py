@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import copy
 import sys
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Generator, Iterable, Iterator
 from functools import cache
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -386,16 +386,9 @@ def _uniqueness(graph: _Map) -> Iterator[RawFinding]:
 
 
 def _source_refs(graph: _Map) -> Iterator[RawFinding]:
-    sources = graph.index["evidence_sources"]
     for collection in CITING_COLLECTIONS:
         for i, entry in graph.entries[collection]:
-            for j, source_id in _texts(entry, "source_refs"):
-                if source_id not in sources:
-                    yield _finding(
-                        UNKNOWN_EVIDENCE_SOURCE,
-                        f"source_refs entry '{source_id}' names no evidence source",
-                        f"/{collection}/{i}/source_refs/{j}",
-                    )
+            yield from _resolve(graph, CITED_SOURCES, entry, f"/{collection}/{i}")
 
 
 def _providers(graph: _Map) -> Iterator[RawFinding]:
@@ -415,53 +408,84 @@ def _providers(graph: _Map) -> Iterator[RawFinding]:
         )
 
 
-class _SameProviderRule(NamedTuple):
-    """Each entry of ``field`` names an entry of ``target`` (else ``unknown_code``) that belongs to
-    the referring entry's provider (else ``foreign_code``, when both providers are
-    known)."""
+class _Reference(NamedTuple):
+    """A list of ids, ``field``, whose every id must name an entry of the collection ``target``;
+    one that names none is ``unknown_code``."""
 
     field: str
     target: str
     unknown_code: str
-    foreign_code: str
     target_noun: str
+
+
+CITED_SOURCES = _Reference(
+    "source_refs", "evidence_sources", UNKNOWN_EVIDENCE_SOURCE, "evidence source"
+)
+BOUND_CAPABILITIES = _Reference(
+    "capability_ids", "capabilities", UNKNOWN_BINDING_CAPABILITY, "capability"
+)
+BINDING_EVIDENCE = _Reference(
+    "evidence_claim_ids", "evidence_claims", UNKNOWN_EVIDENCE_CLAIM, "evidence claim"
+)
+
+
+class _SameProviderRule(NamedTuple):
+    """Each entry of the reference list names an entry of its target (else its unknown code) that
+    belongs to the referring entry's provider (else ``foreign_code``, when both providers are
+    known)."""
+
+    reference: _Reference
+    foreign_code: str
     owner_noun: str
 
 
 # PF206 is pairling_fast's own lint: Pairling's validator does not compare transport providers.
 TRANSPORTS_OF_IMPLEMENTATION = _SameProviderRule(
-    "transport_ids",
-    "transports",
-    UNKNOWN_TRANSPORT,
+    _Reference("transport_ids", "transports", UNKNOWN_TRANSPORT, "transport"),
     FOREIGN_TRANSPORT,
-    "transport",
     "implementation",
 )
 IMPLEMENTATIONS_OF_CAPABILITY = _SameProviderRule(
-    "implementation_ids",
-    "implementations",
-    UNKNOWN_CAPABILITY_IMPLEMENTATION,
+    _Reference(
+        "implementation_ids", "implementations", UNKNOWN_CAPABILITY_IMPLEMENTATION, "implementation"
+    ),
     FOREIGN_IMPLEMENTATION,
-    "implementation",
     "capability",
 )
+
+
+def _resolve(
+    graph: _Map, reference: _Reference, entry: dict[str, Any], base: str
+) -> Generator[RawFinding, None, list[tuple[str, str, dict[str, Any]]]]:
+    """Yields a finding for each id of ``reference.field`` in ``entry`` that names no entry of its
+    target; returns (pointer, id, entry) of the others, for the caller's further rules. The one
+    place that words and locates an unknown reference."""
+    field = reference.field
+    target = graph.index[reference.target]
+    resolved = []
+    for j, target_id in _texts(entry, field):
+        pointer = f"{base}/{field}/{j}"
+        found = target.get(target_id)
+        if found is None:
+            message = f"{field} entry '{target_id}' names no {reference.target_noun}"
+            yield _finding(reference.unknown_code, message, pointer)
+        else:
+            resolved.append((pointer, target_id, found))
+    return resolved
 
 
 def _same_provider(
     graph: _Map, rule: _SameProviderRule, entry: dict[str, Any], base: str
 ) -> Iterator[RawFinding]:
     own_provider = graph.own_provider(entry)
-    for j, target_id in _texts(entry, rule.field):
-        pointer = f"{base}/{rule.field}/{j}"
-        if target_id not in graph.index[rule.target]:
-            message = f"{rule.field} entry '{target_id}' names no {rule.target_noun}"
-            yield _finding(rule.unknown_code, message, pointer)
-            continue
-        other = graph.provider_of(rule.target, target_id)
+    noun = rule.reference.target_noun
+    resolved = yield from _resolve(graph, rule.reference, entry, base)
+    for pointer, target_id, _ in resolved:
+        other = graph.provider_of(rule.reference.target, target_id)
         if own_provider is not None and other not in (None, own_provider):
             yield _finding(
                 rule.foreign_code,
-                f"{rule.target_noun} '{target_id}' belongs to provider '{other}', not to the "
+                f"{noun} '{target_id}' belongs to provider '{other}', not to the "
                 f"{rule.owner_noun}'s provider '{own_provider}'",
                 pointer,
             )
@@ -790,8 +814,6 @@ def _has_confirmation(binding: dict[str, Any]) -> bool:
 
 def _bindings(graph: _Map) -> Iterator[RawFinding]:
     implementations = graph.index["implementations"]
-    capabilities = graph.index["capabilities"]
-    claims = graph.index["evidence_claims"]
     for i, binding in graph.entries["operation_bindings"]:
         base = f"/operation_bindings/{i}"
         binding_id = _text(binding, "implementation_operation_id")
@@ -808,16 +830,8 @@ def _bindings(graph: _Map) -> Iterator[RawFinding]:
         released = _text(binding, "release_status") == "released"
         exposed = released and _text(binding, "implementation_status") == "implemented"
         confirmed = _has_confirmation(binding)
-        for j, capability_id in _texts(binding, "capability_ids"):
-            pointer = f"{base}/capability_ids/{j}"
-            capability = capabilities.get(capability_id)
-            if capability is None:
-                yield _finding(
-                    UNKNOWN_BINDING_CAPABILITY,
-                    f"capability_ids entry '{capability_id}' names no capability",
-                    pointer,
-                )
-                continue
+        bound = yield from _resolve(graph, BOUND_CAPABILITIES, binding, base)
+        for pointer, capability_id, capability in bound:
             if (
                 implementation is not None
                 and _is_array(capability.get("implementation_ids"))
@@ -847,16 +861,9 @@ def _bindings(graph: _Map) -> Iterator[RawFinding]:
         related = {value for _, value in _texts(binding, "capability_ids") if value}
         if binding_id is not None:
             related.add(binding_id)
-        for j, claim_id in _texts(binding, "evidence_claim_ids"):
-            pointer = f"{base}/evidence_claim_ids/{j}"
-            claim = claims.get(claim_id)
-            if claim is None:
-                yield _finding(
-                    UNKNOWN_EVIDENCE_CLAIM,
-                    f"evidence_claim_ids entry '{claim_id}' names no evidence claim",
-                    pointer,
-                )
-            elif (subject := _text(claim, "subject_id")) not in related:
+        cited = yield from _resolve(graph, BINDING_EVIDENCE, binding, base)
+        for pointer, claim_id, claim in cited:
+            if (subject := _text(claim, "subject_id")) not in related:
                 about = "no subject id" if subject is None else f"'{subject}'"
                 yield _finding(
                     UNRELATED_EVIDENCE,

@@ -13,7 +13,7 @@ from collections import deque
 from collections.abc import Hashable, Iterator
 from dataclasses import dataclass, field
 from functools import cache
-from typing import Any, Callable, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, Generic, TypeVar
 
 from .._tables import DEFAULT_MAX_FINDINGS, DEFAULT_MAX_LINE_LENGTH
 from ..codes import (
@@ -57,7 +57,10 @@ from ..errors import CanonicalizationError
 from ..report import RawFinding
 from . import car_event, journal_state
 from .parse import escape_pointer_token, parse_json, unescape_pointer_token
-from .validate import WireBundle, default_wire_bundle, wire_bundle_named
+from .validate import WireBundle, default_wire_bundle, is_date_time, wire_bundle_named
+
+if TYPE_CHECKING:
+    from ..journal import JournalOptions
 
 __all__ = [
     "CLOSED_WINDOW",
@@ -398,6 +401,73 @@ def _with_column(error: CanonicalizationError) -> str:
 # 0.58.0), with the stand-in used to validate the rest of the event.
 CAR_DEFAULTED: tuple[tuple[str, Any], ...] = (("data", {}), ("timestamp", "1970-01-01T00:00:00Z"))
 
+_ID_MEMBERS = (
+    "run_id",
+    "client_id",
+    "policy_session_id",
+    "action_id",
+    "proposal_id",
+    "prev_hash",
+    "hash",
+)
+
+
+@cache
+def _shape_is_known(car_version: str | None) -> bool:
+    """Whether the bundle's ``journal.event`` is the shape ``_plainly_valid`` checks by hand: an
+    object of string-or-null ids, an object ``data``, a ``date-time`` string ``timestamp``, a
+    ``kind`` from string enums, nothing else (descriptions aside)."""
+    schema = _event_bundle(car_version).schema(EVENT_SCHEMA)
+    expected: dict[str, Any] = {name: {"type": ["string", "null"]} for name in _ID_MEMBERS}
+    expected["kind"] = {"$ref": "#/definitions/EventKind"}
+    expected["data"] = {"additionalProperties": True, "type": "object"}
+    expected["timestamp"] = {"format": "date-time", "type": "string"}
+    properties = {
+        name: {key: value for key, value in member.items() if key != "description"}
+        for name, member in schema.get("properties", {}).items()
+    }
+    branches = schema["definitions"]["EventKind"]["oneOf"]
+    kinds_are_string_enums = all(
+        branch.get("type") == "string"
+        and isinstance(branch.get("enum"), list)
+        and set(branch) <= {"type", "enum", "description"}
+        for branch in branches
+    )
+    rest = {
+        key: value
+        for key, value in schema.items()
+        if key not in ("$schema", "definitions", "description", "properties", "title")
+    }
+    return (
+        properties == expected
+        and kinds_are_string_enums
+        and rest
+        == {
+            "additionalProperties": False,
+            "required": ["kind", "data", "timestamp"],
+            "type": "object",
+        }
+    )
+
+
+def _plainly_valid(event: dict[str, Any], car_version: str | None) -> bool:
+    """True for the common valid event, decided without jsonschema (whose ``oneOf`` over the
+    event kinds is most of the fallback's time on small lines); False means "ask the validator".
+    Only for a bundle whose event schema is the shape checked here (``_shape_is_known``)."""
+    kinds, members = _event_schema(car_version)
+    if not _shape_is_known(car_version):
+        return False
+    kind, data, stamp = event.get("kind"), event.get("data"), event.get("timestamp")
+    return (
+        type(kind) is str
+        and kind in kinds
+        and type(data) is dict
+        and type(stamp) is str
+        and is_date_time(stamp)
+        and all(key in members for key in event)
+        and all(type(event.get(name)) in (str, type(None)) for name in _ID_MEMBERS)
+    )
+
 
 def _schema_findings(
     event: dict[str, Any], profile: str, number: int, car_version: str | None
@@ -418,7 +488,8 @@ def _schema_findings(
                 missing.append(name)
                 instance[name] = stand_in
     # Valid events are the rule: the quick yes/no check spares collecting (and sorting) errors.
-    violations = [] if validator.is_valid(instance) else validator.errors(instance)
+    valid = _plainly_valid(instance, car_version) or validator.is_valid(instance)
+    violations = [] if valid else validator.errors(instance)
     findings = [
         _finding(SCHEMA_VIOLATION, message, number, pointer, schema_pointer)
         for pointer, schema_pointer, _keyword, message in violations
@@ -835,90 +906,58 @@ class _Checker:
         }
 
 
+def check_options(options: JournalOptions) -> None:
+    """``ValueError`` for options the core refuses too (``journal_options`` in
+    ``rust/python/journal_checks.rs``), before any line is read."""
+    if options.chain not in CHAIN_MODES:
+        raise ValueError(f"chain must be one of {', '.join(CHAIN_MODES)}, not {options.chain!r}")
+    if options.profile not in PROFILES:
+        raise ValueError(f"profile must be one of {', '.join(PROFILES)}, not {options.profile!r}")
+    _event_bundle(options.car_version)  # a release not bundled
+
+
 def check_journal(
-    source: Any,
-    chain: str = "auto",
-    lifecycle: bool = True,
-    max_findings: int | None = DEFAULT_MAX_FINDINGS,
-    profile: str = "strict",
-    max_line_length: int = DEFAULT_MAX_LINE_LENGTH,
-    progress: Callable[[int], object] | None = None,
-    car_version: str | None = None,
+    source: Any, options: JournalOptions, progress: Callable[[int], object] | None = None
 ) -> tuple[list[RawFinding], dict[str, Any]]:
     """Check a journal read from ``source``: a path (str) or a binary file object (``read(n)``).
 
     Ctrl-C during the check returns the report so far with ``stats["interrupted"]`` true.
     ``progress(bytes_read)`` is called after every read and once at the end.
     """
-    findings, stats, _ = _check(
-        source,
-        None,
-        False,
-        chain,
-        lifecycle,
-        max_findings,
-        profile,
-        max_line_length,
-        progress,
-        car_version,
-    )
+    findings, stats, _ = _check(source, None, False, options, progress)
     return findings, stats
 
 
 def check_journal_resumable(
     source: Any,
-    state: str | None = None,
-    chain: str = "auto",
-    lifecycle: bool = True,
-    max_findings: int | None = DEFAULT_MAX_FINDINGS,
-    profile: str = "strict",
-    max_line_length: int = DEFAULT_MAX_LINE_LENGTH,
+    state: str | None,
+    options: JournalOptions,
     progress: Callable[[int], object] | None = None,
-    car_version: str | None = None,
 ) -> tuple[list[RawFinding], dict[str, Any], str | None]:
     """``check_journal`` going on from ``state`` (the JSON text of the ordered stage's state a
     previous run returned; ``source`` then starts where its lines end), returning with the
     report the state where this run's last complete line ends (None when interrupted).
     ``ValueError`` saying what is wrong for a malformed ``state``."""
-    return _check(
-        source,
-        state,
-        True,
-        chain,
-        lifecycle,
-        max_findings,
-        profile,
-        max_line_length,
-        progress,
-        car_version,
-    )
+    return _check(source, state, True, options, progress)
 
 
 def _check(
     source: Any,
     state: str | None,
     snapshot: bool,
-    chain: str,
-    lifecycle: bool,
-    max_findings: int | None,
-    profile: str,
-    max_line_length: int,
+    options: JournalOptions,
     progress: Callable[[int], object] | None,
-    car_version: str | None,
 ) -> tuple[list[RawFinding], dict[str, Any], str | None]:
-    if chain not in CHAIN_MODES:
-        raise ValueError(f"chain must be one of {', '.join(CHAIN_MODES)}, not {chain!r}")
-    if profile not in PROFILES:
-        raise ValueError(f"profile must be one of {', '.join(PROFILES)}, not {profile!r}")
-    _event_bundle(car_version)  # ValueError for a release not bundled, before any line
-    checker = _Checker(chain, lifecycle, max_findings, car_version)
+    check_options(options)
+    chain, profile, car_version = options.chain, options.profile, options.car_version
+    checker = _Checker(chain, options.lifecycle, options.max_findings, car_version)
     if state is not None:
         try:
             parsed = json.loads(state)
         except ValueError as error:
             raise ValueError(f"not JSON: {error}") from None
         journal_state.restore(checker, parsed)
-    run = _Run(checker, chain, profile, max_line_length, car_version, snapshot)
+    run = _Run(checker, chain, profile, options.max_line_length, car_version, snapshot)
     if isinstance(source, str):
         with open(source, "rb") as stream:
             run.feed(_counted(stream.read, progress))

@@ -11,33 +11,24 @@ reads it.
 from __future__ import annotations
 
 import pickle
-from typing import IO, Any, Union
+from typing import IO, TYPE_CHECKING, Any, Union
 
 from ..report import RawFinding
 from .journal import (
-    CHAIN_MODES,
-    DEFAULT_MAX_FINDINGS,
-    DEFAULT_MAX_LINE_LENGTH,
-    PROFILES,
     READ_SIZE,
     _check_line,
     _Checker,
-    _event_bundle,
     _EventFacts,
     _read_lines,
+    check_options,
 )
+
+if TYPE_CHECKING:
+    from ..journal import JournalOptions
 
 __all__ = ["JournalChecker", "check_journal_chunk"]
 
 _CheckedLine = tuple[Union[str, _EventFacts], list[RawFinding]]
-
-
-def _check_options(chain: str, profile: str, car_version: str | None) -> None:
-    if chain not in CHAIN_MODES:
-        raise ValueError(f"chain must be one of {', '.join(CHAIN_MODES)}, not {chain!r}")
-    if profile not in PROFILES:
-        raise ValueError(f"profile must be one of {', '.join(PROFILES)}, not {profile!r}")
-    _event_bundle(car_version)  # ValueError for a release not bundled
 
 
 def _first_line_start(stream: IO[bytes], start: int) -> int | None:
@@ -55,18 +46,13 @@ def _first_line_start(stream: IO[bytes], start: int) -> int | None:
         position += len(block)
 
 
-def check_journal_chunk(
-    path: str,
-    start: int,
-    end: int,
-    chain: str = "auto",
-    profile: str = "strict",
-    max_line_length: int = DEFAULT_MAX_LINE_LENGTH,
-    car_version: str | None = None,
-) -> bytes:
+def check_journal_chunk(path: str, start: int, end: int, options: JournalOptions) -> bytes:
     """The per-line stage over the lines whose first byte lies in ``[start, end)``, reading past
-    ``end`` to finish the last one; lines are numbered from 1 within the chunk."""
-    _check_options(chain, profile, car_version)
+    ``end`` to finish the last one; lines are numbered from 1 within the chunk. Of ``options``
+    the per-line ones apply (lifecycle and the findings cap are the ordered stage's)."""
+    check_options(options)
+    chain, profile, car_version = options.chain, options.profile, options.car_version
+    max_line_length = options.max_line_length
     checked: list[_CheckedLine] = []
     with open(path, "rb") as stream:
         first = _first_line_start(stream, start)
@@ -84,17 +70,11 @@ def check_journal_chunk(
 class JournalChecker:
     """The ordered stage of ``check_journal`` fed chunk by chunk, in file order."""
 
-    def __init__(
-        self,
-        chain: str = "auto",
-        lifecycle: bool = True,
-        max_findings: int | None = DEFAULT_MAX_FINDINGS,
-        profile: str = "strict",
-        max_line_length: int = DEFAULT_MAX_LINE_LENGTH,
-        car_version: str | None = None,
-    ) -> None:
-        _check_options(chain, profile, car_version)
-        self._checker: _Checker | None = _Checker(chain, lifecycle, max_findings, car_version)
+    def __init__(self, options: JournalOptions) -> None:
+        check_options(options)
+        self._checker: _Checker | None = _Checker(
+            options.chain, options.lifecycle, options.max_findings, options.car_version
+        )
 
     def _active(self) -> _Checker:
         if self._checker is None:

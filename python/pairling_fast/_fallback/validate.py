@@ -37,6 +37,7 @@ from ..errors import CanonicalizationError, SchemaCompileError
 from .ecma_regex import EcmaSyntaxError, compile_pattern
 from .formats import BUILTIN_NAMES as _BUILTIN_NAMES
 from .formats import builtin_check
+from .messages import message
 from .parse import check_value, escape_pointer_token, parse_json
 
 if TYPE_CHECKING:
@@ -1000,14 +1001,21 @@ class CompiledSchema:
         schema_path = list(error.absolute_schema_path)[:-1]
         location = self._locations.located(error.schema, schema_path)
         if id(error.schema) in self._false_schemas:
-            message = f"False schema does not allow {json.dumps(error.instance)}"
-            return (pointer, location, "falseSchema", bounded_message(message))
+            return (
+                pointer,
+                location,
+                "falseSchema",
+                bounded_message(message("falseSchema", error)),
+            )
         keyword = self._keyword(error)
         return (
             pointer,
             f"{location}/{escape_pointer_token(keyword)}",
             keyword,
-            bounded_message(error.message),
+            # An undecided match already has jsonschema-rs's words; the rest are rebuilt.
+            bounded_message(
+                error.message if error.message == UNDECIDED_MATCH else message(keyword, error)
+            ),
         )
 
     def _keyword(self, error: jsonschema.ValidationError) -> str:

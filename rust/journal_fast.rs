@@ -1,0 +1,892 @@
+//! The fast path for the common journal line: one pass over the raw bytes that decides whether the
+//! full path (strict parse into a `serde_json::Value`, schema validation, CAR's serde reading,
+//! `car_event::digest`) would report nothing for the line, and if so yields the same `EventFacts`
+//! — ids, CAR's chain digest, the timestamp — straight from the line's spans.
+//!
+//! It claims a line only when it is sure: an object of distinct, known `journal.event` members
+//! (the bundle's shape is checked once, `Shape::of`), every id a plain string, `kind` one CAR's
+//! parser and the bundle both know, `data` an object, `timestamp` a `date-time` chrono reads, no
+//! escape except in string values inside `data`, and there only the escapes serde_json writes
+//! back unchanged (`Scanner::escaped_string`), integers within
+//! 64 bits and finite floats (re-rendered by serde_json itself for the digest, as CAR's reading
+//! does), distinct keys at every level, nesting within `MAX_DEPTH`, a terminated line. Anything else returns `None` and the
+//! line takes the full path, which owns every finding. The Python fallback has no fast path: this
+//! is an optimisation of the Rust core, and the differential tests (below, and
+//! tests/test_journal_fast.py) hold it to the full path's answers.
+
+use std::ops::Range;
+
+use serde_json::{json, Value};
+use sha2::{Digest, Sha256};
+
+use super::{instant, ChainMode, EventFacts, EventSchema, Instant, Options, Uncomputable};
+use crate::validate;
+
+/// Nesting the fast path follows; deeper lines take the full path, which enforces the strict
+/// parser's limit (512) and CAR's (serde_json's recursion limit, 128). Far above what journals hold.
+const MAX_DEPTH: usize = 64;
+
+/// The top-level members of `journal.event`, in the order of CAR's `Event` fields.
+const MEMBERS: [&str; 10] = [
+    "kind",
+    "run_id",
+    "client_id",
+    "policy_session_id",
+    "action_id",
+    "proposal_id",
+    "data",
+    "timestamp",
+    "prev_hash",
+    "hash",
+];
+const KIND: usize = 0;
+const RUN_ID: usize = 1;
+const CLIENT_ID: usize = 2;
+const POLICY_SESSION_ID: usize = 3;
+const ACTION_ID: usize = 4;
+const PROPOSAL_ID: usize = 5;
+const DATA: usize = 6;
+const TIMESTAMP: usize = 7;
+const PREV_HASH: usize = 8;
+const HASH: usize = 9;
+
+/// Whether a bundle's `journal.event` is the shape this module checks by hand. A bundle whose
+/// event schema says anything else (another member, another type, a new constraint) never takes
+/// the fast path.
+pub(super) fn shape_is_known(schema: &Value) -> bool {
+    let id = json!({"type": ["string", "null"]});
+    let mut expected = serde_json::Map::new();
+    for name in MEMBERS {
+        let member = match name {
+            "kind" => json!({"$ref": "#/definitions/EventKind"}),
+            "data" => json!({"additionalProperties": true, "type": "object"}),
+            "timestamp" => json!({"format": "date-time", "type": "string"}),
+            _ => id.clone(),
+        };
+        expected.insert(name.to_string(), member);
+    }
+    let Some(properties) = schema["properties"].as_object() else {
+        return false;
+    };
+    // Descriptions do not constrain: compare the members without them.
+    let same_members = properties.len() == expected.len()
+        && properties.iter().all(|(name, member)| {
+            let mut member = member.clone();
+            if let Some(object) = member.as_object_mut() {
+                object.remove("description");
+            }
+            expected.get(name) == Some(&member)
+        });
+    let kinds_are_string_enums = schema["definitions"]["EventKind"]["oneOf"]
+        .as_array()
+        .is_some_and(|branches| {
+            branches.iter().all(|branch| {
+                branch["type"] == "string"
+                    && branch["enum"].is_array()
+                    && branch.as_object().is_some_and(|b| {
+                        b.keys()
+                            .all(|key| matches!(key.as_str(), "type" | "enum" | "description"))
+                    })
+            })
+        });
+    let mut rest = schema.as_object().cloned().unwrap_or_default();
+    for ignored in [
+        "$schema",
+        "definitions",
+        "description",
+        "properties",
+        "title",
+    ] {
+        rest.remove(ignored);
+    }
+    same_members
+        && kinds_are_string_enums
+        && Value::Object(rest)
+            == json!({
+                "additionalProperties": false,
+                "required": ["kind", "data", "timestamp"],
+                "type": "object",
+            })
+}
+
+/// A member of an object: where its key's text (inside the quotes) and its value lie.
+#[derive(Clone)]
+struct Member {
+    key: Range<usize>,
+    value: Range<usize>,
+}
+
+struct Scanner<'a> {
+    text: &'a [u8],
+    at: usize,
+    /// The members of the objects being scanned, innermost last (one allocation per line).
+    members: Vec<Member>,
+}
+
+impl<'a> Scanner<'a> {
+    fn whitespace(&mut self) {
+        while let Some(b' ' | b'\t' | b'\n' | b'\r') = self.text.get(self.at) {
+            self.at += 1;
+        }
+    }
+
+    fn byte(&self) -> Option<u8> {
+        self.text.get(self.at).copied()
+    }
+
+    fn expect(&mut self, byte: u8) -> Option<()> {
+        self.whitespace();
+        (self.byte()? == byte).then(|| self.at += 1)
+    }
+
+    /// A string with no escape and no control character: its content, which is also its
+    /// decoded text. Keys and the top-level members are read so: their decoded bytes are then
+    /// their raw bytes (ids, key order, duplicate keys).
+    fn string(&mut self) -> Option<Range<usize>> {
+        let span = self.escaped_string()?;
+        memchr::memchr(b'\\', &self.text[span.clone()])
+            .is_none()
+            .then_some(span)
+    }
+
+    /// A string value inside `data`, whose escapes, if any, are among those serde_json writes
+    /// back as they are (`\"`, `\\`, `\n`, `\t`, `\r`, `\b`, `\f`): its raw text is then
+    /// serde_json's text of it. `\/` and `\u` escapes take the full path.
+    fn escaped_string(&mut self) -> Option<Range<usize>> {
+        self.whitespace();
+        if self.byte()? != b'"' {
+            return None;
+        }
+        let start = self.at + 1;
+        let mut at = start;
+        loop {
+            at += memchr::memchr2(b'"', b'\\', &self.text[at..])?;
+            if self.text[at] == b'"' {
+                break;
+            }
+            if !matches!(
+                self.text.get(at + 1),
+                Some(b'"' | b'\\' | b'n' | b't' | b'r' | b'b' | b'f')
+            ) {
+                return None;
+            }
+            at += 2;
+        }
+        if self.text[start..at].iter().any(|&byte| byte < 0x20) {
+            return None;
+        }
+        self.at = at + 1;
+        Some(start..at)
+    }
+
+    /// A number the strict parser accepts: an integer within `i64::MIN..=u64::MAX`, or a float
+    /// that is finite (a float with a long exponent takes the full path: the strict parser reads
+    /// those specially).
+    fn number(&mut self) -> Option<()> {
+        let start = self.at;
+        let negative = self.byte()? == b'-';
+        let whole = start + usize::from(negative);
+        let digits = |from: usize| {
+            self.text[from..]
+                .iter()
+                .take_while(|byte| byte.is_ascii_digit())
+                .count()
+        };
+        let whole_digits = digits(whole);
+        if whole_digits == 0 || (self.text[whole] == b'0' && whole_digits > 1) {
+            return None;
+        }
+        let mut end = whole + whole_digits;
+        let mut float = false;
+        if self.text.get(end) == Some(&b'.') {
+            let fraction = digits(end + 1);
+            if fraction == 0 {
+                return None;
+            }
+            end += 1 + fraction;
+            float = true;
+        }
+        if let Some(b'e' | b'E') = self.text.get(end) {
+            end += 1;
+            if let Some(b'+' | b'-') = self.text.get(end) {
+                end += 1;
+            }
+            let exponent = digits(end);
+            if exponent == 0 || exponent > 3 {
+                return None;
+            }
+            end += exponent;
+            float = true;
+        }
+        let literal = std::str::from_utf8(&self.text[start..end]).ok()?;
+        let readable = if float {
+            literal.parse::<f64>().ok()?.is_finite()
+        } else {
+            let magnitude = literal.trim_start_matches('-').parse::<u64>().ok()?;
+            !negative || magnitude <= 1 << 63
+        };
+        self.at = end;
+        readable.then_some(())
+    }
+
+    fn literal(&mut self, word: &[u8]) -> Option<()> {
+        self.text[self.at..]
+            .starts_with(word)
+            .then(|| self.at += word.len())
+    }
+
+    /// One value of `data`, checked; `depth` counts the containers around it.
+    fn value(&mut self, depth: usize) -> Option<Range<usize>> {
+        self.whitespace();
+        let start = self.at;
+        match self.byte()? {
+            b'"' => {
+                self.escaped_string()?;
+            }
+            b'{' => {
+                // Nested members were only needed to check their own object's keys.
+                let first = self.object(depth + 1)?;
+                self.members.truncate(first);
+            }
+            b'[' => self.array(depth + 1)?,
+            b't' => self.literal(b"true")?,
+            b'f' => self.literal(b"false")?,
+            b'n' => self.literal(b"null")?,
+            b'-' | b'0'..=b'9' => self.number()?,
+            _ => return None,
+        }
+        Some(start..self.at)
+    }
+
+    fn array(&mut self, depth: usize) -> Option<()> {
+        if depth > MAX_DEPTH {
+            return None;
+        }
+        self.at += 1;
+        self.whitespace();
+        if self.byte()? == b']' {
+            self.at += 1;
+            return Some(());
+        }
+        loop {
+            self.value(depth)?;
+            self.whitespace();
+            match self.byte()? {
+                b',' => self.at += 1,
+                b']' => {
+                    self.at += 1;
+                    return Some(());
+                }
+                _ => return None,
+            }
+        }
+    }
+
+    /// An object of distinct keys; its members are left on `members` from the returned index on
+    /// (sorted by key), for the caller to read and truncate.
+    fn object(&mut self, depth: usize) -> Option<usize> {
+        if depth > MAX_DEPTH {
+            return None;
+        }
+        self.at += 1;
+        let first = self.members.len();
+        self.whitespace();
+        if self.byte()? == b'}' {
+            self.at += 1;
+            return Some(first);
+        }
+        loop {
+            let key = self.string()?;
+            self.expect(b':')?;
+            let value = self.value(depth)?;
+            self.members.push(Member { key, value });
+            self.whitespace();
+            match self.byte()? {
+                b',' => self.at += 1,
+                b'}' => {
+                    self.at += 1;
+                    break;
+                }
+                _ => return None,
+            }
+        }
+        let text = self.text;
+        let members = &mut self.members[first..];
+        members.sort_unstable_by(|a, b| text[a.key.clone()].cmp(&text[b.key.clone()]));
+        let distinct = members
+            .windows(2)
+            .all(|pair| text[pair[0].key.clone()] != text[pair[1].key.clone()]);
+        distinct.then_some(first)
+    }
+}
+
+/// Appends serde_json's compact text of an already checked value, objects' members in key order
+/// (CAR's `Display` of a `data` value, `car_event::write_sorted`).
+fn render(text: &[u8], value: Range<usize>, out: &mut Vec<u8>) {
+    let mut scanner = Scanner {
+        text: &text[..value.end],
+        at: value.start,
+        members: Vec::new(),
+    };
+    render_value(&mut scanner, out);
+}
+
+fn render_value(scanner: &mut Scanner<'_>, out: &mut Vec<u8>) {
+    scanner.whitespace();
+    let start = scanner.at;
+    match scanner.byte() {
+        Some(b'{') => {
+            let first = scanner
+                .object(0)
+                .expect("a value the fast path checked reads again");
+            let members: Vec<Member> = scanner.members.drain(first..).collect();
+            out.push(b'{');
+            for (index, member) in members.into_iter().enumerate() {
+                if index > 0 {
+                    out.push(b',');
+                }
+                out.push(b'"');
+                out.extend_from_slice(&scanner.text[member.key]);
+                out.extend_from_slice(b"\":");
+                let mut inner = Scanner {
+                    text: &scanner.text[..member.value.end],
+                    at: member.value.start,
+                    members: Vec::new(),
+                };
+                render_value(&mut inner, out);
+            }
+            out.push(b'}');
+        }
+        Some(b'[') => {
+            scanner.at += 1;
+            out.push(b'[');
+            scanner.whitespace();
+            if scanner.byte() == Some(b']') {
+                scanner.at += 1;
+            } else {
+                loop {
+                    render_value(scanner, out);
+                    scanner.whitespace();
+                    let separator = scanner.byte();
+                    scanner.at += 1;
+                    if separator == Some(b']') {
+                        break;
+                    }
+                    out.push(b',');
+                }
+            }
+            out.push(b']');
+        }
+        _ => {
+            scanner
+                .value(0)
+                .expect("a value the fast path checked reads again");
+            let token = &scanner.text[start..scanner.at];
+            // A string, literal or integer is written as it reads. serde_json reads a float, and
+            // `-0`, as an f64 and writes it back its own way (ryu): so do the same here.
+            let number = matches!(token[0], b'-' | b'0'..=b'9');
+            let rewritten = number
+                && (token.starts_with(b"-0")
+                    || token.iter().any(|b| matches!(b, b'.' | b'e' | b'E')));
+            if rewritten {
+                let number: serde_json::Number =
+                    serde_json::from_slice(token).expect("a number the fast path checked");
+                serde_json::to_writer(&mut *out, &number).expect("writing into a Vec");
+            } else {
+                out.extend_from_slice(token);
+            }
+        }
+    }
+}
+
+/// A timestamp as CAR reads and hashes it: the instant, and chrono's `to_rfc3339()` text.
+struct Stamp {
+    instant: Instant,
+    /// The UTC date and time of day, `YYYY-MM-DDTHH:MM:SS` (`to_rfc3339`'s first 19 bytes).
+    civil: [u8; 19],
+}
+
+impl Stamp {
+    fn of(time: &chrono::DateTime<chrono::Utc>) -> Self {
+        let text = crate::car_event::timestamp_text(time);
+        let mut civil = [0; 19];
+        civil.copy_from_slice(&text.as_bytes()[..19]);
+        Stamp {
+            instant: instant(time),
+            civil,
+        }
+    }
+
+    /// chrono's `to_rfc3339()`: `SecondsFormat::AutoSi` (no fraction, or 3, 6 or 9 digits,
+    /// whichever shows the nanoseconds exactly) and `+00:00`.
+    fn write_rfc3339(&self, out: &mut Vec<u8>) {
+        out.extend_from_slice(&self.civil);
+        let nanos = self.instant.1;
+        let digits = match nanos {
+            0 => 0,
+            _ if nanos % 1_000_000 == 0 => 3,
+            _ if nanos % 1_000 == 0 => 6,
+            _ => 9,
+        };
+        if digits > 0 {
+            let text = format!("{nanos:09}");
+            out.push(b'.');
+            out.extend_from_slice(&text.as_bytes()[..digits]);
+        }
+        out.extend_from_slice(b"+00:00");
+    }
+}
+
+/// The common timestamp, `YYYY-MM-DDTHH:MM:SS[.fraction]Z` (a valid `date-time`, seconds below
+/// 60, at most nine fraction digits), read without chrono; anything else is left to chrono.
+fn utc_stamp(text: &str) -> Option<Stamp> {
+    let bytes = text.as_bytes();
+    if bytes.len() < 20 || bytes[10] != b'T' || bytes[bytes.len() - 1] != b'Z' {
+        return None;
+    }
+    let number = |range: Range<usize>| -> Option<i64> {
+        bytes[range].iter().try_fold(0i64, |value, &byte| {
+            byte.is_ascii_digit()
+                .then(|| value * 10 + i64::from(byte - b'0'))
+        })
+    };
+    let (year, month, day) = (number(0..4)?, number(5..7)?, number(8..10)?);
+    let (hour, minute, second) = (number(11..13)?, number(14..16)?, number(17..19)?);
+    if year == 0 || second > 59 {
+        return None;
+    }
+    let fraction = &bytes[19..bytes.len() - 1];
+    let nanos = match fraction {
+        [] => 0,
+        [b'.', digits @ ..] if (1..=9).contains(&digits.len()) => {
+            let value = number(20..20 + digits.len())?;
+            value * 10i64.pow(9 - digits.len() as u32)
+        }
+        _ => return None,
+    };
+    // Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's days_from_civil).
+    let shifted = if month <= 2 { year - 1 } else { year };
+    let era = shifted.div_euclid(400);
+    let year_of_era = shifted - era * 400;
+    let day_of_year = (153 * ((month + 9) % 12) + 2) / 5 + day - 1;
+    let day_of_era = year_of_era * 365 + year_of_era / 4 - year_of_era / 100 + day_of_year;
+    let days = era * 146_097 + day_of_era - 719_468;
+    let seconds = days * 86_400 + hour * 3_600 + minute * 60 + second;
+    let mut civil = [0; 19];
+    civil.copy_from_slice(&bytes[..19]);
+    Some(Stamp {
+        instant: (seconds, u32::try_from(nanos).ok()?),
+        civil,
+    })
+}
+
+/// The facts of a line the full path would report nothing for, or `None` (take the full path).
+/// `text` is the line without its newline and trailing `\r`.
+pub(super) fn facts(
+    text: &[u8],
+    terminated: bool,
+    options: &Options,
+    schema: &EventSchema,
+) -> Option<EventFacts> {
+    if !schema.fast || !terminated {
+        return None;
+    }
+    let line = std::str::from_utf8(text).ok()?;
+    let mut scanner = Scanner {
+        text,
+        at: 0,
+        members: Vec::with_capacity(16),
+    };
+    scanner.expect(b'{')?;
+    let mut spans: [Option<Range<usize>>; MEMBERS.len()] = Default::default();
+    let mut data_members = 0..0;
+    scanner.whitespace();
+    if scanner.byte()? != b'}' {
+        loop {
+            let key = scanner.string()?;
+            let slot = MEMBERS
+                .iter()
+                .position(|name| name.as_bytes() == &text[key.clone()])?;
+            if spans[slot].is_some() {
+                return None;
+            }
+            scanner.expect(b':')?;
+            scanner.whitespace();
+            spans[slot] = Some(if slot == DATA {
+                if scanner.byte()? != b'{' {
+                    return None;
+                }
+                let start = scanner.at;
+                let first = scanner.object(2)?;
+                data_members = first..scanner.members.len();
+                start..scanner.at
+            } else {
+                scanner.string()?
+            });
+            scanner.whitespace();
+            match scanner.byte()? {
+                b',' => scanner.at += 1,
+                b'}' => break,
+                _ => return None,
+            }
+        }
+    }
+    scanner.at += 1;
+    scanner.whitespace();
+    if scanner.at != text.len() {
+        return None;
+    }
+    // Spans end at ASCII quotes and braces: char boundaries of the UTF-8 line.
+    let member = |slot: usize| spans[slot].clone().map(|span| &line[span]);
+    let kind = member(KIND)?;
+    // The bundle's kinds (the schema) and CAR 0.58.0's (its parser, for the chain digest and the
+    // car-compatible profile) both know it.
+    if !schema.kinds.contains(kind) || !super::is_event_kind(kind) {
+        return None;
+    }
+    member(DATA)?;
+    let stamp = member(TIMESTAMP)?;
+    if !validate::is_date_time(stamp) {
+        return None;
+    }
+    let time = match utc_stamp(stamp) {
+        Some(time) => time,
+        None => Stamp::of(&stamp.parse::<chrono::DateTime<chrono::Utc>>().ok()?),
+    };
+    let owned = |slot: usize| member(slot).map(str::to_string);
+    let hash = owned(HASH);
+    let recomputed = (hash.is_some() && options.chain != ChainMode::Off).then(|| {
+        let mut input = Vec::with_capacity(text.len() + 64);
+        let part = |slot: usize| member(slot).unwrap_or_default().as_bytes();
+        input.extend_from_slice(part(PREV_HASH));
+        input.push(0x1e);
+        input.push(b'"');
+        input.extend_from_slice(kind.as_bytes());
+        input.push(b'"');
+        if [RUN_ID, CLIENT_ID, POLICY_SESSION_ID]
+            .iter()
+            .any(|&slot| spans[slot].is_some())
+        {
+            input.push(0x1d);
+            input.extend_from_slice(part(RUN_ID));
+            input.push(0x1f);
+            input.extend_from_slice(part(CLIENT_ID));
+            input.push(0x1f);
+            input.extend_from_slice(part(POLICY_SESSION_ID));
+        }
+        input.push(0x1e);
+        input.extend_from_slice(part(ACTION_ID));
+        input.push(0x1e);
+        input.extend_from_slice(part(PROPOSAL_ID));
+        input.push(0x1e);
+        for (index, data_member) in scanner.members[data_members.clone()].iter().enumerate() {
+            if index > 0 {
+                input.push(0x1f);
+            }
+            input.extend_from_slice(&text[data_member.key.clone()]);
+            input.push(b'=');
+            render(text, data_member.value.clone(), &mut input);
+        }
+        input.push(0x1e);
+        time.write_rfc3339(&mut input);
+        Ok::<_, Uncomputable>(crate::canonical::lower_hex(&Sha256::digest(&input)))
+    });
+    // Under car-compatible the facts are CAR's reading (`car_facts`): for such a line, the same.
+    Some(EventFacts {
+        kind: Some(kind.to_string()),
+        run_id: owned(RUN_ID),
+        proposal_id: owned(PROPOSAL_ID),
+        action_id: owned(ACTION_ID),
+        hash,
+        prev_hash: owned(PREV_HASH),
+        recomputed,
+        timestamp: Some(time.instant),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{check_line, CheckedLine, Outcome, Profile, RawLine};
+    use super::*;
+
+    /// Lines of every shape the fast path claims or must refuse: chained and not, nested data
+    /// with unsorted keys, arrays, literals, wide integers, non-ASCII, whitespace.
+    fn base_lines() -> Vec<String> {
+        let mut lines = Vec::new();
+        let mut previous = String::new();
+        let bodies = [
+            r#""kind":"run_started","run_id":"r1","data":{}"#,
+            r#""kind":"state_changed","data":{"q":"a \" b \\ c \n \t \r \b \f","r":["\"\""]}"#,
+            r#""kind":"action_succeeded","data":{"f":[0.1,5e-324,1E+2,-0,-0.0,2.50,1e22,0.30000000000000004]}"#,
+            r#""kind":"proposal_received","run_id":"r1","proposal_id":"p1","data":{"z":1,"a":{"y":[true,false,null,-5,18446744073709551615],"b":"é ☃"}}"#,
+            r#""kind":"action_executing","run_id":"r1","proposal_id":"p1","action_id":"a0","client_id":"c","data":{"n":-9223372036854775808,"s":"x y"}"#,
+            r#""kind":"action_succeeded","policy_session_id":"s","proposal_id":"p1","action_id":"a0","data":{"nested":{"k":{"j":{"i":[[],{}]}}}}"#,
+            r#""kind":"run_completed","run_id":"r1","data":{"b":"2","a":"1","ab":"3","":0}"#,
+        ];
+        for (index, body) in bodies.iter().enumerate() {
+            let stamp = format!(r#""timestamp":"2026-01-01T00:00:0{index}.12{index}Z""#);
+            let unchained = format!("{{{body},{stamp}}}");
+            let event = format!(r#"{{{body},{stamp},"prev_hash":"{previous}"}}"#);
+            let hash = crate::car_event::line_digest(event.as_bytes()).expect("CAR reads it");
+            let chained = format!(
+                "{{ {body} ,\t{stamp}, \"prev_hash\" : \"{previous}\" , \"hash\":\"{hash}\" }} "
+            );
+            previous = hash;
+            lines.push(unchained);
+            lines.push(chained);
+        }
+        lines
+    }
+
+    /// A small deterministic generator (xorshift), so a failure replays.
+    struct Random(u64);
+
+    impl Random {
+        fn next(&mut self) -> u64 {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            self.0
+        }
+
+        fn below(&mut self, bound: usize) -> usize {
+            (self.next() % bound as u64) as usize
+        }
+    }
+
+    /// A random edit of a line: bytes and tokens that change how a line reads.
+    fn mutate(line: &str, random: &mut Random) -> Vec<u8> {
+        const PIECES: [&str; 32] = [
+            "\\",
+            "\"",
+            ",",
+            ":",
+            "{",
+            "}",
+            "[",
+            "]",
+            " ",
+            "\t",
+            "\r",
+            "1",
+            "0",
+            "-",
+            "-0",
+            ".5",
+            "e3",
+            "1.0",
+            "null",
+            "true",
+            "é",
+            "\u{1}",
+            "\\u0041",
+            "\\ud800",
+            "\\n",
+            "\"kind\":",
+            "\"data\":{},",
+            "\"x\":1,",
+            "99999999999999999999",
+            "Z",
+            "+05:30",
+            "\u{c}",
+        ];
+        let mut bytes = line.as_bytes().to_vec();
+        for _ in 0..=random.below(3) {
+            let at = random.below(bytes.len() + 1);
+            match random.below(4) {
+                0 if at < bytes.len() => {
+                    bytes.remove(at);
+                }
+                1 if at < bytes.len() => bytes[at] = random.next() as u8,
+                _ => {
+                    let piece = PIECES[random.below(PIECES.len())].as_bytes();
+                    bytes.splice(at..at, piece.iter().copied());
+                }
+            }
+        }
+        bytes
+    }
+
+    fn option_sets() -> Vec<Options> {
+        let mut sets = Vec::new();
+        for bundle in validate::wire_bundles() {
+            for chain in [ChainMode::Auto, ChainMode::Off] {
+                for profile in [Profile::Strict, Profile::CarCompatible] {
+                    sets.push(Options {
+                        chain,
+                        profile,
+                        car_version: bundle.version,
+                        fast_path: false,
+                        ..Options::default()
+                    });
+                }
+            }
+        }
+        sets
+    }
+
+    /// Checks one line both ways under `options`; whether the fast path claimed it.
+    fn compare(line: &[u8], terminated: bool, options: &Options) -> bool {
+        let raw = RawLine::Text {
+            number: 7,
+            span: 0..line.len(),
+            terminated,
+        };
+        let full: CheckedLine = check_line(&raw, line, options);
+        let fast_options = Options {
+            fast_path: true,
+            ..options.clone()
+        };
+        let fast: CheckedLine = check_line(&raw, line, &fast_options);
+        let text = line.strip_suffix(b"\r").unwrap_or(line);
+        let claimed = facts(
+            text,
+            terminated,
+            options,
+            super::super::event_schema(options.car_version),
+        );
+        let shown = String::from_utf8_lossy(line);
+        assert_eq!(fast.findings, full.findings, "{shown}");
+        match (&fast.outcome, &full.outcome) {
+            (Outcome::Event(a), Outcome::Event(b)) => assert_eq!(a, b, "{shown}"),
+            (Outcome::Blank, Outcome::Blank) | (Outcome::Invalid, Outcome::Invalid) => {}
+            _ => panic!("outcomes differ: {shown}"),
+        }
+        if claimed.is_some() {
+            assert!(
+                full.findings.is_empty(),
+                "claimed a line with findings: {shown}"
+            );
+        }
+        claimed.is_some()
+    }
+
+    #[test]
+    fn the_fast_path_claims_common_lines_and_agrees_with_the_full_path() {
+        for options in option_sets() {
+            for line in base_lines() {
+                assert!(
+                    compare(line.as_bytes(), true, &options),
+                    "not claimed: {line}"
+                );
+                compare(line.as_bytes(), false, &options);
+            }
+        }
+    }
+
+    #[test]
+    fn mutated_lines_give_the_full_paths_answers() {
+        let lines = base_lines();
+        let sets = option_sets();
+        let mut random = Random(0x9e37_79b9_7f4a_7c15);
+        let (mut claimed, mut total) = (0, 0);
+        for _ in 0..6_000 {
+            let line = &lines[random.below(lines.len())];
+            let mutated = mutate(line, &mut random);
+            let options = &sets[random.below(sets.len())];
+            total += 1;
+            claimed += usize::from(compare(&mutated, true, options));
+        }
+        // Both sides are exercised: many mutants still read, many do not.
+        assert!(
+            claimed > total / 20 && claimed < total * 19 / 20,
+            "{claimed} of {total}"
+        );
+    }
+
+    /// Every line of the CAR fixtures and of the adversarial corpus (tests/data, tests/adversarial).
+    #[test]
+    fn real_and_adversarial_lines_give_the_full_paths_answers() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let mut files = Vec::new();
+        for folder in ["tests/data/car", "tests/adversarial/corpus"] {
+            for entry in std::fs::read_dir(root.join(folder)).expect("a test data folder") {
+                files.push(entry.expect("a directory entry").path());
+            }
+        }
+        let mut claimed = 0;
+        for path in files {
+            let Ok(bytes) = std::fs::read(&path) else {
+                continue;
+            };
+            for line in bytes.split(|&byte| byte == b'\n') {
+                // The CAR self-heal fixtures wrap each event as {"event": …, "path": …}.
+                let inner = serde_json::from_slice::<Value>(line)
+                    .ok()
+                    .and_then(|value| value.get("event").map(Value::to_string));
+                for options in option_sets() {
+                    claimed += usize::from(compare(line, true, &options));
+                    if let Some(event) = &inner {
+                        claimed += usize::from(compare(event.as_bytes(), true, &options));
+                    }
+                }
+            }
+        }
+        assert!(claimed > 100, "the fast path claims real events: {claimed}");
+    }
+
+    /// The chrono-free reading of the common timestamp against chrono's, over random dates
+    /// (leap years, centuries) and every fraction length.
+    #[test]
+    fn common_timestamps_read_and_print_as_chrono_does() {
+        let mut random = Random(0x2545_f491_4f6c_dd1d);
+        for round in 0..20_000 {
+            let year = 1 + random.below(9999);
+            let month = 1 + random.below(12);
+            let day = 1 + random.below(31);
+            let digits = round % 11;
+            let fraction: String = (0..digits)
+                .map(|_| char::from(b'0' + random.below(10) as u8))
+                .collect();
+            let fraction = if digits == 0 {
+                String::new()
+            } else {
+                format!(".{fraction}")
+            };
+            let text = format!(
+                "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}{fraction}Z",
+                random.below(24),
+                random.below(60),
+                random.below(61),
+            );
+            let chrono = text.parse::<chrono::DateTime<chrono::Utc>>().ok();
+            let ours = validate::is_date_time(&text)
+                .then(|| utc_stamp(&text))
+                .flatten();
+            let Some(ours) = ours else {
+                continue;
+            };
+            let chrono = chrono.expect("chrono reads what the fast path reads");
+            assert_eq!(ours.instant, instant(&chrono), "{text}");
+            let mut written = Vec::new();
+            ours.write_rfc3339(&mut written);
+            assert_eq!(
+                String::from_utf8(written).unwrap(),
+                crate::car_event::timestamp_text(&chrono),
+                "{text}"
+            );
+        }
+    }
+
+    #[test]
+    fn the_environment_switch_turns_the_fast_path_off() {
+        std::env::set_var("PAIRLING_FAST_JOURNAL_FAST_PATH", "0");
+        let off = Options::default().fast_path;
+        std::env::remove_var("PAIRLING_FAST_JOURNAL_FAST_PATH");
+        assert!(!off && Options::default().fast_path);
+    }
+
+    #[test]
+    fn only_the_known_event_shape_takes_the_fast_path() {
+        for bundle in validate::wire_bundles() {
+            let schema = bundle.schema("journal.event").expect("journal.event");
+            assert!(shape_is_known(schema), "{}", bundle.version);
+            let mut changed = schema.clone();
+            changed["properties"]["run_id"]["maxLength"] = json!(8);
+            assert!(!shape_is_known(&changed));
+            let mut changed = schema.clone();
+            changed["minProperties"] = json!(4);
+            assert!(!shape_is_known(&changed));
+        }
+    }
+}
