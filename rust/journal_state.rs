@@ -108,7 +108,7 @@ impl Checker {
             .iter()
             .map(|((code, id), (index, later))| {
                 (
-                    code.to_string(),
+                    (*code).to_string(),
                     id.clone(),
                     index.map(|i| i as u64),
                     *later,
@@ -135,8 +135,8 @@ impl Checker {
                 .suppressed_codes
                 .iter()
                 .map(|(code, counts)| {
-                    let counts = counts.iter().map(|(s, n)| (s.to_string(), *n)).collect();
-                    (code.to_string(), counts)
+                    let counts = counts.iter().map(|(s, n)| ((*s).to_string(), *n)).collect();
+                    ((*code).to_string(), counts)
                 })
                 .collect(),
             errors: sink.errors,
