@@ -1384,15 +1384,15 @@ pub fn check_journal<R: BufRead + Send>(
     check_journal_from(reader, options, None, false, should_stop).map(|(report, _)| report)
 }
 
-/// The ordered stage's state (`state.rs`'s JSON) where a verified prefix ends.
-pub type Snapshot = Value;
+/// The ordered stage's state (`journal_state.rs`'s JSON text) where a verified prefix ends.
+pub type Snapshot = String;
 
 /// A checker resumed from a `Snapshot` (its lines are numbered on from the snapshot's); the
 /// message says why the snapshot cannot be read.
 pub struct Resume(Checker);
 
 impl Resume {
-    pub fn from_snapshot(options: &Options, snapshot: &Snapshot) -> Result<Self, String> {
+    pub fn from_snapshot(options: &Options, snapshot: &str) -> Result<Self, String> {
         Checker::restore(options, snapshot).map(Resume)
     }
 }

@@ -3,248 +3,348 @@
 //! ids, the findings listed and counted), written out where a verified prefix ends and read back
 //! to check only the lines appended after it (`pairling-fast check --state`, docs/journals.md).
 //!
-//! The format is plain JSON, the same from both backends (`_fallback/journal.py` writes and
-//! reads it alike), with every map written in sorted order so equal states are equal text. It
-//! carries no options: the Python layer keeps the options' fingerprint beside it and only
-//! resumes under the same options.
+//! The format is plain JSON, the same from both backends (`_fallback/journal_state.py` writes
+//! and reads it alike), with every map written in sorted order so equal states are equal text.
+//! It is read straight into the typed `State` below (no `serde_json::Value` tree: the windows of
+//! closed ids make a state of ~65,536 ids each, and a tree of them cost more than checking a few
+//! MB appended). A window is written once, as its last inserts' keys in order: which of them are
+//! still in it and their values are rebuilt from that on reading. It carries no options: the
+//! Python layer keeps the options' fingerprint beside it and only resumes under the same options.
 
-use serde_json::{json, Map, Value};
+use std::collections::BTreeMap;
 
-use super::{ActionKey, Checker, ClosedWindow, FindingSink, MidRun, OpenRun, Options};
+use serde::{Deserialize, Serialize};
+
+use super::{
+    ActionKey, Checker, ClosedWindow, FindingSink, HashMap, MidRun, OpenRun, Options, CLOSED_WINDOW,
+};
 use crate::codes::{self, Code};
 use crate::report::Finding;
 
 type Parsed<T> = Result<T, String>;
 
+/// A finding: code, severity, message, line, pointer, schema pointer.
+type FindingState = (
+    String,
+    String,
+    String,
+    Option<u64>,
+    Option<String>,
+    Option<String>,
+);
+
+#[derive(Serialize, Deserialize, PartialEq, Debug)]
+#[serde(deny_unknown_fields)]
+struct State {
+    lines: u64,
+    events: u64,
+    blank_lines: u64,
+    invalid_lines: u64,
+    kinds: BTreeMap<String, u64>,
+    last_hash: Option<(String, u64)>,
+    chained: u64,
+    unchained: u64,
+    verified: u64,
+    tampered_at: Option<u64>,
+    require_reported: bool,
+    findings: Vec<FindingState>,
+    suppressed: u64,
+    suppressed_codes: BTreeMap<String, BTreeMap<String, u64>>,
+    errors: u64,
+    /// (code, id, index of its finding if listed, later events), sorted.
+    repeats: Vec<(String, String, Option<u64>, u64)>,
+    mid_run: MidRunState,
+    /// (id, line, cancellation requested), sorted.
+    runs: Vec<(String, u64, bool)>,
+    completed_runs: WindowState<String, ()>,
+    orphans: WindowState<String, ()>,
+    /// (id, line), sorted.
+    proposals: Vec<(String, u64)>,
+    completed_proposals: WindowState<String, ()>,
+    /// ((proposal, action), kind), sorted.
+    actions: Vec<(ActionKey, String)>,
+    ended_actions: WindowState<ActionKey, String>,
+    last_timestamp: Option<(i64, u32)>,
+}
+
+#[derive(Serialize, Deserialize, PartialEq, Debug)]
+#[serde(deny_unknown_fields)]
+struct MidRunState {
+    first_line: Option<u64>,
+    unreadable_before: u64,
+    last_line: Option<u64>,
+    runs: u64,
+    proposals: u64,
+    events: u64,
+    examples: Vec<String>,
+}
+
+/// A `ClosedWindow` written once: its last inserts are generations `generation - keys.len() + 1`
+/// to `generation` (one a key, oldest first), and an insert is still in the window unless
+/// listed in `gone` (its key was removed, or inserted again later). `values` are the values of
+/// those still in, in order; a set (unit values) has none.
+#[derive(Serialize, Deserialize, PartialEq, Debug)]
+#[serde(deny_unknown_fields)]
+struct WindowState<K, V> {
+    generation: u64,
+    keys: Vec<K>,
+    gone: Vec<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    values: Option<Vec<V>>,
+}
+
 impl Checker {
-    /// The ordered stage's state after the lines taken so far (before `finish`).
-    pub(super) fn snapshot(&self) -> Value {
-        let mut runs: Vec<(&String, &OpenRun)> = self.runs.iter().collect();
-        runs.sort_by_key(|(id, _)| *id);
-        let mut proposals: Vec<(&String, &u64)> = self.proposals.iter().collect();
-        proposals.sort();
-        let mut actions: Vec<(&ActionKey, &String)> = self.actions.iter().collect();
-        actions.sort();
-        let mut repeats: Vec<_> = self.repeats.seen.iter().collect();
-        repeats.sort_by(|a, b| a.0.cmp(b.0));
-        let sink = &self.sink;
-        json!({
-            "lines": self.lines,
-            "events": self.events,
-            "blank_lines": self.blank_lines,
-            "invalid_lines": self.invalid_lines,
-            "kinds": self.kinds,
-            "last_hash": self.last_hash,
-            "chained": self.chained,
-            "unchained": self.unchained,
-            "verified": self.verified,
-            "tampered_at": self.tampered_at,
-            "require_reported": self.require_reported,
-            "findings": sink.findings.iter().map(finding_value).collect::<Vec<_>>(),
-            "suppressed": sink.suppressed,
-            "suppressed_codes": sink.suppressed_codes,
-            "errors": sink.errors,
-            "repeats": repeats
-                .iter()
-                .map(|((code, id), (index, later))| json!([code, id, index, later]))
-                .collect::<Vec<_>>(),
-            "mid_run": {
-                "first_line": self.mid_run.first_line,
-                "unreadable_before": self.mid_run.unreadable_before,
-                "last_line": self.mid_run.last_line,
-                "runs": self.mid_run.runs,
-                "proposals": self.mid_run.proposals,
-                "events": self.mid_run.events,
-                "examples": self.mid_run.examples,
-            },
-            "runs": runs
-                .iter()
-                .map(|(id, run)| json!([id, run.line, run.cancellation_requested]))
-                .collect::<Vec<_>>(),
-            "completed_runs": window_value(&self.completed_runs, |k| json!(k), |_| Value::Null),
-            "orphans": window_value(&self.orphans, |k| json!(k), |_| Value::Null),
-            "proposals": proposals.iter().map(|(id, line)| json!([id, line])).collect::<Vec<_>>(),
-            "completed_proposals":
-                window_value(&self.completed_proposals, |k| json!(k), |_| Value::Null),
-            "actions": actions
-                .iter()
-                .map(|((proposal, action), kind)| json!([[proposal, action], kind]))
-                .collect::<Vec<_>>(),
-            "ended_actions": window_value(&self.ended_actions, |k| json!([k.0, k.1]), |v| json!(v)),
-            "last_timestamp": self.last_timestamp,
-        })
+    /// The ordered stage's state after the lines taken so far (before `finish`), as JSON text.
+    pub(super) fn snapshot(&self) -> String {
+        let state = self.state();
+        serde_json::to_string(&state).expect("a state of strings and numbers serializes")
     }
 
-    /// A checker that goes on from `state` (a `snapshot`) under `options`; a message saying
-    /// what is malformed when `state` is not one.
-    pub(super) fn restore(options: &Options, state: &Value) -> Parsed<Self> {
-        let field = |name: &str| state.get(name).ok_or_else(|| format!("no \"{name}\""));
-        let mut checker = Checker::new(options);
-        checker.lines = count(field("lines")?)?;
-        checker.events = count(field("events")?)?;
-        checker.blank_lines = count(field("blank_lines")?)?;
-        checker.invalid_lines = count(field("invalid_lines")?)?;
-        for (kind, n) in object(field("kinds")?)? {
-            checker.kinds.insert(kind.clone(), count(n)?);
+    fn state(&self) -> State {
+        let sink = &self.sink;
+        let mut repeats: Vec<_> = self
+            .repeats
+            .seen
+            .iter()
+            .map(|((code, id), (index, later))| {
+                (
+                    (*code).to_string(),
+                    id.clone(),
+                    index.map(|i| i as u64),
+                    *later,
+                )
+            })
+            .collect();
+        repeats.sort();
+        let mid_run = &self.mid_run;
+        State {
+            lines: self.lines,
+            events: self.events,
+            blank_lines: self.blank_lines,
+            invalid_lines: self.invalid_lines,
+            kinds: self.kinds.clone(),
+            last_hash: self.last_hash.clone(),
+            chained: self.chained,
+            unchained: self.unchained,
+            verified: self.verified,
+            tampered_at: self.tampered_at,
+            require_reported: self.require_reported,
+            findings: sink.findings.iter().map(finding_state).collect(),
+            suppressed: sink.suppressed,
+            suppressed_codes: sink
+                .suppressed_codes
+                .iter()
+                .map(|(code, counts)| {
+                    let counts = counts.iter().map(|(s, n)| ((*s).to_string(), *n)).collect();
+                    ((*code).to_string(), counts)
+                })
+                .collect(),
+            errors: sink.errors,
+            repeats,
+            mid_run: MidRunState {
+                first_line: mid_run.first_line,
+                unreadable_before: mid_run.unreadable_before,
+                last_line: mid_run.last_line,
+                runs: mid_run.runs,
+                proposals: mid_run.proposals,
+                events: mid_run.events,
+                examples: mid_run.examples.clone(),
+            },
+            runs: sorted(
+                self.runs
+                    .iter()
+                    .map(|(id, run)| (id.clone(), run.line, run.cancellation_requested)),
+            ),
+            completed_runs: window_state(&self.completed_runs, false),
+            orphans: window_state(&self.orphans, false),
+            proposals: sorted(self.proposals.iter().map(|(id, line)| (id.clone(), *line))),
+            completed_proposals: window_state(&self.completed_proposals, false),
+            actions: sorted(self.actions.iter().map(|(k, v)| (k.clone(), v.clone()))),
+            ended_actions: window_state(&self.ended_actions, true),
+            last_timestamp: self.last_timestamp,
         }
-        checker.last_hash = optional(field("last_hash")?, |v| {
-            let [hash, line] = tuple(v)?;
-            Ok((text(hash)?, count(line)?))
-        })?;
-        checker.chain_started = checker.last_hash.is_some();
-        checker.chained = count(field("chained")?)?;
-        checker.unchained = count(field("unchained")?)?;
-        checker.verified = count(field("verified")?)?;
-        checker.tampered_at = optional(field("tampered_at")?, count)?;
-        checker.require_reported = flag(field("require_reported")?)?;
-        checker.sink = sink(options, state)?;
-        for entry in list(field("repeats")?)? {
-            let [code, id, index, later] = tuple(entry)?;
-            let index = optional(index, count)?.map(|i| i as usize);
+    }
+
+    /// A checker that goes on from `text` (a `snapshot`) under `options`; a message saying
+    /// what is malformed when `text` is not one.
+    pub(super) fn restore(options: &Options, text: &str) -> Parsed<Self> {
+        let state: State = serde_json::from_str(text).map_err(|error| error.to_string())?;
+        let mut checker = Checker::new(options);
+        checker.lines = state.lines;
+        checker.events = state.events;
+        checker.blank_lines = state.blank_lines;
+        checker.invalid_lines = state.invalid_lines;
+        checker.kinds = state.kinds;
+        checker.chain_started = state.last_hash.is_some();
+        checker.last_hash = state.last_hash;
+        checker.chained = state.chained;
+        checker.unchained = state.unchained;
+        checker.verified = state.verified;
+        checker.tampered_at = state.tampered_at;
+        checker.require_reported = state.require_reported;
+        checker.sink = FindingSink {
+            findings: state
+                .findings
+                .into_iter()
+                .map(finding)
+                .collect::<Parsed<_>>()?,
+            limit: options.max_findings,
+            suppressed: state.suppressed,
+            suppressed_codes: suppressed_codes(state.suppressed_codes)?,
+            errors: state.errors,
+        };
+        for (code, id, index, later) in state.repeats {
+            let index = index.map(|i| i as usize);
             if index.is_some_and(|i| i >= checker.sink.findings.len()) {
                 return Err("a repeat points past the findings".to_string());
             }
-            checker
-                .repeats
-                .seen
-                .insert((known_code(code)?.id, text(id)?), (index, count(later)?));
+            let code = known_code(&code)?.id;
+            checker.repeats.seen.insert((code, id), (index, later));
         }
-        checker.mid_run = mid_run(field("mid_run")?)?;
-        for entry in list(field("runs")?)? {
-            let [id, line, cancellation_requested] = tuple(entry)?;
-            let run = OpenRun {
-                line: count(line)?,
-                cancellation_requested: flag(cancellation_requested)?,
-            };
-            checker.runs.insert(text(id)?, run);
-        }
-        checker.completed_runs = window(field("completed_runs")?, text, |_| Ok(()))?;
-        checker.orphans = window(field("orphans")?, text, |_| Ok(()))?;
-        for entry in list(field("proposals")?)? {
-            let [id, line] = tuple(entry)?;
-            checker.proposals.insert(text(id)?, count(line)?);
-        }
-        checker.completed_proposals = window(field("completed_proposals")?, text, |_| Ok(()))?;
-        for entry in list(field("actions")?)? {
-            let [key, kind] = tuple(entry)?;
-            checker.actions.insert(action_key(key)?, text(kind)?);
-        }
-        checker.ended_actions = window(field("ended_actions")?, action_key, text)?;
-        checker.last_timestamp = optional(field("last_timestamp")?, |v| {
-            let [seconds, nanos] = tuple(v)?;
-            let seconds = seconds.as_i64().ok_or("a timestamp's seconds")?;
-            let nanos = u32::try_from(count(nanos)?).map_err(|_| "a timestamp's nanoseconds")?;
-            Ok((seconds, nanos))
-        })?;
+        let mid_run = state.mid_run;
+        checker.mid_run = MidRun {
+            first_line: mid_run.first_line,
+            unreadable_before: mid_run.unreadable_before,
+            last_line: mid_run.last_line,
+            runs: mid_run.runs,
+            proposals: mid_run.proposals,
+            events: mid_run.events,
+            examples: mid_run.examples,
+        };
+        checker.runs = state
+            .runs
+            .into_iter()
+            .map(|(id, line, cancellation_requested)| {
+                let run = OpenRun {
+                    line,
+                    cancellation_requested,
+                };
+                (id, run)
+            })
+            .collect();
+        checker.completed_runs = window(state.completed_runs, false)?;
+        checker.orphans = window(state.orphans, false)?;
+        checker.proposals = state.proposals.into_iter().collect();
+        checker.completed_proposals = window(state.completed_proposals, false)?;
+        checker.actions = state.actions.into_iter().collect();
+        checker.ended_actions = window(state.ended_actions, true)?;
+        checker.last_timestamp = state.last_timestamp;
         Ok(checker)
     }
 }
 
-fn finding_value(finding: &Finding) -> Value {
-    json!([
-        finding.code,
-        finding.severity.as_str(),
-        finding.message,
+fn sorted<T: Ord>(items: impl Iterator<Item = T>) -> Vec<T> {
+    let mut items: Vec<T> = items.collect();
+    items.sort();
+    items
+}
+
+fn finding_state(finding: &Finding) -> FindingState {
+    (
+        finding.code.to_string(),
+        finding.severity.as_str().to_string(),
+        finding.message.clone(),
         finding.line,
-        finding.pointer,
-        finding.schema_pointer
-    ])
+        finding.pointer.clone(),
+        finding.schema_pointer.clone(),
+    )
 }
 
-fn window_value<K, V>(
-    window: &ClosedWindow<K, V>,
-    key: impl Fn(&K) -> Value,
-    value: impl Fn(&V) -> Value,
-) -> Value {
-    let mut entries: Vec<(&K, &(V, u64))> = window.entries.iter().collect();
-    entries.sort_by_key(|(_, (_, generation))| *generation);
-    json!({
-        "generation": window.generation,
-        "order": window
-            .order
-            .iter()
-            .map(|(k, generation)| json!([key(k), generation]))
-            .collect::<Vec<_>>(),
-        "entries": entries
-            .iter()
-            .map(|(k, (v, generation))| json!([key(k), generation, value(v)]))
-            .collect::<Vec<_>>(),
-    })
-}
-
-fn window<K: Eq + std::hash::Hash + Clone, V>(
-    state: &Value,
-    key: impl Fn(&Value) -> Parsed<K>,
-    value: impl Fn(&Value) -> Parsed<V>,
-) -> Parsed<ClosedWindow<K, V>> {
-    let mut window = ClosedWindow::new();
-    window.generation = count(state.get("generation").ok_or("a window's generation")?)?;
-    for entry in list(state.get("order").ok_or("a window's order")?)? {
-        let [k, generation] = tuple(entry)?;
-        window.order.push_back((key(k)?, count(generation)?));
-    }
-    for entry in list(state.get("entries").ok_or("a window's entries")?)? {
-        let [k, generation, v] = tuple(entry)?;
-        window
-            .entries
-            .insert(key(k)?, (value(v)?, count(generation)?));
-    }
-    Ok(window)
-}
-
-fn sink(options: &Options, state: &Value) -> Parsed<FindingSink> {
-    let findings = list(state.get("findings").ok_or("no \"findings\"")?)?
-        .iter()
-        .map(finding)
-        .collect::<Parsed<Vec<_>>>()?;
-    let mut suppressed_codes = std::collections::BTreeMap::new();
-    for (code, by_severity) in object(state.get("suppressed_codes").ok_or("suppressed_codes")?)? {
-        let code = known_code(&json!(code))?;
-        let counts: &mut std::collections::BTreeMap<&'static str, u64> =
-            suppressed_codes.entry(code.id).or_default();
-        for (name, n) in object(by_severity)? {
-            same_severity(code, name)?;
-            counts.insert(code.severity.as_str(), count(n)?);
-        }
-    }
-    Ok(FindingSink {
-        findings,
-        limit: options.max_findings,
-        suppressed: count(state.get("suppressed").ok_or("no \"suppressed\"")?)?,
-        suppressed_codes,
-        errors: count(state.get("errors").ok_or("no \"errors\"")?)?,
-    })
-}
-
-fn finding(value: &Value) -> Parsed<Finding> {
-    let [code, level, message, line, pointer, schema_pointer] = tuple(value)?;
-    let code = known_code(code)?;
-    same_severity(code, level.as_str().unwrap_or(""))?;
-    let mut finding = Finding::new(code, text(message)?);
-    finding.line = optional(line, count)?;
-    finding.pointer = optional(pointer, text)?;
-    finding.schema_pointer = optional(schema_pointer, text)?;
+fn finding(state: FindingState) -> Parsed<Finding> {
+    let (code, level, message, line, pointer, schema_pointer) = state;
+    let code = known_code(&code)?;
+    same_severity(code, &level)?;
+    let mut finding = Finding::new(code, message);
+    finding.line = line;
+    finding.pointer = pointer;
+    finding.schema_pointer = schema_pointer;
     Ok(finding)
 }
 
-fn mid_run(state: &Value) -> Parsed<MidRun> {
-    let field = |name: &str| {
-        state
-            .get(name)
-            .ok_or_else(|| format!("no mid_run \"{name}\""))
-    };
-    Ok(MidRun {
-        first_line: optional(field("first_line")?, count)?,
-        unreadable_before: count(field("unreadable_before")?)?,
-        last_line: optional(field("last_line")?, count)?,
-        runs: count(field("runs")?)?,
-        proposals: count(field("proposals")?)?,
-        events: count(field("events")?)?,
-        examples: list(field("examples")?)?
-            .iter()
-            .map(text)
-            .collect::<Parsed<_>>()?,
-    })
+fn suppressed_codes(
+    state: BTreeMap<String, BTreeMap<String, u64>>,
+) -> Parsed<BTreeMap<&'static str, BTreeMap<&'static str, u64>>> {
+    let mut suppressed = BTreeMap::new();
+    for (code, by_severity) in state {
+        let code = known_code(&code)?;
+        let counts: &mut BTreeMap<&'static str, u64> = suppressed.entry(code.id).or_default();
+        for (name, n) in by_severity {
+            same_severity(code, &name)?;
+            counts.insert(code.severity.as_str(), n);
+        }
+    }
+    Ok(suppressed)
+}
+
+/// `window` as written: its inserts in order (contiguous generations, as `ClosedWindow::insert`
+/// numbers and evicts them), each still in the window when its generation is its key's.
+fn window_state<K: Eq + std::hash::Hash + Clone, V: Clone>(
+    window: &ClosedWindow<K, V>,
+    with_values: bool,
+) -> WindowState<K, V> {
+    let mut keys = Vec::with_capacity(window.order.len());
+    let mut gone = Vec::new();
+    let mut values = Vec::new();
+    for (index, (key, generation)) in window.order.iter().enumerate() {
+        match window.entries.get(key) {
+            Some((value, current)) if current == generation => values.push(value.clone()),
+            _ => gone.push(index as u64),
+        }
+        keys.push(key.clone());
+    }
+    WindowState {
+        generation: window.generation,
+        keys,
+        gone,
+        values: with_values.then_some(values),
+    }
+}
+
+fn window<K: Eq + std::hash::Hash + Clone, V: Default>(
+    state: WindowState<K, V>,
+    with_values: bool,
+) -> Parsed<ClosedWindow<K, V>> {
+    let WindowState {
+        generation,
+        keys,
+        gone,
+        values,
+    } = state;
+    let length = keys.len() as u64;
+    if keys.len() > CLOSED_WINDOW || length > generation {
+        return Err("a window of more keys than it holds".to_string());
+    }
+    if values.is_some() != with_values {
+        return Err("a window's values, given for a set or missing for a map".to_string());
+    }
+    if gone.windows(2).any(|pair| pair[0] >= pair[1]) || gone.last().is_some_and(|&i| i >= length) {
+        return Err("a window's gone inserts out of order or range".to_string());
+    }
+    let live = keys.len() - gone.len();
+    let mut values = values.map(Vec::into_iter);
+    if values.as_ref().is_some_and(|values| values.len() != live) {
+        return Err("a window's values do not match its inserts".to_string());
+    }
+    let first = generation - length + 1;
+    let mut window = ClosedWindow::new();
+    window.entries = HashMap::with_capacity_and_hasher(live, Default::default());
+    window.generation = generation;
+    let mut gone = gone.into_iter().peekable();
+    for (index, key) in (0u64..).zip(keys) {
+        let still_in = gone.next_if_eq(&index).is_none();
+        if still_in {
+            let value = values.as_mut().and_then(Iterator::next).unwrap_or_default();
+            if window
+                .entries
+                .insert(key.clone(), (value, first + index))
+                .is_some()
+            {
+                return Err("a key twice in a window".to_string());
+            }
+        }
+        window.order.push_back((key, first + index));
+    }
+    Ok(window)
 }
 
 /// A code's severity is the table's; a state that names another one is not of this table.
@@ -256,66 +356,24 @@ fn same_severity(code: Code, name: &str) -> Parsed<()> {
     }
 }
 
-fn known_code(value: &Value) -> Parsed<Code> {
-    let name = value.as_str().ok_or("a finding code")?;
+fn known_code(name: &str) -> Parsed<Code> {
     codes::known(name).ok_or_else(|| format!("unknown finding code {name:?}"))
 }
 
-fn action_key(value: &Value) -> Parsed<ActionKey> {
-    let [proposal, action] = tuple(value)?;
-    Ok((text(proposal)?, text(action)?))
-}
-
-fn count(value: &Value) -> Parsed<u64> {
-    value
-        .as_u64()
-        .ok_or_else(|| format!("{value} is not a count"))
-}
-
-fn flag(value: &Value) -> Parsed<bool> {
-    value
-        .as_bool()
-        .ok_or_else(|| format!("{value} is not a boolean"))
-}
-
-fn text(value: &Value) -> Parsed<String> {
-    value
-        .as_str()
-        .map(str::to_string)
-        .ok_or_else(|| format!("{value} is not a string"))
-}
-
-fn list(value: &Value) -> Parsed<&Vec<Value>> {
-    value
-        .as_array()
-        .ok_or_else(|| "a list expected".to_string())
-}
-
-fn object(value: &Value) -> Parsed<&Map<String, Value>> {
-    value
-        .as_object()
-        .ok_or_else(|| "an object expected".to_string())
-}
-
-fn tuple<const N: usize>(value: &Value) -> Parsed<[&Value; N]> {
-    let items = list(value)?;
-    <[&Value; N]>::try_from(items.iter().collect::<Vec<_>>())
-        .map_err(|_| format!("a list of {N} items expected"))
-}
-
-fn optional<T>(value: &Value, parse: impl Fn(&Value) -> Parsed<T>) -> Parsed<Option<T>> {
-    if value.is_null() {
-        Ok(None)
-    } else {
-        parse(value).map(Some)
-    }
-}
-
 // A state restored is the state snapshotted: checked by `journal.rs`'s resume tests, which
-// compare a resumed check with a whole one; this module's own tests cover malformed states.
+// compare a resumed check with a whole one; this module's own tests cover windows and
+// malformed states.
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::{json, Value};
+
+    fn round_trip(checker: &Checker, options: &Options) -> String {
+        let snapshot = checker.snapshot();
+        let restored = Checker::restore(options, &snapshot).expect("restores");
+        assert_eq!(restored.snapshot(), snapshot);
+        snapshot
+    }
 
     #[test]
     fn a_snapshot_reads_back_as_the_same_snapshot() {
@@ -339,23 +397,58 @@ mod tests {
                 .at("/run_id")
                 .on_line(2),
         );
-        let snapshot = checker.snapshot();
-        let restored = Checker::restore(&options, &snapshot).expect("restores");
-        assert_eq!(restored.snapshot(), snapshot);
+        round_trip(&checker, &options);
+    }
+
+    #[test]
+    fn a_full_window_is_written_once_and_rebuilt() {
+        let options = Options::default();
+        let mut checker = Checker::new(&options);
+        for n in 0..CLOSED_WINDOW + 10 {
+            let key = (format!("p{}", n % (CLOSED_WINDOW - 6)), "a".to_string());
+            checker.ended_actions.insert(key, format!("k{n}"));
+        }
+        checker
+            .ended_actions
+            .remove(&("p20".to_string(), "a".to_string()));
+        let snapshot: Value = serde_json::from_str(&round_trip(&checker, &options)).unwrap();
+        let window = &snapshot["ended_actions"];
+        assert_eq!(window["keys"].as_array().unwrap().len(), CLOSED_WINDOW);
+        // The window holds inserts 10..=65,545; 65,530.. put p0..p15 in again, so the first
+        // inserts of p10..p15 are gone, as is p20's (removed).
+        let gone = window["gone"].as_array().unwrap().len();
+        assert_eq!(gone, 6 + 1);
+        let values = window["values"].as_array().unwrap();
+        assert_eq!(values.len(), CLOSED_WINDOW - gone);
+        assert_eq!(
+            values.last(),
+            Some(&json!(format!("k{}", CLOSED_WINDOW + 9)))
+        );
     }
 
     #[test]
     fn a_malformed_state_is_refused_with_a_reason() {
         let options = Options::default();
-        let mut snapshot = Checker::new(&options).snapshot();
-        snapshot["findings"] = json!([["PF999999", "error", "m", 1, "", null]]);
-        let error = Checker::restore(&options, &snapshot)
-            .err()
-            .expect("refused");
+        let snapshot: Value = serde_json::from_str(&Checker::new(&options).snapshot()).unwrap();
+        let refused = |edit: &dyn Fn(&mut Value)| {
+            let mut state = snapshot.clone();
+            edit(&mut state);
+            Checker::restore(&options, &state.to_string())
+                .err()
+                .expect("refused")
+        };
+        let error = refused(&|s| s["findings"] = json!([["PF999999", "error", "m", 1, "", null]]));
         assert!(error.contains("unknown finding code"), "{error}");
-        snapshot["findings"] = json!([]);
-        snapshot["lines"] = json!(-1);
-        assert!(Checker::restore(&options, &snapshot).is_err());
-        assert!(Checker::restore(&options, &json!({})).is_err());
+        assert!(refused(&|s| s["lines"] = json!(-1)).contains("-1"));
+        assert!(refused(&|s| s["surplus"] = json!(1)).contains("surplus"));
+        let error = refused(&|s| s["orphans"]["gone"] = json!([0]));
+        assert!(error.contains("out of order or range"), "{error}");
+        let error = refused(&|s| {
+            s["orphans"] = json!({"generation": 2, "keys": ["a", "a"], "gone": []});
+        });
+        assert!(error.contains("twice"), "{error}");
+        let error = refused(&|s| s["ended_actions"]["values"] = json!(["x"]));
+        assert!(error.contains("values"), "{error}");
+        assert!(Checker::restore(&options, "{}").is_err());
     }
 }

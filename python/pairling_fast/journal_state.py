@@ -33,7 +33,8 @@ if TYPE_CHECKING:
 __all__ = ["STATE_FORMAT", "STATE_VERSION", "JournalStateError", "JournalStates"]
 
 STATE_FORMAT = "pairling-fast.journal-state"
-STATE_VERSION = 1
+# 2: the windows of closed ids written once, as keys in order (version 1 wrote order and entries).
+STATE_VERSION = 2
 _REHASH_BLOCK = 1 << 20
 
 

@@ -114,13 +114,10 @@ pub(super) fn check_journal_resumable(
         let options = journal_options(options)?;
         let resume = state
             .map(|text| {
-                let snapshot: journal::Snapshot = serde_json::from_str(text)
-                    .map_err(|error| PyValueError::new_err(format!("not JSON: {error}")))?;
-                journal::Resume::from_snapshot(&options, &snapshot).map_err(PyValueError::new_err)
+                journal::Resume::from_snapshot(&options, text).map_err(PyValueError::new_err)
             })
             .transpose()?;
         let (report, snapshot) = run_check(py, source, &options, progress, resume, true)?;
-        let snapshot = snapshot.map(|snapshot| snapshot.to_string());
         Ok((
             raw_findings(report.findings),
             to_python(py, &report.stats)?,

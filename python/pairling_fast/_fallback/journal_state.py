@@ -2,12 +2,14 @@
 snapshot and restore of the journal checker, in the same JSON (docs/journals.md, ``--state``).
 
 Every map is written in sorted order, so a state is the same data from either backend and either
-backend resumes from it.
+backend resumes from it. A window of closed ids is written once, as its last inserts' keys in
+order, and rebuilt from them on reading (``WindowState`` in the Rust module says how).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Iterator
+from itertools import repeat
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..codes import CODES, severity
@@ -60,10 +62,10 @@ def snapshot(checker: _Checker) -> dict[str, Any]:
             [run_id, run.line, run.cancellation_requested]
             for run_id, run in sorted(checker.runs.items())
         ],
-        "completed_runs": _window_value(checker.completed_runs, str, _unit),
-        "orphans": _window_value(checker.orphans, str, _unit),
+        "completed_runs": _window_value(checker.completed_runs, str, None),
+        "orphans": _window_value(checker.orphans, str, None),
         "proposals": [[key, line] for key, line in sorted(checker.proposals.items())],
-        "completed_proposals": _window_value(checker.completed_proposals, str, _unit),
+        "completed_proposals": _window_value(checker.completed_proposals, str, None),
         "actions": [[list(key), kind] for key, kind in sorted(checker.actions.items())],
         "ended_actions": _window_value(checker.ended_actions, list, str),
         "last_timestamp": None if checker.last_timestamp is None else list(checker.last_timestamp),
@@ -121,10 +123,10 @@ def _restore(checker: _Checker, state: Any) -> None:
         _text(run_id): _OpenRun(_count(line), _flag(requested))
         for run_id, line, requested in _items(state["runs"], 3)
     }
-    _restore_window(checker.completed_runs, state["completed_runs"], _text, _true)
-    _restore_window(checker.orphans, state["orphans"], _text, _true)
+    _restore_window(checker.completed_runs, state["completed_runs"], _text, None)
+    _restore_window(checker.orphans, state["orphans"], _text, None)
     checker.proposals = {_text(key): _count(line) for key, line in _items(state["proposals"], 2)}
-    _restore_window(checker.completed_proposals, state["completed_proposals"], _text, _true)
+    _restore_window(checker.completed_proposals, state["completed_proposals"], _text, None)
     checker.actions = {_action_key(key): _text(kind) for key, kind in _items(state["actions"], 2)}
     _restore_window(checker.ended_actions, state["ended_actions"], _action_key, _text)
     checker.last_timestamp = _optional(
@@ -133,37 +135,58 @@ def _restore(checker: _Checker, state: Any) -> None:
 
 
 def _window_value(
-    window: _ClosedWindow[Any, Any], key: Callable[[Any], Any], value: Callable[[Any], Any]
+    window: _ClosedWindow[Any, Any],
+    key: Callable[[Any], Any],
+    value: Callable[[Any], Any] | None,
 ) -> dict[str, Any]:
-    entries = sorted(window._entries.items(), key=lambda item: item[1][1])
-    return {
-        "generation": window._generation,
-        "order": [[key(k), generation] for k, generation in window._order],
-        "entries": [[key(k), generation, value(v)] for k, (v, generation) in entries],
-    }
+    keys, gone, values = [], [], []
+    entries = window._entries
+    for index, (k, generation) in enumerate(window._order):
+        current = entries.get(k)
+        if current is not None and current[1] == generation:
+            values.append(current[0])
+        else:
+            gone.append(index)
+        keys.append(key(k))
+    state: dict[str, Any] = {"generation": window._generation, "keys": keys, "gone": gone}
+    if value is not None:
+        state["values"] = [value(v) for v in values]
+    return state
 
 
 def _restore_window(
     window: _ClosedWindow[K, V],
     state: Any,
     key: Callable[[Any], K],
-    value: Callable[[Any], V],
+    value: Callable[[Any], V] | None,
 ) -> None:
-    window._generation = _count(state["generation"])
-    window._order.extend(
-        (key(k), _count(generation)) for k, generation in _items(state["order"], 2)
-    )
-    window._entries = {
-        key(k): (value(v), _count(generation)) for k, generation, v in _items(state["entries"], 3)
-    }
+    """A set's (``value`` None) entries hold True, as ``_Checker`` inserts them."""
+    from .journal import CLOSED_WINDOW
 
-
-def _unit(_: object) -> None:
-    return None
-
-
-def _true(_: object) -> bool:
-    return True
+    fields = {"generation", "keys", "gone"} | ({"values"} if value is not None else set())
+    if set(_object(state)) != fields:
+        raise ValueError(f"malformed journal checker state: a window of {sorted(fields)} expected")
+    generation = _count(state["generation"])
+    keys = [key(k) for k in _list(state["keys"])]
+    gone = [_count(i) for i in _list(state["gone"])]
+    if len(keys) > CLOSED_WINDOW or len(keys) > generation:
+        raise ValueError("malformed journal checker state: a window of more keys than it holds")
+    if any(a >= b for a, b in zip(gone, gone[1:])) or (gone and gone[-1] >= len(keys)):
+        raise ValueError("malformed journal checker state: a window's gone inserts out of order")
+    live = len(keys) - len(gone)
+    values: Iterator[Any] = repeat(True)
+    if value is not None:
+        listed = [value(v) for v in _list(state["values"])]
+        if len(listed) != live:
+            raise ValueError("malformed journal checker state: a window's values do not match")
+        values = iter(listed)
+    first = generation - len(keys) + 1
+    is_gone = set(gone)
+    window._generation = generation
+    window._order.extend((k, first + i) for i, k in enumerate(keys))
+    window._entries = {k: (next(values), first + i) for i, k in enumerate(keys) if i not in is_gone}
+    if len(window._entries) != live:
+        raise ValueError("malformed journal checker state: a key twice in a window")
 
 
 def _finding(item: Any) -> tuple[Any, ...]:
