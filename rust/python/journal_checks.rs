@@ -159,14 +159,15 @@ fn run_check(
     let outcome = if let Ok(path) = source.downcast::<PyString>() {
         let path = path.to_cow()?.into_owned();
         py.allow_threads(|| {
-            let file = CountingReader::new(std::fs::File::open(&path)?);
-            let counter = file.counter();
-            let reader = std::io::BufReader::with_capacity(1 << 20, file);
-            let outcome = journal::check_journal_from(reader, options, resume, snapshot, || {
-                between_batches(&counter)
-            });
-            bytes_read.store(counter.load(Ordering::Relaxed), Ordering::Relaxed);
-            outcome
+            let file = std::fs::File::open(&path)?;
+            check_counted(
+                file,
+                options,
+                resume,
+                snapshot,
+                &bytes_read,
+                &mut between_batches,
+            )
         })?
     } else {
         let mut reader = PyReader {
@@ -175,14 +176,14 @@ fn run_check(
             interrupted: flag,
         };
         let outcome = py.allow_threads(|| {
-            let counted = CountingReader::new(&mut reader);
-            let counter = counted.counter();
-            let buffered = std::io::BufReader::with_capacity(1 << 20, counted);
-            let outcome = journal::check_journal_from(buffered, options, resume, snapshot, || {
-                between_batches(&counter)
-            });
-            bytes_read.store(counter.load(Ordering::Relaxed), Ordering::Relaxed);
-            outcome
+            check_counted(
+                &mut reader,
+                options,
+                resume,
+                snapshot,
+                &bytes_read,
+                &mut between_batches,
+            )
         });
         match (outcome, reader.error.take()) {
             (Ok(outcome), _) => outcome,
@@ -197,6 +198,26 @@ fn run_check(
         callback.call1(py, (bytes_read.load(Ordering::Relaxed),))?;
     }
     Ok(outcome)
+}
+
+/// `input` checked through a 1 MiB buffer, its bytes counted for `between_batches` and left in
+/// `bytes_read` at the end: one reading path for a file opened here and a Python file object.
+fn check_counted(
+    input: impl std::io::Read + Send,
+    options: &journal::Options,
+    resume: Option<journal::Resume>,
+    snapshot: bool,
+    bytes_read: &AtomicU64,
+    between_batches: &mut impl FnMut(&AtomicU64) -> bool,
+) -> std::io::Result<(journal::JournalReport, Option<journal::Snapshot>)> {
+    let counted = CountingReader::new(input);
+    let counter = counted.counter();
+    let buffered = std::io::BufReader::with_capacity(1 << 20, counted);
+    let outcome = journal::check_journal_from(buffered, options, resume, snapshot, || {
+        between_batches(&counter)
+    });
+    bytes_read.store(counter.load(Ordering::Relaxed), Ordering::Relaxed);
+    outcome
 }
 
 /// The per-line stage over the lines beginning in bytes `[start, end)` of the journal at
