@@ -821,7 +821,9 @@ struct Repeats {
 /// Events of runs and proposals whose start is not in the journal: it begins mid-run (CAR's
 /// retention compaction keeps only the newest events; a rotated journal starts where the last
 /// one ended). Reported once, at the end, on the first such event.
-#[derive(Default)]
+// Saved as it is in a resumable state (`journal_state.rs`): the fields are the state file's.
+#[derive(Default, Clone, PartialEq, Debug, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
 struct MidRun {
     first_line: Option<u64>,
     /// Lines before the first such event that are not events: one may have held the start.

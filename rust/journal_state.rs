@@ -53,7 +53,7 @@ struct State {
     errors: u64,
     /// (code, id, index of its finding if listed, later events), sorted.
     repeats: Vec<(String, String, Option<u64>, u64)>,
-    mid_run: MidRunState,
+    mid_run: MidRun,
     /// (id, line, cancellation requested), sorted.
     runs: Vec<(String, u64, bool)>,
     completed_runs: WindowState<String, ()>,
@@ -65,18 +65,6 @@ struct State {
     actions: Vec<(ActionKey, String)>,
     ended_actions: WindowState<ActionKey, String>,
     last_timestamp: Option<(i64, u32)>,
-}
-
-#[derive(Serialize, Deserialize, PartialEq, Debug)]
-#[serde(deny_unknown_fields)]
-struct MidRunState {
-    first_line: Option<u64>,
-    unreadable_before: u64,
-    last_line: Option<u64>,
-    runs: u64,
-    proposals: u64,
-    events: u64,
-    examples: Vec<String>,
 }
 
 /// A `ClosedWindow` written once: its last inserts are generations `generation - keys.len() + 1`
@@ -116,7 +104,6 @@ impl Checker {
             })
             .collect();
         repeats.sort();
-        let mid_run = &self.mid_run;
         State {
             lines: self.lines,
             events: self.events,
@@ -141,15 +128,7 @@ impl Checker {
                 .collect(),
             errors: sink.errors,
             repeats,
-            mid_run: MidRunState {
-                first_line: mid_run.first_line,
-                unreadable_before: mid_run.unreadable_before,
-                last_line: mid_run.last_line,
-                runs: mid_run.runs,
-                proposals: mid_run.proposals,
-                events: mid_run.events,
-                examples: mid_run.examples.clone(),
-            },
+            mid_run: self.mid_run.clone(),
             runs: sorted(
                 self.runs
                     .iter()
@@ -201,16 +180,7 @@ impl Checker {
             let code = known_code(&code)?.id;
             checker.repeats.seen.insert((code, id), (index, later));
         }
-        let mid_run = state.mid_run;
-        checker.mid_run = MidRun {
-            first_line: mid_run.first_line,
-            unreadable_before: mid_run.unreadable_before,
-            last_line: mid_run.last_line,
-            runs: mid_run.runs,
-            proposals: mid_run.proposals,
-            events: mid_run.events,
-            examples: mid_run.examples,
-        };
+        checker.mid_run = state.mid_run;
         checker.runs = state
             .runs
             .into_iter()
