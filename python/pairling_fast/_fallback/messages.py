@@ -28,6 +28,11 @@ _LEADING = re.compile(r"^(.*?) (?:does|do) not match any of the regexes")
 _TYPE_ORDER = ("null", "boolean", "integer", "number", "string", "array", "object")
 
 
+# Messages longer than this keep python-jsonschema's words (docs/limits.md): a wording that only
+# differs past the first KiB the report shows is not worth the memory of rebuilding it.
+REWORD_LIMIT = 1 << 16
+
+
 def render(value: Any) -> str:
     """``value`` as serde_json's compact ``Display``: JSON without spaces, members in their order,
     floats as ryu prints them (``1e20``, ``1.5e-7``, ``1.0``). Written by the C encoder, which
@@ -145,6 +150,10 @@ def message(keyword: str, error: Any) -> str:
     """jsonschema-rs's message for python-jsonschema's ``error`` at ``keyword``, or the error's
     own where the words cannot be rebuilt from it."""
     instance, value = error.instance, error.validator_value
+    if len(str(error.message)) > REWORD_LIMIT:
+        # Re-reading names out of a message this long (ast) and re-rendering its values cost
+        # hundreds of MB per MB of value; it is cut to bounded_message's length anyway.
+        return str(error.message)
     if keyword == "oneOf":
         many = "is valid under each of" in str(error.message)
         verdict = "is valid under more than one of" if many else "is not valid under any of"
