@@ -417,7 +417,6 @@ def python_jsonschema_validator(schema: Any) -> Any:
 # --- workload 1: journal check ----------------------------------------------------------------
 
 
-GENERATED_EVENT_BYTES = 323  # a generated chained event's line, on average
 RUN_END = b'{"kind":"run_completed"'  # how the generator's runs end (one run at a time)
 
 
@@ -1291,7 +1290,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.rss_scaling:
             # 2 % over, so that the head cut at the larger size's bytes is full.
             largest = sizes.rss_journal_bytes[1]
-            events_needed = max(events_needed, largest * 102 // 100 // GENERATED_EVENT_BYTES)
+            events_needed = max(events_needed, largest * 102 // 100 // cluster.EVENT_BYTES)
         journals = Journals(directory, events_needed)
         journal, events = journal_workload(bench, journals)
         incremental_workload(bench, journal, events)
