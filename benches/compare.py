@@ -1199,11 +1199,16 @@ def cluster_target(outcomes: list[Outcome]) -> Target:
         largest = max(mb for mb, _, _ in points)
         facts = {o.contender.split(",")[0]: o for o in rows if o.megabytes == largest}
         ordered, shipped = facts.get(CLUSTER_ORDERED), facts.get(CLUSTER_LOCAL)
+        per_line = facts.get(CLUSTER_PER_LINE)
         target.detail = cluster.crossover(points)
-        if ordered and shipped:
+        if ordered and shipped and per_line:
+            ceiling, worker = ordered.megabytes_per_second, per_line.megabytes_per_second
+            # docs/cluster.md: N machines scale until the driver's ordered stage is saturated.
             target.detail += (
                 f"; at {cluster.megabytes_label(largest)}: {shipped.note},"
-                f" ordered stage (the driver's ceiling) {ordered.megabytes_per_second:.0f} MB/s"
+                f" ordered stage (the driver's ceiling) {ceiling:.0f} MB/s,"
+                f" per-line stage {worker:.0f} MB/s a worker:"
+                f" one driver keeps up with ~{ceiling / worker:.0f} such workers"
             )
     return target
 

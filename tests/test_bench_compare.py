@@ -151,3 +151,26 @@ def test_no_crossover_when_the_cluster_costs_more_per_gigabyte() -> None:
     assert "fitted: none, the cluster costs more per GB" in text
     assert cluster.crossover([]) == "not measured"
     assert cluster.crossover(points[:1]).startswith("none up to 52 MB")
+
+
+def test_the_cluster_target_pairs_the_runs_of_each_size() -> None:
+    def row(contender: str, megabytes: float, seconds: float, note: str = "") -> Any:
+        name = f"{contender}, {megabytes:.0f} MB"
+        return compare.Outcome("5. Dask", name, seconds=seconds, megabytes=megabytes, note=note)
+
+    outcomes = []
+    for megabytes in (100.0, 300.0):
+        outcomes += [
+            row(compare.CLUSTER_SINGLE, megabytes, 0.5 + 0.04 * megabytes),
+            row(compare.CLUSTER_LOCAL, megabytes, 2.5 + 0.03 * megabytes, "ships 187 B/event"),
+            row(compare.CLUSTER_PER_LINE, megabytes, megabytes / 25),
+            row(compare.CLUSTER_ORDERED, megabytes, megabytes / 125),
+        ]
+    target = compare.cluster_target(outcomes)
+    assert target.verdict == "measured"
+    assert "fitted: crossover at 200 MB" in target.detail
+    assert "at 300 MB: ships 187 B/event, ordered stage (the driver's ceiling) 125 MB/s" in (
+        target.detail
+    )
+    assert target.detail.endswith("one driver keeps up with ~5 such workers")
+    assert compare.cluster_target([]).verdict == "not measured"
