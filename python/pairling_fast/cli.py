@@ -24,8 +24,8 @@ from rich.console import Console
 
 from . import _backend, schemas
 from ._atomic import write_atomically
-from ._fallback.parse import unescape_pointer_token
 from ._files import DEFAULT_MAX_DOCUMENT_BYTES, LIMIT_VARIABLE, read_document
+from ._pointers import unescape_pointer_token
 from .canonical import DIGEST_PREFIX, canonicalize_json, digest_hex, parse_json
 from .codes import CODES
 from .config import Config, ConfigError, find_config
