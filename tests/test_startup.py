@@ -1,4 +1,5 @@
-"""What a process on the Rust core loads: not the pure-Python fallback, nor python-jsonschema.
+"""What a process on the Rust core loads: not the pure-Python fallback, nor python-jsonschema,
+nor rich when the report goes to a pipe.
 
 A small job's cost is mostly the interpreter's start-up and imports (a `check --state` re-run of a
 grown journal, a small map: benches/RESULTS.md), and the fallback with python-jsonschema was more
@@ -21,8 +22,9 @@ from cli_helpers import PACKAGE_PARENT
 from pairling_fast import _backend
 from pairling_fast.generate.journal import write_journal
 
-# What the Rust core must not load: the fallback and the validator it is built on.
-HEAVY = ("pairling_fast._fallback", "jsonschema", "referencing", "dask", "distributed")
+# What the Rust core must not load: the fallback and the validator it is built on, the cluster;
+# nor rich, which only a report to a terminal uses (these runs write to a pipe).
+HEAVY = ("pairling_fast._fallback", "jsonschema", "referencing", "dask", "distributed", "rich")
 
 # Runs the package as `python -m pairling_fast ARGS` would (runpy, `__main__`), then prints the
 # heavy modules loaded, as the last line of stdout.
