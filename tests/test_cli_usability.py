@@ -19,8 +19,8 @@ from cli_helpers import BROKEN_RESULT, GOOD_RESULT, write_tree
 
 import pairling_fast as pf
 from pairling_fast import _backend, paths
-from pairling_fast.output import RichProgress
 from pairling_fast.paths import FileResult, Skipped, check_paths
+from pairling_fast.terminal import RichProgress
 
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLES = REPO / "examples"

@@ -137,12 +137,13 @@ def test_the_fallbacks_common_timestamp_reading_is_chronos() -> None:
 def test_the_fallbacks_plainly_valid_events_are_valid(tmp_path: Path) -> None:
     from pairling_fast._fallback import journal as fallback
     from pairling_fast._fallback.parse import parse_json
+    from pairling_fast._fallback.validate import bundle_validator
     from pairling_fast.errors import CanonicalizationError
 
     paths = journals(tmp_path)
     plain = 0
     for car_version in ("0.58", "0.60"):
-        validator = fallback._event_bundle(car_version).validator(fallback.EVENT_SCHEMA)
+        validator = bundle_validator(fallback._event_bundle(car_version), fallback.EVENT_SCHEMA)
         for path in paths:
             for line in path.read_bytes().splitlines():
                 try:

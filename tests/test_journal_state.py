@@ -259,6 +259,30 @@ def test_an_unusable_state_file_is_one_line_and_exit_2(
     assert state.read_bytes() == content  # never overwritten
 
 
+def test_the_state_digest_holds_for_its_bytes_and_for_its_json(tmp_path: Path) -> None:
+    # `save` writes the state around the text its sha256 is taken of and `load` checks those
+    # bytes; a file rewritten by another tool (same JSON, other layout) is checked over its JSON.
+    journal = tmp_path / "events.jsonl"
+    journal.write_bytes(_journal(60, 8, chain=True, defects=2))
+    state = tmp_path / "journal.state"
+    first = pf.check_journal(journal, state=str(state))
+    saved = state.read_bytes()
+    document = json.loads(saved)
+    assert pf.JournalStates.load(state).journals() == sorted(document["journals"])
+    state.write_text(json.dumps(document, indent=2))
+    assert (
+        pf.check_journal(journal, state=str(state)).stats["resumed"]["from_line"]
+        == (first.stats["lines"])
+    )
+    # The entry's line count changed, in either layout: damaged.
+    entry = next(iter(document["journals"].values()))
+    entry["lines"] += 1
+    for damaged in (saved.replace(b'"lines":', b'"lines":9', 1), json.dumps(document).encode()):
+        state.write_bytes(damaged)
+        with pytest.raises(pf.JournalStateError, match="damaged"):
+            pf.JournalStates.load(state)
+
+
 def test_the_cli_resumes_and_records_only_journals(
     backend: _backend.Engine, tmp_path: Path
 ) -> None:

@@ -18,14 +18,12 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from types import ModuleType
-from typing import Any, NoReturn, get_args
-
-from rich.console import Console
+from typing import TYPE_CHECKING, Any, NoReturn, get_args
 
 from . import _backend, schemas
 from ._atomic import write_atomically
-from ._fallback.parse import unescape_pointer_token
 from ._files import DEFAULT_MAX_DOCUMENT_BYTES, LIMIT_VARIABLE, read_document
+from ._pointers import unescape_pointer_token
 from .canonical import DIGEST_PREFIX, canonicalize_json, digest_hex, parse_json
 from .codes import CODES
 from .config import Config, ConfigError, find_config
@@ -44,14 +42,17 @@ from .journal import (
 from .maps import load_manifest, write_sealed
 from .output import (
     FORMATS,
-    RichProgress,
     finding_line,
-    print_rich,
     render,
     shown,
     summary_line,
 )
 from .paths import KINDS, CheckInterrupted, PathArgumentError, check_paths
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from .terminal import RichProgress
 
 __all__ = ["build_parser", "findings_markdown", "main"]
 
@@ -154,8 +155,17 @@ def _command_check(args: argparse.Namespace) -> int:
     max_findings = _first(args.max_findings, config.max_findings, DEFAULT_MAX_FINDINGS)
     require_files = _first(args.require_files, config.require_files, True)
     to_terminal = args.format == "text" and args.output is None and sys.stdout.isatty()
-    console = Console(no_color=True if args.no_color else None, highlight=False)
-    progress = RichProgress(console) if to_terminal else None
+    console: Console | None = None
+    progress: RichProgress | None = None
+    if to_terminal:
+        # rich is only for a terminal: a report to a pipe or a file (cron, CI, `--format json`)
+        # does not pay for loading it.
+        from rich.console import Console
+
+        from .terminal import RichProgress
+
+        console = Console(no_color=True if args.no_color else None, highlight=False)
+        progress = RichProgress(console)
     state_file = args.state or config.state
     states = _journal_states(state_file, args.dask is not None)
     cluster = ExitStack()
@@ -194,7 +204,9 @@ def _command_check(args: argparse.Namespace) -> int:
         if progress is not None:
             progress.stop()
         cluster.close()
-    if to_terminal:
+    if console is not None:
+        from .terminal import print_rich
+
         print_rich(report, console, show_skipped=args.show_skipped)
     elif args.output is not None:
         text = render(report, args.format, show_skipped=args.show_skipped)

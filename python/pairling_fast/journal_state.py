@@ -77,7 +77,7 @@ class JournalStates:
                 f"reads version {STATE_VERSION}; delete it to start anew"
             )
         journals = document.get("journals")
-        if not isinstance(journals, dict) or document.get("sha256") != _digest(journals):
+        if not isinstance(journals, dict) or not _intact(data, document.get("sha256"), journals):
             raise JournalStateError(f"{shown}: the state file is damaged (its sha256 differs)")
         return cls(journals)
 
@@ -87,15 +87,13 @@ class JournalStates:
         """Write the state to ``path`` atomically (``_atomic.atomic_write``)."""
         with self._lock:
             journals = dict(sorted(self._entries.items()))
-        document = {
-            "format": STATE_FORMAT,
-            "version": STATE_VERSION,
-            "sha256": _digest(journals),
-            "journals": journals,
-        }
-        data = json.dumps(document, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+        # The document is written around the very text its sha256 is taken of, so that the
+        # engine's state (megabytes of text) is serialized once, and `load` can check the bytes
+        # as they are instead of serializing them again.
+        text = _canonical(journals).encode("utf-8")
+        digest = hashlib.sha256(text).hexdigest().encode("ascii")
         with atomic_write(path, fsync=fsync, notes=notes) as stream:
-            stream.write(data + b"\n")
+            stream.write(b"".join((_HEAD, digest, _JOURNALS, text, b"}\n")))
 
     def journals(self) -> list[str]:
         """The resolved paths of the journals with an entry, sorted."""
@@ -111,10 +109,35 @@ class JournalStates:
             self._entries[journal] = entry
 
 
-def _digest(journals: Any) -> str:
-    """A check against accidental damage, not an attacker (who rewrites the digest too)."""
-    text = json.dumps(journals, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+def _canonical(journals: Any) -> str:
+    """The text the state's sha256 is taken of: the journals, keys sorted, no spaces."""
+    return json.dumps(journals, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+
+
+# How `save` writes a state: these bytes, the sha256 (64 hex digits), `_JOURNALS`, the journals'
+# `_canonical` text, `}` and a newline.
+_HEAD = json.dumps(
+    {"format": STATE_FORMAT, "version": STATE_VERSION, "sha256": ""}, separators=(",", ":")
+).encode("ascii")[:-2]
+_JOURNALS = b'","journals":'
+
+
+def _intact(data: bytes, recorded: Any, journals: Any) -> bool:
+    """Whether the state file (``data``, parsed: ``recorded`` sha256 and ``journals``) is as
+    written: a check against accidental damage, not an attacker (who rewrites the digest too).
+    A file as ``save`` writes it is checked over its bytes; any other layout of the same JSON (a
+    file rewritten by another tool) by serializing its journals again."""
+    if not isinstance(recorded, str):
+        return False
+    start = len(_HEAD) + 64 + len(_JOURNALS)
+    if (
+        data.startswith(_HEAD)
+        and data[len(_HEAD) + 64 : start] == _JOURNALS
+        and data.endswith(b"}\n")
+        and hashlib.sha256(memoryview(data)[start:-2]).hexdigest() == recorded
+    ):
+        return True
+    return hashlib.sha256(_canonical(journals).encode("utf-8")).hexdigest() == recorded
 
 
 def fingerprint(options: JournalOptions) -> dict[str, Any]:

@@ -15,7 +15,7 @@ from dataclasses import replace
 from typing import Any
 
 # RFC 6901 token rules once for the package: the fallback's JSON model (pure Python, always there).
-from ._fallback.parse import unescape_pointer_token
+from ._pointers import unescape_pointer_token
 from .report import Finding
 
 __all__ = ["pointer_lines", "with_lines"]

@@ -1,6 +1,7 @@
 """The formats ``pairling-fast check`` writes a ``PathsReport`` in.
 
-``text`` (plain here; ``rich`` with colours, a progress bar and tables on a terminal), ``json``
+``text`` (plain here; ``rich`` with colours, a progress bar and tables on a terminal:
+``terminal.py``), ``json``
 (the versioned report), ``sarif`` (SARIF 2.1.0 for code scanning), ``junit`` (JUnit XML, one
 testcase per file) and ``github`` (workflow-command annotations).
 """
@@ -10,37 +11,21 @@ from __future__ import annotations
 import json
 import os
 import re
-import threading
 import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any, Callable
 from urllib.parse import quote
 
-from rich.console import Console
-from rich.progress import (
-    BarColumn,
-    DownloadColumn,
-    Progress,
-    TaskID,
-    TextColumn,
-    TimeRemainingColumn,
-    TransferSpeedColumn,
-)
-from rich.table import Table
-from rich.text import Text
-
 from .codes import CODES, UNREADABLE
-from .paths import FileResult, PathsReport, Skipped
+from .paths import FileResult, PathsReport
 from .report import Finding, Severity
 
 __all__ = [
     "FORMATS",
-    "RichProgress",
     "finding_line",
     "github",
     "junit",
     "plain_text",
-    "print_rich",
     "render",
     "sarif",
     "shown",
@@ -56,10 +41,7 @@ ANNOTATION_COMMANDS: dict[Severity, str] = {
     "warning": "warning",
     "info": "notice",
 }
-_STYLES: dict[Severity, str] = {"error": "bold red", "warning": "yellow", "info": "cyan"}
 # A progress bar only for runs long enough to need one; short runs would only flicker.
-PROGRESS_MIN_FILES = 20
-PROGRESS_MIN_BYTES = 16 << 20
 
 
 def _plural(count: int, noun: str) -> str:
@@ -156,114 +138,6 @@ def plain_text(report: PathsReport, *, show_skipped: bool = False) -> str:
         lines.append(f"  total: {_throughput(total, report.seconds)}")
     lines.append(summary_line(report))
     return "\n".join(lines) + "\n"
-
-
-def print_rich(report: PathsReport, console: Console, *, show_skipped: bool = False) -> None:
-    """The report for a terminal: findings grouped by file, then a summary table."""
-    for file in report.files:
-        failed = file.fails(report.fail_on)
-        mark = Text("✗ ", style="bold red") if failed else Text("✓ ", style="green")
-        path = shown(file.path)
-        header = Text.assemble(mark, (path, "bold"), f" ({file.kind or 'unknown kind'})")
-        counts = _counts(file)
-        if counts:
-            header.append(f"  {counts}", style="dim")
-        console.print(header)
-        for finding in file.findings:
-            where = f"{path}:{finding.line}" if finding.line is not None else path
-            line = Text("    ")
-            line.append(f"{finding.code} ", style=_STYLES[finding.severity])
-            line.append(f"{finding.severity:<7} ", style=_STYLES[finding.severity])
-            line.append(where, style="dim")
-            if finding.pointer:
-                line.append(f" {shown(finding.pointer)}", style="magenta")
-            line.append(f"  {shown(finding.message)}")
-            console.print(line)
-        if file.unlisted:
-            note = _not_listed_note(file.unlisted, report.max_findings)
-            console.print(Text(f"    … {note}", style="dim"))
-    for skipped in report.skipped if show_skipped else ():
-        console.print(
-            Text(f"  - {shown(skipped.path)}: skipped, {shown(skipped.reason)}", style="dim")
-        )
-    if report.timings:
-        timing = Table(title="timings", show_edge=False)
-        for column in ("file", "bytes", "ms", "MB/s"):
-            timing.add_column(column, justify="left" if column == "file" else "right")
-        for file in report.files:
-            rate = f"{file.size / file.seconds / 1e6:.1f}" if file.seconds > 0 else "-"
-            timing.add_row(shown(file.path), str(file.size), f"{file.seconds * 1000:.1f}", rate)
-        console.print(timing)
-    table = Table(show_edge=False, box=None)
-    columns = ["files", "skipped", "errors", "warnings", "infos"]
-    if report.unlisted:
-        columns.append("not listed")
-    for column in (*columns, "result"):
-        table.add_column(column, justify="right")
-    style = "bold green" if report.ok and not report.io_errors else "bold red"
-    cells = [
-        str(len(report.files)),
-        str(len(report.skipped)),
-        str(report.count("error")),
-        str(report.count("warning")),
-        str(report.count("info")),
-    ]
-    if report.unlisted:
-        cells.append(str(report.unlisted))
-    table.add_row(*cells, Text(_verdict(report), style=style))
-    console.print(table)
-
-
-class RichProgress:
-    """``CheckProgress`` as a rich progress bar with bytes/s and ETA, shown on long runs.
-
-    The bar counts the bytes of finished files plus those read so far of the files being checked
-    (``checking``, called from the worker threads), so it moves on one big journal too.
-    """
-
-    def __init__(self, console: Console) -> None:
-        self.console = console
-        self.progress: Progress | None = None
-        self.task: TaskID | None = None
-        self._lock = threading.Lock()
-        self._finished = 0
-        self._in_flight: dict[str, int] = {}
-
-    def start(self, files: int, total_bytes: int) -> None:
-        if files < PROGRESS_MIN_FILES and total_bytes < PROGRESS_MIN_BYTES:
-            return
-        self.progress = Progress(
-            TextColumn("checking"),
-            BarColumn(),
-            DownloadColumn(),
-            TransferSpeedColumn(),
-            TimeRemainingColumn(),
-            TextColumn("{task.fields[last]}", style="dim"),
-            console=self.console,
-            transient=True,
-        )
-        self.task = self.progress.add_task("check", total=total_bytes, last="")
-        self.progress.start()
-
-    def checking(self, path: str, done: int) -> None:
-        with self._lock:
-            self._in_flight[path] = done
-            self._show(path)
-
-    def advance(self, result: FileResult | Skipped, size: int) -> None:
-        with self._lock:
-            self._in_flight.pop(result.path, None)
-            self._finished += size
-            self._show(result.path)
-
-    def _show(self, path: str) -> None:
-        if self.progress is not None and self.task is not None:
-            done = self._finished + sum(self._in_flight.values())
-            self.progress.update(self.task, completed=done, last=path)
-
-    def stop(self) -> None:
-        if self.progress is not None:
-            self.progress.stop()
 
 
 # ---------------------------------------------------------------------------------------------

@@ -13,8 +13,7 @@ from __future__ import annotations
 import argparse
 from typing import Any, NamedTuple
 
-from . import _backend
-from ._fallback import validate as _loader
+from . import _backend, _bundled
 
 __all__ = [
     "MAP_SCHEMA_FILE",
@@ -51,13 +50,13 @@ def bundles() -> list[WireSchemaBundle]:
 def bundle_path(car_version: str) -> str:
     """The path of the bundled wire-schema file of ``car_version`` (written as ``car_version=``
     takes it: ``0.58.0``, ``0.58`` or ``seed``); ``ValueError`` for one not bundled."""
-    bundle = _loader.wire_bundle_named(car_version)
+    bundle = _bundled.wire_bundle_named(car_version)
     if bundle is None:
         known = ", ".join(bundle.car_version for bundle in bundles())
         raise ValueError(
             f"no bundled wire schema for CAR version {car_version!r} (bundled: {known})"
         )
-    return str(_loader.schema_files() / bundle.file)
+    return str(_bundled.schema_files() / bundle.file)
 
 
 def car_version_argument(text: str) -> str:
@@ -76,7 +75,7 @@ def ids() -> list[str]:
 
 def schema(schema_id: str) -> Any:
     """The JSON Schema (a parsed dict) behind a bundled id; ``KeyError`` for an unknown id."""
-    return _loader.bundled_schema(schema_id)
+    return _bundled.bundled_schema(schema_id)
 
 
 def source(schema_id: str) -> str:

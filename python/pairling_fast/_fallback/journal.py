@@ -57,7 +57,13 @@ from ..errors import CanonicalizationError
 from ..report import RawFinding
 from . import car_event, journal_state
 from .parse import escape_pointer_token, parse_json, unescape_pointer_token
-from .validate import WireBundle, default_wire_bundle, is_date_time, wire_bundle_named
+from .validate import (
+    WireBundle,
+    bundle_validator,
+    default_wire_bundle,
+    is_date_time,
+    wire_bundle_named,
+)
 
 if TYPE_CHECKING:
     from ..journal import JournalOptions
@@ -475,7 +481,7 @@ def _schema_findings(
     """Schema findings of one event. Under ``car-compatible``, unknown members (which CAR's parser
     ignores) and missing ``data`` / ``timestamp`` (which it defaults) are PF304 warnings, and the
     rest of the event is validated as if they were absent / present."""
-    validator = _event_bundle(car_version).validator(EVENT_SCHEMA)
+    validator = bundle_validator(_event_bundle(car_version), EVENT_SCHEMA)
     unknown: list[str] = []
     missing: list[str] = []
     instance = event

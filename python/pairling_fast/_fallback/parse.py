@@ -18,9 +18,16 @@ from itertools import accumulate, islice
 from typing import Any, Optional, Union
 
 from .. import codes
+from .._pointers import escape_pointer_token, unescape_pointer_token
 from ..errors import CanonicalizationError
 
-__all__ = ["MAX_DEPTH", "check_value", "escape_pointer_token", "parse_json"]
+__all__ = [
+    "MAX_DEPTH",
+    "check_value",
+    "escape_pointer_token",
+    "parse_json",
+    "unescape_pointer_token",
+]
 
 MAX_DEPTH = 512
 """The deepest nesting of arrays and objects accepted; the outermost container is depth 1."""
@@ -52,16 +59,6 @@ _NESTING_STEP = {"[": 1, "{": 1, "]": -1, "}": -1}
 
 Location = Optional[tuple[Any, Union[str, int]]]
 """Where a value is: ``None`` for the root, else ``(parent path, key or index)``."""
-
-
-def unescape_pointer_token(token: str) -> str:
-    """Unescapes one JSON Pointer reference token (RFC 6901 §4: ``~1`` to ``/``, then ``~0``)."""
-    return token.replace("~1", "/").replace("~0", "~")
-
-
-def escape_pointer_token(token: str) -> str:
-    """Escapes one JSON Pointer reference token (RFC 6901: ``~`` as ``~0``, ``/`` as ``~1``)."""
-    return token.replace("~", "~0").replace("/", "~1")
 
 
 def parse_json(data: bytes | str) -> Any:

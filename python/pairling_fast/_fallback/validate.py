@@ -11,16 +11,12 @@ from __future__ import annotations
 
 import base64
 import binascii
-import hashlib
-import json
 import sys
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from decimal import Decimal
 from fractions import Fraction
 from functools import cache
-from importlib import resources as importlib_resources
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import jsonschema
@@ -32,6 +28,18 @@ from jsonschema.protocols import Validator
 from jsonschema_specifications import REGISTRY  # type: ignore[import-untyped]
 from referencing import Registry, Resource
 
+from .._bundled import (
+    WIRE_ID_PREFIX,
+    WireBundle,
+    bundled_schema,
+    bundled_schema_ids,
+    default_wire_bundle,
+    wire_bundle,
+    wire_bundle_named,
+    wire_bundle_of_release,
+    wire_bundle_with_digest,
+    wire_bundles,
+)
 from ..codes import INVALID_SCHEMA, UNRESOLVABLE_REF
 from ..errors import CanonicalizationError, SchemaCompileError
 from .ecma_regex import EcmaSyntaxError, compile_pattern
@@ -41,13 +49,12 @@ from .messages import message
 from .parse import check_value, escape_pointer_token, parse_json
 
 if TYPE_CHECKING:
-    from importlib.resources.abc import Traversable
-
     from referencing._core import Resolver
 
 __all__ = [
     "CompiledSchema",
     "WireBundle",
+    "bundle_validator",
     "bundled_schema",
     "bundled_schema_ids",
     "bundled_validator",
@@ -1047,144 +1054,21 @@ def compile_schema(
 
 
 # ---------------------------------------------------------------------------------------------
-# Bundled schemas
-
-_CAPABILITY_MAP_ID = "pairling.capability-map.2.0.0"
-_WIRE_ID_PREFIX = "car."
-_CAPABILITY_MAP_FILE = "coding-agent-remote-control-capability-map.schema.json"
-# The bundled CAR wire-schema files, oldest first: the specification's copy (which names no CAR
-# release) and `wire-schema.json` of `car-server-core` per release. The last one is the default.
-_WIRE_FILES = (
-    ("seed", "car-wire-schema.v1.json"),
-    ("0.58.0", "car-wire-schema.0.58.0.json"),
-    ("0.60.0", "car-wire-schema.0.60.0.json"),
-)
-
-
-def schema_files() -> Traversable:
-    """The bundled spec files: ``pairling_fast/_schemas`` (packaged, or a link to the top-level
-    ``schemas/`` in a checkout), else that top-level folder itself."""
-    packaged = importlib_resources.files("pairling_fast") / "_schemas"
-    if packaged.is_dir():
-        return packaged
-    return Path(__file__).resolve().parents[3] / "schemas"
-
-
-def _read_schema_file(name: str) -> Any:
-    return json.loads((schema_files() / name).read_text(encoding="utf-8"))
-
-
-# Fields CAR's schema generator lists as `required` (it requires every declared field) although CAR
-# never emits them when they are empty: car-inference 0.58.0 and 0.60.0 `src/schema.rs` declare
-# `BenchmarkScore.runs` and `.spread` `#[serde(default, skip_serializing_if = "Option::is_none")]`,
-# so the catalog rows CAR publishes omit them. The file's bytes stay as shipped; only the compiled
-# definition drops them from `required` (docs/wire.md).
-_EMITTED_ONLY_WHEN_SET = (("BenchmarkScore", ("runs", "spread")),)
-
-
-def _as_car_emits(document: Any) -> Any:
-    """``document`` with the fields of ``_EMITTED_ONLY_WHEN_SET`` no longer required."""
-    for schema in document["schemas"].values():
-        definitions = schema.get("definitions", {})
-        for definition, fields in _EMITTED_ONLY_WHEN_SET:
-            required = definitions.get(definition, {}).get("required")
-            if isinstance(required, list):
-                required[:] = [name for name in required if name not in fields]
-    return document
-
-
-class WireBundle:
-    """One bundled wire-schema file: its CAR release, file name, exact-bytes digest and
-    document, with each of its schemas compiled on first use."""
-
-    def __init__(self, version: str, file: str) -> None:
-        data = (schema_files() / file).read_bytes()
-        self.version = version
-        self.file = file
-        self.digest = hashlib.sha256(data).hexdigest()
-        self.document: Any = _as_car_emits(json.loads(data))
-        self._validators: dict[str, CompiledSchema] = {}
-
-    def label(self) -> str:
-        """How findings name the bundle."""
-        if self.version == "seed":
-            return "the seed wire schema (car-wire-schema.v1.json)"
-        return f"CAR {self.version}'s wire schema"
-
-    def has_schema(self, name: str) -> bool:
-        return name in self.document["schemas"]
-
-    def schema(self, name: str) -> Any:
-        """The schema ``name`` of this bundle (``KeyError`` if it has none)."""
-        return self.document["schemas"][name]
-
-    def validator(self, name: str) -> CompiledSchema:
-        """The compiled schema ``name`` (``KeyError`` if the bundle has none), formats asserted."""
-        validator = self._validators.get(name)
-        if validator is None:
-            validator = compile_schema(self.document["schemas"][name], validate_formats=True)
-            self._validators[name] = validator
-        return validator
+# Bundled schemas: the files and documents are shared with the facade (``pairling_fast._bundled``);
+# compiling them is this backend's.
 
 
 @cache
-def wire_bundles() -> tuple[WireBundle, ...]:
-    """Every bundled wire-schema file, oldest first."""
-    return tuple(WireBundle(version, file) for version, file in _WIRE_FILES)
-
-
-def default_wire_bundle() -> WireBundle:
-    """The newest bundled wire schema: the one used unless a run chooses another."""
-    return wire_bundles()[-1]
-
-
-def wire_bundle_named(version: str) -> WireBundle | None:
-    """The bundle of a CAR release, in full (``0.58.0``) or as ``major.minor``, or ``seed``."""
-    for bundle in wire_bundles():
-        if bundle.version == version or (
-            version.count(".") == 1 and bundle.version.startswith(version + ".")
-        ):
-            return bundle
-    return None
-
-
-def wire_bundle_of_release(version: str) -> WireBundle | None:
-    """The bundle ``car-server-core`` ``version`` ships, written exactly as its release."""
-    return next((b for b in wire_bundles() if b.version == version and version != "seed"), None)
-
-
-def wire_bundle_with_digest(digest: str) -> WireBundle | None:
-    """The bundle whose exact bytes have this sha256 (lowercase hex)."""
-    return next((bundle for bundle in wire_bundles() if bundle.digest == digest), None)
-
-
-def wire_bundle() -> Any:
-    """The default bundle's whole document (its ``schemas`` member: one schema per type)."""
-    return default_wire_bundle().document
-
-
-@cache
-def _bundled_schemas() -> Mapping[str, Any]:
-    schemas = {
-        f"{_WIRE_ID_PREFIX}{name}": schema for name, schema in wire_bundle()["schemas"].items()
-    }
-    schemas[_CAPABILITY_MAP_ID] = _read_schema_file(_CAPABILITY_MAP_FILE)
-    return schemas
-
-
-def bundled_schema_ids() -> list[str]:
-    return sorted(_bundled_schemas())
-
-
-def bundled_schema(schema_id: str) -> Any:
-    """The bundled schema document; raises ``KeyError`` for an unknown id."""
-    return _bundled_schemas()[schema_id]
+def bundle_validator(bundle: WireBundle, name: str) -> CompiledSchema:
+    """The compiled schema ``name`` of ``bundle`` (``KeyError`` if the bundle has none), formats
+    asserted; compiled on first use."""
+    return compile_schema(bundle.schema(name), validate_formats=True)
 
 
 @cache
 def bundled_validator(schema_id: str) -> CompiledSchema:
     """The compiled bundled schema (compiled on first use), formats always asserted. A
     ``car.<name>`` id is a schema of the default wire bundle."""
-    if schema_id.startswith(_WIRE_ID_PREFIX):
-        return default_wire_bundle().validator(schema_id[len(_WIRE_ID_PREFIX) :])
+    if schema_id.startswith(WIRE_ID_PREFIX):
+        return bundle_validator(default_wire_bundle(), schema_id[len(WIRE_ID_PREFIX) :])
     return compile_schema(bundled_schema(schema_id), validate_formats=True)

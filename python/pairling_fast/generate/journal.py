@@ -20,11 +20,11 @@ import argparse
 import json
 import random
 import sys
+import time
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from .. import codes, schemas
-from .._fallback.car_event import civil_from_days
 from ..journal import chain_event, event_kinds, event_line
 
 __all__ = [
@@ -114,15 +114,8 @@ class _Writer:
 
     def timestamp(self, offset_seconds: int = 0) -> str:
         seconds, nanos = divmod(self.nanos, 1_000_000_000)
-        seconds += EPOCH_2026 + offset_seconds
-        days, rest = divmod(seconds, 86_400)
-        year, month, day = civil_from_days(days)
-        hour, rest = divmod(rest, 3600)
-        minute, second = divmod(rest, 60)
-        return (
-            f"{year:04d}-{month:02d}-{day:02d}T{hour:02d}:{minute:02d}:{second:02d}."
-            f"{nanos // 1000:06d}Z"
-        )
+        utc = time.gmtime(seconds + EPOCH_2026 + offset_seconds)
+        return f"{time.strftime('%Y-%m-%dT%H:%M:%S', utc)}.{nanos // 1000:06d}Z"
 
     def event(self, kind: str, data: dict[str, Any], **ids: str | None) -> int:
         self.nanos += self.rng.randrange(1_000_000, 250_000_000)

@@ -19,7 +19,7 @@ import sys
 from collections.abc import Iterator
 from typing import IO, Any, Callable
 
-from .._fallback.validate import schema_files
+from .._bundled import schema_files
 from ..canonical import digest_hex
 
 __all__ = ["add_arguments", "generate_transcript", "run", "write_transcript"]

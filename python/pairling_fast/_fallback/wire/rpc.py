@@ -34,7 +34,7 @@ from ...codes import (
 from ...errors import CanonicalizationError
 from ...report import RawFinding
 from ..canonical import digest_hex
-from ..validate import WireBundle
+from ..validate import WireBundle, bundle_validator
 from .arguments import _bundle_or_default, _prefixed_value_error
 from .shared import _finding, _integer, _quoted
 
@@ -79,7 +79,9 @@ def _result_schema(method: str) -> str:
 def _schema_findings(bundle: WireBundle, name: str, value: Any) -> list[RawFinding]:
     return [
         _finding(SCHEMA_VIOLATION, message, pointer, None, schema_pointer)
-        for pointer, schema_pointer, _keyword, message in bundle.validator(name).errors(value)
+        for pointer, schema_pointer, _keyword, message in bundle_validator(bundle, name).errors(
+            value
+        )
     ]
 
 

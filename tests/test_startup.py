@@ -1,0 +1,106 @@
+"""What a process on the Rust core loads: not the pure-Python fallback, nor python-jsonschema,
+nor rich when the report goes to a pipe.
+
+A small job's cost is mostly the interpreter's start-up and imports (a `check --state` re-run of a
+grown journal, a small map: benches/RESULTS.md), and the fallback with python-jsonschema was more
+than half of `import pairling_fast`. The facade shares what it needs with the fallback through
+modules of its own (`_bundled`, `_pointers`); this holds that in a fresh interpreter, where
+nothing else has imported them first.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from cli_helpers import PACKAGE_PARENT
+
+from pairling_fast import _backend
+from pairling_fast.generate.journal import write_journal
+
+# What the Rust core must not load: the fallback and the validator it is built on, the cluster;
+# nor rich, which only a report to a terminal uses (these runs write to a pipe).
+HEAVY = ("pairling_fast._fallback", "jsonschema", "referencing", "dask", "distributed", "rich")
+
+# Runs the package as `python -m pairling_fast ARGS` would (runpy, `__main__`), then prints the
+# heavy modules loaded, as the last line of stdout.
+PROBE = """\
+import json, runpy, sys
+heavy = {heavy!r}
+args = {args!r}
+if args:
+    sys.argv = ["pairling-fast", *args]
+    try:
+        runpy.run_module("pairling_fast", run_name="__main__", alter_sys=True)
+    except SystemExit:
+        pass
+else:
+    import pairling_fast
+loaded = sorted(m for m in sys.modules if m.split(".")[0] in heavy or m.startswith(heavy))
+print(json.dumps(loaded))
+"""
+
+
+def _loaded(backend: str, *args: str, cwd: Path) -> list[str]:
+    env = dict(os.environ, PYTHONPATH=PACKAGE_PARENT, PAIRLING_FAST_BACKEND=backend)
+    env["PYTHONWARNINGS"] = "error"
+    done = subprocess.run(
+        [sys.executable, "-c", PROBE.format(heavy=HEAVY, args=list(args))],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert "Traceback" not in done.stderr, done.stderr
+    loaded: list[str] = json.loads(done.stdout.splitlines()[-1])
+    return loaded
+
+
+@pytest.fixture(scope="module")
+def core() -> None:
+    try:
+        _backend.engine("rust")
+    except ImportError as error:
+        pytest.skip(f"the Rust core is not built: {error}")
+
+
+@pytest.fixture
+def journal(tmp_path: Path) -> Path:
+    path = tmp_path / "events.jsonl"
+    with path.open("wb") as out:
+        write_journal(out, 300, seed=4, chain=True)
+    return path
+
+
+def test_the_probe_sees_the_fallback_where_it_runs(tmp_path: Path, journal: Path) -> None:
+    # Without this, an empty answer could mean a probe that sees nothing.
+    loaded = _loaded("python", "check", str(journal), cwd=tmp_path)
+    assert "pairling_fast._fallback" in loaded and "jsonschema" in loaded
+
+
+def test_import_on_the_core_loads_no_fallback(core: None, tmp_path: Path) -> None:
+    assert _loaded("rust", cwd=tmp_path) == []
+
+
+@pytest.mark.parametrize("output", [[], ["--format", "json"]], ids=["text", "json"])
+def test_check_on_the_core_loads_no_fallback(
+    core: None, tmp_path: Path, journal: Path, output: list[str]
+) -> None:
+    assert _loaded("rust", "check", str(journal), *output, cwd=tmp_path) == []
+
+
+def test_state_runs_on_the_core_load_no_fallback(core: None, tmp_path: Path, journal: Path) -> None:
+    state = str(tmp_path / "journal.state")
+    assert _loaded("rust", "check", str(journal), "--state", state, cwd=tmp_path) == []
+    with journal.open("ab") as out:
+        write_journal(out, 20, seed=5, chain=False)
+    # The second run resumes: the prefix re-hashed, the state read and written anew.
+    assert _loaded("rust", "check", str(journal), "--state", state, cwd=tmp_path) == []
+    entry = next(iter(json.loads(Path(state).read_text())["journals"].values()))
+    assert entry["offset"] == journal.stat().st_size
