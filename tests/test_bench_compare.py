@@ -174,3 +174,24 @@ def test_the_cluster_target_pairs_the_runs_of_each_size() -> None:
     )
     assert target.detail.endswith("one driver keeps up with ~5 such workers")
     assert compare.cluster_target([]).verdict == "not measured"
+
+
+def test_the_state_target_pairs_the_full_check_and_the_re_run_of_each_size() -> None:
+    def run(contender: str, seconds: float, cpu: float) -> Any:
+        outcome = compare.Outcome(compare.INCREMENTAL, contender, seconds=seconds, megabytes=100.0)
+        outcome.cpu_seconds = cpu
+        return outcome
+
+    outcomes = []
+    for size, full, re_run in (("323 MB", 4.0, 1.0), ("1 GB", 12.0, 1.0)):
+        full_check, re_check = compare.incremental_contenders(size)
+        outcomes += [run(full_check, full, full * 0.9), run(re_check, re_run, re_run * 0.5)]
+    small, large = compare.incremental_targets(outcomes)
+    assert small.text.endswith(", 323 MB") and large.text.endswith(", 1 GB")
+    assert (small.measured, small.verdict) == (pytest.approx(4.0), "MISSED")
+    assert (large.measured, large.verdict) == (pytest.approx(12.0), "met")
+    assert large.detail == "CPU 21.6x"
+    # A size whose re-run failed is not judged; with no size at all, the target says so.
+    assert len(compare.incremental_targets(outcomes[:3])) == 1
+    (missing,) = compare.incremental_targets([])
+    assert missing.verdict == "not measured"
