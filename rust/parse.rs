@@ -421,6 +421,9 @@ impl<'a> Parser<'a> {
             }
         }
         self.leave();
+        // A vector grown item by item has room for at least 4: a one-item array, the commonest
+        // in a map, would keep three empty 72-byte `Value` slots (docs/maps.md, "Memory").
+        elements.shrink_to_fit();
         Ok(Value::Array(elements))
     }
 
@@ -467,7 +470,10 @@ impl<'a> Parser<'a> {
             }
         }
         self.leave();
-        Ok(Value::Object(members))
+        // The map has no shrink_to_fit; rebuilt from its members it has exactly their room. Grown
+        // member by member it keeps up to twice that (three member slots for one member), a
+        // third of a parsed capability map; hashing the keys once more costs far less.
+        Ok(Value::Object(members.into_iter().collect()))
     }
 
     /// Decodes the string whose opening quote is at `self.pos`. A lone surrogate escape becomes
