@@ -18,9 +18,9 @@
 
 use crate::codes::{self, Code};
 use std::borrow::Cow;
+use std::collections::HashMap;
 use std::fmt;
 
-use serde_json::map::Entry;
 use serde_json::{Map, Number, Value};
 
 /// The deepest nesting of arrays and objects accepted; the outermost container is depth 1.
@@ -112,6 +112,38 @@ impl UnwindingPointer {
                 pointer.push_str(token);
                 pointer
             })
+    }
+}
+
+/// Finds a member name among those an object being parsed already has: by comparing while the
+/// object is small (nearly all are), through an index once it is not, so an object of a million
+/// members is not quadratic.
+#[derive(Default)]
+struct MemberNames(Option<HashMap<String, usize, ahash::RandomState>>);
+
+impl MemberNames {
+    const COMPARED: usize = 16;
+
+    fn find(&self, members: &[(String, Value)], name: &str) -> Option<usize> {
+        match &self.0 {
+            Some(index) => index.get(name).copied(),
+            None => members.iter().position(|(member, _)| member == name),
+        }
+    }
+
+    /// Records the member just pushed onto `members`.
+    fn added(&mut self, members: &[(String, Value)]) {
+        match &mut self.0 {
+            Some(index) => {
+                let at = members.len() - 1;
+                index.insert(members[at].0.clone(), at);
+            }
+            None if members.len() >= Self::COMPARED => {
+                let index = members.iter().enumerate();
+                self.0 = Some(index.map(|(at, (name, _))| (name.clone(), at)).collect());
+            }
+            None => {}
+        }
     }
 }
 
@@ -429,7 +461,11 @@ impl<'a> Parser<'a> {
 
     fn object(&mut self) -> Parsed<Value> {
         self.enter()?;
-        let mut members = Map::new();
+        // Members are gathered first and the map built at its final size: grown member by member
+        // it keeps up to twice the room it needs (three 104-byte member slots for one member), a
+        // third of a parsed capability map. Each name is then hashed once, by the map.
+        let mut members: Vec<(String, Value)> = Vec::new();
+        let mut names = MemberNames::default();
         if self.peek() != Some(b'}') {
             loop {
                 if self.peek() != Some(b'"') {
@@ -451,18 +487,19 @@ impl<'a> Parser<'a> {
                 }
                 self.pos += 1;
                 self.skip_whitespace();
-                match members.entry(key) {
-                    Entry::Vacant(slot) => {
-                        let value = self.value().map_err(|f| f.within_key(slot.key()))?;
-                        slot.insert(value);
+                match names.find(&members, &key) {
+                    None => {
+                        let value = self.value().map_err(|f| f.within_key(&key))?;
+                        members.push((key, value));
+                        names.added(&members);
                     }
-                    Entry::Occupied(slot) if self.check_values => {
-                        return Err(Failure::value(codes::DUPLICATE_KEY, "duplicate key")
-                            .within_key(slot.key()));
+                    Some(_) if self.check_values => {
+                        return Err(
+                            Failure::value(codes::DUPLICATE_KEY, "duplicate key").within_key(&key)
+                        );
                     }
-                    Entry::Occupied(mut slot) => {
-                        slot.insert(self.value()?);
-                    }
+                    // The re-scan for text defects: the last value wins, in the first's place.
+                    Some(at) => members[at].1 = self.value()?,
                 }
                 if self.closes_after_item(b'}')? {
                     break;
@@ -470,10 +507,9 @@ impl<'a> Parser<'a> {
             }
         }
         self.leave();
-        // The map has no shrink_to_fit; rebuilt from its members it has exactly their room. Grown
-        // member by member it keeps up to twice that (three member slots for one member), a
-        // third of a parsed capability map; hashing the keys once more costs far less.
-        Ok(Value::Object(members.into_iter().collect()))
+        let mut map = Map::with_capacity(members.len());
+        map.extend(members);
+        Ok(Value::Object(map))
     }
 
     /// Decodes the string whose opening quote is at `self.pos`. A lone surrogate escape becomes

@@ -205,7 +205,10 @@ fn shared_text(data: &Bound<'_, PyAny>) -> PyResult<PyBackedBytes> {
     if let Ok(bytes) = data.downcast::<PyBytes>() {
         return Ok(PyBackedBytes::from(bytes.clone()));
     }
-    Ok(PyBackedBytes::from(PyBytes::new(data.py(), &text_bytes(data)?)))
+    Ok(PyBackedBytes::from(PyBytes::new(
+        data.py(),
+        &text_bytes(data)?,
+    )))
 }
 
 fn parse_text(py: Python<'_>, data: &Bound<'_, PyAny>) -> PyResult<serde_json::Value> {
