@@ -736,6 +736,38 @@ mod tests {
     }
 
     #[test]
+    fn arrays_are_built_at_their_final_size() {
+        // A parsed map is mostly small containers; the room left from growing them was a third
+        // of its tree (docs/maps.md, "Memory").
+        let value = parse(r#"{"a":[1],"b":[1,2,3,4,5],"c":[]}"#).unwrap();
+        for items in value.as_object().unwrap().values() {
+            let items = items.as_array().unwrap();
+            assert_eq!(items.capacity(), items.len());
+        }
+    }
+
+    #[test]
+    fn duplicate_names_are_found_in_objects_of_any_size() {
+        // Past `MemberNames::COMPARED` members the names are looked up in an index.
+        for size in [1, MemberNames::COMPARED - 1, MemberNames::COMPARED, 100] {
+            let names: Vec<String> = (0..size).map(|i| format!("k{i}")).collect();
+            let members: Vec<String> = names.iter().map(|name| format!(r#""{name}":0"#)).collect();
+            let members = members.join(",");
+            let unique = parse(&format!("{{{members}}}")).unwrap();
+            let keys: Vec<&String> = unique.as_object().unwrap().keys().collect();
+            assert_eq!(keys, names.iter().collect::<Vec<_>>());
+            for repeated in [0, size - 1] {
+                let twice = format!(r#"{{{members},"k{repeated}":NaN}}"#);
+                assert_eq!(value_defect(&twice), ("PF002", format!("/k{repeated}")));
+                // The re-scan for text defects reads past the duplicate to the one after it.
+                let (code, message, ..) =
+                    text_defect(format!("{{{members},\"k{repeated}\":1,}}").as_bytes());
+                assert_eq!((code, message.as_str()), ("PF001", EXPECTING_NAME));
+            }
+        }
+    }
+
+    #[test]
     fn negative_zero_integer_is_zero_and_float_keeps_its_sign() {
         assert_eq!(parse("-0").unwrap(), json!(0));
         assert!(parse("-0").unwrap().is_u64());
