@@ -12,12 +12,11 @@
 //! for rule.
 
 use crate::codes::{self, Code};
-use std::collections::{BTreeSet, HashMap, HashSet};
+use std::collections::BTreeSet;
 use std::sync::OnceLock;
 
 use rayon::prelude::*;
 use serde_json::{json, Map, Value};
-use sha2::{Digest, Sha256};
 
 use crate::canonical::{self, ByteSink, CanonicalizationError};
 use crate::parse;
@@ -28,6 +27,11 @@ pub const MAP_SCHEMA_ID: &str = "pairling.capability-map.2.0.0";
 pub const DIGEST_FIELD: &str = "semantic_digest";
 const DIGEST_PREFIX: &str = "sha256:";
 pub const MAP_SCHEMA_VERSION: &str = "2.0.0";
+
+// The rules' indices are keyed by ids from the document: ahash with a random state keeps
+// SipHash's resistance to chosen collisions and costs a fraction of it on short ids.
+type HashMap<K, V> = std::collections::HashMap<K, V, ahash::RandomState>;
+type HashSet<T> = std::collections::HashSet<T, ahash::RandomState>;
 
 /// Where the bundled schema is narrower than Pairling's validator, the schema is widened to what
 /// the validator accepts (docs/maps.md, "Schema and validator"): (pointer into the schema, new
@@ -327,7 +331,8 @@ pub fn semantic_digest(binding: &Object) -> Result<String, CanonicalizationError
         .filter(|(key, _)| key.as_str() != DIGEST_FIELD)
         .collect();
     members.sort_unstable_by(|(left, _), (right, _)| canonical::cmp_utf16(left, right));
-    let mut hasher = Sha256::new();
+    // Buffered: JCS comes out in tiny pieces, one `Sha256::update` each cost more than the hash.
+    let mut hasher = canonical::BufferedSha256::new();
     hasher.put(b"{");
     for (position, (key, value)) in members.into_iter().enumerate() {
         if position > 0 {
@@ -341,7 +346,7 @@ pub fn semantic_digest(binding: &Object) -> Result<String, CanonicalizationError
         })?;
     }
     hasher.put(b"}");
-    Ok(format!("{DIGEST_PREFIX}{:x}", hasher.finalize()))
+    Ok(format!("{DIGEST_PREFIX}{}", hasher.hex()))
 }
 
 fn binding_error(index: usize, error: CanonicalizationError) -> CanonicalizationError {
@@ -510,7 +515,7 @@ impl<'a> Graph<'a> {
                 }
             }
         }
-        let mut owners: HashMap<&str, (usize, usize)> = HashMap::new();
+        let mut owners: HashMap<&str, (usize, usize)> = HashMap::default();
         for collection in GRAPH_ID_COLLECTIONS {
             let id_field = ID_FIELDS[collection].unwrap_or_default();
             for (index, id) in self.collections[collection].first_ids(id_field) {
@@ -740,7 +745,7 @@ impl<'a> Graph<'a> {
     }
 
     fn implementations(&self, findings: &mut Vec<Finding>) {
-        let mut runtime_identities: HashMap<(&str, &str, &str), usize> = HashMap::new();
+        let mut runtime_identities: HashMap<(&str, &str, &str), usize> = HashMap::default();
         for (index, entry) in &self.collections[IMPLEMENTATIONS].entries {
             let base = format!("/implementations/{index}");
             let own_provider = self.own_provider(entry);
@@ -882,7 +887,7 @@ impl<'a> Graph<'a> {
             if exposure
                 .is_some_and(|items| items.iter().all(|item| item.as_str().is_some_and(explicit)))
             {
-                let mut seen = HashSet::new();
+                let mut seen = HashSet::default();
                 for (position, value) in texts(entry, "exact_exposure") {
                     if !seen.insert(value) {
                         findings.push(located(
@@ -1033,7 +1038,7 @@ impl<'a> Graph<'a> {
                     ));
                 }
             }
-            let mut forbidden = HashSet::new();
+            let mut forbidden = HashSet::default();
             for (position, row) in objects(binding, "forbids") {
                 if let Some(kind) = text(row, "kind") {
                     if !forbidden.insert(kind) {
@@ -1159,7 +1164,7 @@ impl<'a> Graph<'a> {
     }
 
     fn exclusions(&self, findings: &mut Vec<Finding>) {
-        let mut items: HashMap<&str, usize> = HashMap::new();
+        let mut items: HashMap<&str, usize> = HashMap::default();
         for (index, exclusion) in &self.collections[EXCLUSIONS].entries {
             let base = format!("/exclusions/{index}");
             explicit_texts(&base, exclusion, &["item", "reason"], findings);
@@ -1439,7 +1444,7 @@ fn requirements(binding: &Object, base: &str, findings: &mut Vec<Finding>) {
     if !binding.get("requires").is_some_and(Value::is_array) {
         return;
     }
-    let mut kinds: HashSet<&str> = HashSet::new();
+    let mut kinds: HashSet<&str> = HashSet::default();
     for (position, requirement) in objects(binding, "requires") {
         let Some(kind) = text(requirement, "kind") else {
             continue;
@@ -1613,8 +1618,8 @@ impl<'a> Graph<'a> {
         }
         let implementations = &self.collections[IMPLEMENTATIONS];
         let providers = &self.collections[PROVIDERS];
-        let mut bound: HashSet<&str> = HashSet::new();
-        let mut released: HashMap<&str, BTreeSet<&str>> = HashMap::new();
+        let mut bound: HashSet<&str> = HashSet::default();
+        let mut released: HashMap<&str, BTreeSet<&str>> = HashMap::default();
         for (index, binding) in &self.collections[BINDINGS].entries {
             let base = format!("/operation_bindings/{index}");
             let implementation =
@@ -1637,7 +1642,7 @@ impl<'a> Graph<'a> {
                 ));
                 continue;
             };
-            let mut rows: HashMap<&str, (usize, &Object)> = HashMap::new();
+            let mut rows: HashMap<&str, (usize, &Object)> = HashMap::default();
             for (position, requirement) in objects(binding, "requires") {
                 if let Some(kind) = text(requirement, "kind") {
                     rows.insert(kind, (position, requirement));

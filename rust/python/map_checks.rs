@@ -45,7 +45,7 @@ pub(super) fn check_map_json(
 ) -> PyResult<RawMapCheck> {
     guarded(py, "check_map_json", || {
         let manifest = manifest_value(py, manifest)?;
-        let bytes = text_bytes(data)?.into_owned();
+        let bytes = shared_text(data)?;
         let check = interruptible(py, bytes.len(), move || {
             graph::check_map_json(&bytes, manifest.as_ref())
         })?;

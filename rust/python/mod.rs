@@ -20,6 +20,7 @@ use std::sync::Arc;
 
 use pyo3::exceptions::{PyKeyboardInterrupt, PyTypeError, PyValueError};
 use pyo3::prelude::*;
+use pyo3::pybacked::PyBackedBytes;
 use pyo3::sync::GILOnceCell;
 use pyo3::types::{PyBytes, PyDict, PyString};
 
@@ -194,6 +195,19 @@ fn text_bytes<'a>(data: &'a Bound<'_, PyAny>) -> PyResult<std::borrow::Cow<'a, [
     Err(PyTypeError::new_err(format!(
         "expected JSON text as bytes or str, got {}",
         data.get_type().name()?
+    )))
+}
+
+/// JSON text from Python for work on another thread: a `bytes` object is held, not copied (it
+/// is immutable, so the worker may read it without the GIL); `str` is encoded as `text_bytes`
+/// encodes it. A large map used to be copied here, one more time its size in memory.
+fn shared_text(data: &Bound<'_, PyAny>) -> PyResult<PyBackedBytes> {
+    if let Ok(bytes) = data.downcast::<PyBytes>() {
+        return Ok(PyBackedBytes::from(bytes.clone()));
+    }
+    Ok(PyBackedBytes::from(PyBytes::new(
+        data.py(),
+        &text_bytes(data)?,
     )))
 }
 
