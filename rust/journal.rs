@@ -834,6 +834,11 @@ const ACTION_TERMINAL: [&str; 5] = [
     "action_deduplicated",
 ];
 
+/// `kind` as an entry of `ACTION_TERMINAL`, if it is one.
+fn terminal(kind: &str) -> Option<&'static &'static str> {
+    ACTION_TERMINAL.iter().find(|&&terminal| terminal == kind)
+}
+
 /// Actions are keyed by (proposal_id, action_id): action ids such as `a0` repeat across
 /// proposals. The pair is one string, the proposal's length in decimal, `:`, then both ids: one
 /// allocation per key, looked up as `&str`, and two pairs are equal exactly when their strings are.
@@ -902,7 +907,8 @@ struct Checker {
     /// borrowed from it, unless the event's kind is not one).
     actions: HashMap<Box<str>, Cow<'static, str>>,
     /// Ended actions by `action_key`: the kind that ended them (one of `ACTION_TERMINAL`).
-    ended_actions: ClosedWindow<&'static str>,
+    /// (An entry of `ACTION_TERMINAL` by reference: a thin pointer keeps a window's slot small.)
+    ended_actions: ClosedWindow<&'static &'static str>,
     /// The `action_key` of the event in hand, built in place: no allocation per action event.
     action_key: String,
     last_timestamp: Option<Instant>,
@@ -1309,7 +1315,7 @@ impl Checker {
     }
 
     fn check_action_key(&mut self, number: u64, kind: &str, key: &str, ids: (&str, &str)) {
-        if let Some(&ended) = self.ended_actions.get(key) {
+        if let Some(&&ended) = self.ended_actions.get(key) {
             // car-engine's executor: a failed attempt is followed by `action_retrying` (retry) or,
             // once attempts are exhausted under `failure_behavior: skip`, by `action_skipped`.
             match (ended, kind) {
@@ -1318,7 +1324,8 @@ impl Checker {
                     self.set_action(key, kind);
                 }
                 ("action_failed", "action_skipped") => {
-                    self.ended_actions.insert(key, "action_skipped");
+                    self.ended_actions
+                        .insert(key, terminal(kind).expect("a terminal kind"));
                 }
                 _ => {
                     let message = format!(
@@ -1348,7 +1355,7 @@ impl Checker {
                     .on_line(number),
             );
         }
-        if let Some(terminal) = ACTION_TERMINAL.iter().find(|&&terminal| terminal == kind) {
+        if let Some(terminal) = terminal(kind) {
             self.actions.remove(key);
             self.ended_actions.insert(key, terminal);
         } else {

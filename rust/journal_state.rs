@@ -16,8 +16,8 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use super::{
-    action_ids, action_key, Checker, ClosedWindow, FindingSink, MidRun, OpenRun, Options,
-    ACTION_TERMINAL, CLOSED_WINDOW,
+    action_ids, action_key, terminal, Checker, ClosedWindow, FindingSink, MidRun, OpenRun, Options,
+    CLOSED_WINDOW,
 };
 use crate::codes::{self, Code};
 use crate::report::Finding;
@@ -225,10 +225,7 @@ impl Checker {
                 key.as_str().into()
             },
             |kind: String| {
-                ACTION_TERMINAL
-                    .into_iter()
-                    .find(|terminal| *terminal == kind)
-                    .ok_or_else(|| format!("{kind:?} does not end an action"))
+                terminal(&kind).ok_or_else(|| format!("{kind:?} does not end an action"))
             },
         )?;
         checker.last_timestamp = state.last_timestamp;
@@ -370,6 +367,7 @@ fn known_code(name: &str) -> Parsed<Code> {
 // malformed states.
 #[cfg(test)]
 mod tests {
+    use super::super::ACTION_TERMINAL;
     use super::*;
     use serde_json::{json, Value};
 
@@ -396,7 +394,7 @@ mod tests {
         checker.completed_runs.remove("done");
         let mut key = String::new();
         action_key("p", "a", &mut key);
-        checker.ended_actions.insert(&key, "action_failed");
+        checker.ended_actions.insert(&key, &ACTION_TERMINAL[1]);
         action_key("p:1", "a", &mut key);
         checker
             .actions
@@ -418,7 +416,7 @@ mod tests {
             action_key(&format!("p{}", n % (CLOSED_WINDOW - 6)), "a", &mut key);
             checker
                 .ended_actions
-                .insert(&key, ACTION_TERMINAL[n % ACTION_TERMINAL.len()]);
+                .insert(&key, &ACTION_TERMINAL[n % ACTION_TERMINAL.len()]);
         }
         action_key("p20", "a", &mut key);
         checker.ended_actions.remove(&key);

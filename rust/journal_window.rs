@@ -20,8 +20,9 @@ pub(super) struct ClosedWindow<V> {
     inserts: VecDeque<(Box<str>, Option<V>)>,
     /// The generation of the newest insert (the first insert of a fresh window is 1).
     generation: u64,
-    /// The generations of the inserts in the window, by their ids' hashes.
-    live: HashTable<u64>,
+    /// The generations of the inserts in the window, by their ids' hashes, as their low 32 bits
+    /// (`slot` tells them apart: the ring is far shorter than 2^32): half the table's size.
+    live: HashTable<u32>,
     /// The ids come from the journal: a random state keeps chosen collisions out (HashDoS).
     hasher: ahash::RandomState,
 }
@@ -58,7 +59,7 @@ impl<V> ClosedWindow<V> {
             let (inserts, hasher) = (&window.inserts, &window.hasher);
             window
                 .live
-                .insert_unique(hash, first + index as u64, |&generation| {
+                .insert_unique(hash, (first + index as u64) as u32, |&generation| {
                     hasher.hash_one(&*inserts[slot(inserts, first, generation)].0)
                 });
         }
@@ -81,7 +82,7 @@ impl<V> ClosedWindow<V> {
         self.generation + 1 - self.inserts.len() as u64
     }
 
-    fn find(&self, id: &str) -> Option<u64> {
+    fn find(&self, id: &str) -> Option<u32> {
         let first = self.first_generation();
         let inserts = &self.inserts;
         self.live
@@ -110,7 +111,7 @@ impl<V> ClosedWindow<V> {
         let first = self.first_generation();
         let (inserts, hasher) = (&self.inserts, &self.hasher);
         self.live
-            .insert_unique(hasher.hash_one(id), self.generation, |&generation| {
+            .insert_unique(hasher.hash_one(id), self.generation as u32, |&generation| {
                 hasher.hash_one(&*inserts[slot(inserts, first, generation)].0)
             });
     }
@@ -137,7 +138,7 @@ impl<V> ClosedWindow<V> {
             if let Ok(entry) = self
                 .live
                 .find_entry(self.hasher.hash_one(&*id), |&generation| {
-                    generation == oldest
+                    generation == oldest as u32
                 })
             {
                 entry.remove();
@@ -146,10 +147,12 @@ impl<V> ClosedWindow<V> {
     }
 }
 
-/// Where the insert of `generation` lies in `inserts`, whose oldest is generation `first`.
-fn slot<T>(inserts: &VecDeque<T>, first: u64, generation: u64) -> usize {
-    debug_assert!(generation >= first && generation - first < inserts.len() as u64);
-    (generation - first) as usize
+/// Where the insert of `generation` (its low 32 bits) lies in `inserts`, whose oldest is
+/// generation `first`.
+fn slot<T>(inserts: &VecDeque<T>, first: u64, generation: u32) -> usize {
+    let index = generation.wrapping_sub(first as u32) as usize;
+    debug_assert!(index < inserts.len());
+    index
 }
 
 #[cfg(test)]
