@@ -407,6 +407,9 @@ enum Uncomputable {
     NoTimestamp,
 }
 
+// Nearly every line is an event: its facts inline spare an allocation per line, and a batch's
+// outcomes are one `Vec`, reused from batch to batch.
+#[allow(clippy::large_enum_variant)]
 enum Outcome {
     Blank,
     Invalid,

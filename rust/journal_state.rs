@@ -153,7 +153,7 @@ impl Checker {
                     .map(|(key, kind)| (action_pair(key), kind.to_string())),
             ),
             ended_actions: window_state(&self.ended_actions, true, action_pair, |kind| {
-                kind.to_string()
+                (**kind).to_string()
             }),
             last_timestamp: self.last_timestamp,
         }
