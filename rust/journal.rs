@@ -325,63 +325,70 @@ impl<R: BufRead> LineReader<R> {
 /// A point in time from an RFC 3339 timestamp: (seconds since the epoch, nanoseconds).
 pub type Instant = (i64, u32);
 
-/// A string of an event's facts, held inline when it has at most `N` bytes (kinds and ids are
-/// short, CAR's hashes 64 hex digits) and boxed otherwise: the common line's facts cost no
-/// allocation (an allocation per string was the largest share of the per-line stage's time).
-#[derive(Clone)]
-enum Text<const N: usize> {
-    Inline { length: u8, bytes: [u8; N] },
-    Boxed(Box<str>),
-}
-
 /// Ids and kinds.
 type Id = Text<30>;
 /// `hash`, `prev_hash` and CAR's digest: 64 hex digits in the common case.
 type HashText = Text<64>;
 
-impl<const N: usize> Text<N> {
-    fn new(text: &str) -> Self {
-        const { assert!(N <= u8::MAX as usize) };
-        if text.len() <= N {
-            let mut bytes = [0; N];
-            bytes[..text.len()].copy_from_slice(text.as_bytes());
-            Text::Inline {
-                length: text.len() as u8,
-                bytes,
+mod text {
+    /// A string of an event's facts, held inline when it has at most `N` bytes (kinds and ids are
+    /// short, CAR's hashes 64 hex digits) and boxed otherwise: the common line's facts cost no
+    /// allocation (an allocation per string was the largest share of the per-line stage's time).
+    #[derive(Clone)]
+    pub(in crate::journal) struct Text<const N: usize>(Repr<N>);
+
+    // Private to this module, so `Text::new` is its only constructor.
+    #[derive(Clone)]
+    enum Repr<const N: usize> {
+        Inline { length: u8, bytes: [u8; N] },
+        Boxed(Box<str>),
+    }
+
+    impl<const N: usize> Text<N> {
+        pub(in crate::journal) fn new(text: &str) -> Self {
+            const { assert!(N <= u8::MAX as usize) };
+            Text(if text.len() <= N {
+                let mut bytes = [0; N];
+                bytes[..text.len()].copy_from_slice(text.as_bytes());
+                Repr::Inline {
+                    length: text.len() as u8,
+                    bytes,
+                }
+            } else {
+                Repr::Boxed(text.into())
+            })
+        }
+    }
+
+    impl<const N: usize> std::ops::Deref for Text<N> {
+        type Target = str;
+
+        fn deref(&self) -> &str {
+            match &self.0 {
+                Repr::Inline { length, bytes } => {
+                    let bytes = &bytes[..usize::from(*length)];
+                    // SAFETY: `Text::new`, the only constructor, copied these bytes, whole, from
+                    // a `&str`, so they are UTF-8.
+                    unsafe { std::str::from_utf8_unchecked(bytes) }
+                }
+                Repr::Boxed(text) => text,
             }
-        } else {
-            Text::Boxed(text.into())
+        }
+    }
+
+    impl<const N: usize> std::fmt::Debug for Text<N> {
+        fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            std::fmt::Debug::fmt(&**self, formatter)
+        }
+    }
+
+    impl<const N: usize> PartialEq for Text<N> {
+        fn eq(&self, other: &Self) -> bool {
+            **self == **other
         }
     }
 }
-
-impl<const N: usize> std::ops::Deref for Text<N> {
-    type Target = str;
-
-    fn deref(&self) -> &str {
-        match self {
-            Text::Inline { length, bytes } => {
-                let bytes = &bytes[..usize::from(*length)];
-                // SAFETY: `Text::new` is the only constructor; it copied these bytes, whole, from
-                // a `&str`, so they are UTF-8.
-                unsafe { std::str::from_utf8_unchecked(bytes) }
-            }
-            Text::Boxed(text) => text,
-        }
-    }
-}
-
-impl<const N: usize> std::fmt::Debug for Text<N> {
-    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        std::fmt::Debug::fmt(&**self, formatter)
-    }
-}
-
-impl<const N: usize> PartialEq for Text<N> {
-    fn eq(&self, other: &Self) -> bool {
-        **self == **other
-    }
-}
+use text::Text;
 
 /// What the ordered checks need from one event; the parsed value itself is dropped in the
 /// parallel stage so a batch's memory is released before the next one.
