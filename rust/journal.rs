@@ -307,6 +307,8 @@ impl<R: BufRead> LineReader<R> {
     ) -> io::Result<Batch> {
         batch.bytes.clear();
         batch.lines.clear();
+        // A long line grew the buffer past a batch's size: give that back, keep the usual size.
+        batch.bytes.shrink_to(BATCH_BYTES + BATCH_BYTES / 8);
         batch.bytes.reserve(BATCH_BYTES + BATCH_BYTES / 8);
         batch.lines.reserve(BATCH_LINES);
         while batch.lines.len() < BATCH_LINES && batch.bytes.len() < BATCH_BYTES && more(self) {
