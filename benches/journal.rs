@@ -9,7 +9,8 @@
 //! CAR's digest. The stages are timed through the public seam `check_journal` itself is built on
 //! (`chunks::check_chunk` is the per-line stage, `ChunkedChecker::feed` the ordered stage), so the
 //! figures cover the code a check runs. Plain `std::time` with a best-of: no criterion to compile.
-//! Threads: `RAYON_NUM_THREADS`.
+//! Threads: `RAYON_NUM_THREADS`. `PAIRLING_FAST_BENCH_ONLY=check_journal` times the whole check
+//! alone (for a profiler: `perf record` then sees only the code a check runs).
 
 // A benchmark reports on stdout: the crate's print_stdout lint is for the library.
 #![allow(clippy::print_stdout)]
@@ -101,6 +102,13 @@ fn main() {
         rayon::current_num_threads()
     );
 
+    if std::env::var_os("PAIRLING_FAST_BENCH_ONLY").is_some_and(|only| only == "check_journal") {
+        let took = best_of(|| {
+            journal::check_journal(journal.as_slice(), &options, || false).expect("read");
+        });
+        report("check_journal", journal.len(), lines, took);
+        return;
+    }
     let range = 0..journal.len() as u64;
     let mut encoded = Vec::new();
     // The full path (strict parse into a Value, schema, CAR's serde reading) is what every line

@@ -138,12 +138,17 @@ const HEX: &[u8; 16] = b"0123456789abcdef";
 
 /// Lowercase hex of `bytes`, without a formatter call per byte (digests are on the hot path).
 pub(crate) fn lower_hex(bytes: &[u8]) -> String {
-    let mut text = String::with_capacity(bytes.len() * 2);
-    for &byte in bytes {
-        text.push(char::from(HEX[usize::from(byte >> 4)]));
-        text.push(char::from(HEX[usize::from(byte & 0xf)]));
+    let mut text = vec![0; bytes.len() * 2];
+    write_lower_hex(bytes, &mut text);
+    String::from_utf8(text).expect("hex digits are ASCII")
+}
+
+/// Writes the lowercase hex of `bytes` into `out` (twice as long): a digest's text on the stack.
+pub(crate) fn write_lower_hex(bytes: &[u8], out: &mut [u8]) {
+    for (pair, &byte) in out.chunks_exact_mut(2).zip(bytes) {
+        pair[0] = HEX[usize::from(byte >> 4)];
+        pair[1] = HEX[usize::from(byte & 0xf)];
     }
-    text
 }
 
 /// Orders strings by their UTF-16 code units, as RFC 8785 requires. UTF-8 byte order agrees

@@ -9,9 +9,8 @@
 //! `python/pairling_fast/_fallback/journal.py` implements the same rules line for line.
 
 use crate::codes;
-use std::borrow::Borrow;
-use std::collections::{BTreeMap, VecDeque};
-use std::hash::Hash;
+use std::borrow::Cow;
+use std::collections::BTreeMap;
 use std::io::{self, BufRead};
 use std::ops::Range;
 use std::sync::OnceLock;
@@ -32,6 +31,10 @@ mod fast;
 /// The ordered stage's state, saved where a verified prefix ends and resumed from.
 #[path = "journal_state.rs"]
 mod state;
+/// The windows of recently closed ids, each id stored once.
+#[path = "journal_window.rs"]
+mod window;
+use window::ClosedWindow;
 
 pub const SCHEMA_ID: &str = "car.journal.event";
 pub use car_event::CHAIN_RULE;
@@ -219,13 +222,14 @@ impl Batch {
         self.lines.is_empty()
     }
 
-    /// The per-line stage over the batch, in parallel, results in line order.
-    fn check(&self, options: &Options) -> Vec<CheckedLine> {
+    /// The per-line stage over the batch, in parallel, results in line order into `checked`
+    /// (whose allocation is reused).
+    fn check_into(&self, options: &Options, checked: &mut Vec<CheckedLine>) {
         use rayon::prelude::*;
         self.lines
             .par_iter()
             .map(|raw| check_line(raw, &self.bytes, options))
-            .collect()
+            .collect_into_vec(checked);
     }
 }
 
@@ -293,12 +297,20 @@ impl<R: BufRead> LineReader<R> {
     }
 
     /// The next batch, bounded by `BATCH_LINES` and `BATCH_BYTES` (and by `more`, asked before
-    /// each line).
-    fn next_batch(&mut self, mut more: impl FnMut(&Self) -> bool) -> io::Result<Batch> {
-        let mut batch = Batch {
-            bytes: Vec::with_capacity(BATCH_BYTES + BATCH_BYTES / 8),
-            lines: Vec::with_capacity(BATCH_LINES),
-        };
+    /// each line), read into `batch`'s buffers: a check reuses two batches' memory throughout.
+    /// A fresh buffer per batch cost more than the reading itself (the kernel faulted in and
+    /// zeroed its pages every time, once the allocator had handed the last one back).
+    fn next_batch(
+        &mut self,
+        mut batch: Batch,
+        mut more: impl FnMut(&Self) -> bool,
+    ) -> io::Result<Batch> {
+        batch.bytes.clear();
+        batch.lines.clear();
+        // A long line grew the buffer past a batch's size: give that back, keep the usual size.
+        batch.bytes.shrink_to(BATCH_BYTES + BATCH_BYTES / 8);
+        batch.bytes.reserve(BATCH_BYTES + BATCH_BYTES / 8);
+        batch.lines.reserve(BATCH_LINES);
         while batch.lines.len() < BATCH_LINES && batch.bytes.len() < BATCH_BYTES && more(self) {
             match self.next_line(&mut batch.bytes)? {
                 Some(line) => batch.lines.push(line),
@@ -315,18 +327,83 @@ impl<R: BufRead> LineReader<R> {
 /// A point in time from an RFC 3339 timestamp: (seconds since the epoch, nanoseconds).
 pub type Instant = (i64, u32);
 
+/// Ids and kinds.
+type Id = Text<30>;
+/// `hash`, `prev_hash` and CAR's digest: 64 hex digits in the common case.
+type HashText = Text<64>;
+
+mod text {
+    /// A string of an event's facts, held inline when it has at most `N` bytes (kinds and ids are
+    /// short, CAR's hashes 64 hex digits) and boxed otherwise: the common line's facts cost no
+    /// allocation (an allocation per string was the largest share of the per-line stage's time).
+    #[derive(Clone)]
+    pub(in crate::journal) struct Text<const N: usize>(Repr<N>);
+
+    // Private to this module, so `Text::new` is its only constructor.
+    #[derive(Clone)]
+    enum Repr<const N: usize> {
+        Inline { length: u8, bytes: [u8; N] },
+        Boxed(Box<str>),
+    }
+
+    impl<const N: usize> Text<N> {
+        pub(in crate::journal) fn new(text: &str) -> Self {
+            const { assert!(N <= u8::MAX as usize) };
+            Text(if text.len() <= N {
+                let mut bytes = [0; N];
+                bytes[..text.len()].copy_from_slice(text.as_bytes());
+                Repr::Inline {
+                    length: text.len() as u8,
+                    bytes,
+                }
+            } else {
+                Repr::Boxed(text.into())
+            })
+        }
+    }
+
+    impl<const N: usize> std::ops::Deref for Text<N> {
+        type Target = str;
+
+        fn deref(&self) -> &str {
+            match &self.0 {
+                Repr::Inline { length, bytes } => {
+                    let bytes = &bytes[..usize::from(*length)];
+                    // SAFETY: `Text::new`, the only constructor, copied these bytes, whole, from
+                    // a `&str`, so they are UTF-8.
+                    unsafe { std::str::from_utf8_unchecked(bytes) }
+                }
+                Repr::Boxed(text) => text,
+            }
+        }
+    }
+
+    impl<const N: usize> std::fmt::Debug for Text<N> {
+        fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            std::fmt::Debug::fmt(&**self, formatter)
+        }
+    }
+
+    impl<const N: usize> PartialEq for Text<N> {
+        fn eq(&self, other: &Self) -> bool {
+            **self == **other
+        }
+    }
+}
+use text::Text;
+
 /// What the ordered checks need from one event; the parsed value itself is dropped in the
 /// parallel stage so a batch's memory is released before the next one.
 #[derive(Debug, Default, PartialEq)]
 struct EventFacts {
-    kind: Option<String>,
-    run_id: Option<String>,
-    proposal_id: Option<String>,
-    action_id: Option<String>,
-    hash: Option<String>,
-    prev_hash: Option<String>,
+    kind: Option<Id>,
+    run_id: Option<Id>,
+    proposal_id: Option<Id>,
+    action_id: Option<Id>,
+    hash: Option<HashText>,
+    prev_hash: Option<HashText>,
     /// CAR's digest of the event (or why it cannot be computed), for events that carry `hash`.
-    recomputed: Option<Result<String, Uncomputable>>,
+    recomputed: Option<Result<HashText, Uncomputable>>,
     timestamp: Option<Instant>,
 }
 
@@ -339,10 +416,13 @@ enum Uncomputable {
     NoTimestamp,
 }
 
+// Nearly every line is an event: its facts inline spare an allocation per line, and a batch's
+// outcomes are one `Vec`, reused from batch to batch.
+#[allow(clippy::large_enum_variant)]
 enum Outcome {
     Blank,
     Invalid,
-    Event(Box<EventFacts>),
+    Event(EventFacts),
 }
 
 struct CheckedLine {
@@ -351,8 +431,8 @@ struct CheckedLine {
     findings: Vec<Finding>,
 }
 
-fn string_member(object: &Map<String, Value>, name: &str) -> Option<String> {
-    object.get(name).and_then(Value::as_str).map(str::to_string)
+fn string_member<const N: usize>(object: &Map<String, Value>, name: &str) -> Option<Text<N>> {
+    object.get(name).and_then(Value::as_str).map(Text::new)
 }
 
 fn check_line(raw: &RawLine, buffer: &[u8], options: &Options) -> CheckedLine {
@@ -407,7 +487,7 @@ fn check_line(raw: &RawLine, buffer: &[u8], options: &Options) -> CheckedLine {
         {
             return CheckedLine {
                 number,
-                outcome: Outcome::Event(Box::new(facts)),
+                outcome: Outcome::Event(facts),
                 findings: Vec::new(),
             };
         }
@@ -561,16 +641,20 @@ fn check_line(raw: &RawLine, buffer: &[u8], options: &Options) -> CheckedLine {
     };
     let recomputed = match &car {
         _ if facts.hash.is_none() || options.chain == ChainMode::Off => None,
-        Some(Ok(event)) => Some(car_event::digest(event).ok_or(Uncomputable::NoTimestamp)),
+        Some(Ok(event)) => Some(
+            car_event::digest(event)
+                .map(|digest| Text::new(&digest))
+                .ok_or(Uncomputable::NoTimestamp),
+        ),
         Some(Err(reason)) => Some(Err(Uncomputable::CarRejects(reason.clone()))),
         None => None,
     };
     CheckedLine {
         number,
-        outcome: Outcome::Event(Box::new(EventFacts {
+        outcome: Outcome::Event(EventFacts {
             recomputed,
             ..facts
-        })),
+        }),
         findings,
     }
 }
@@ -587,12 +671,12 @@ fn invalid_line(number: u64, finding: Finding) -> CheckedLine {
 /// in its `{"name": null}` form, the event may be an array).
 fn car_facts(event: &car_event::CarEvent) -> EventFacts {
     EventFacts {
-        kind: Some(event.kind.0.clone()),
-        run_id: event.run_id.clone(),
-        proposal_id: event.proposal_id.clone(),
-        action_id: event.action_id.clone(),
-        hash: event.hash.clone(),
-        prev_hash: event.prev_hash.clone(),
+        kind: Some(Text::new(&event.kind.0)),
+        run_id: event.run_id.as_deref().map(Text::new),
+        proposal_id: event.proposal_id.as_deref().map(Text::new),
+        action_id: event.action_id.as_deref().map(Text::new),
+        hash: event.hash.as_deref().map(Text::new),
+        prev_hash: event.prev_hash.as_deref().map(Text::new),
         recomputed: None,
         timestamp: event.timestamp.0.as_ref().map(instant),
     }
@@ -721,51 +805,6 @@ pub fn is_event_kind(name: &str) -> bool {
 // ---------------------------------------------------------------------------------------------
 // Ordered checks (sequential): chain links and lifecycle state
 
-/// A bounded memory of recently closed ids: the oldest is forgotten when the window is full.
-struct ClosedWindow<K, V> {
-    entries: HashMap<K, (V, u64)>,
-    order: VecDeque<(K, u64)>,
-    generation: u64,
-}
-
-impl<K: Eq + Hash + Clone, V> ClosedWindow<K, V> {
-    fn new() -> Self {
-        ClosedWindow {
-            entries: HashMap::default(),
-            order: VecDeque::new(),
-            generation: 0,
-        }
-    }
-
-    fn get<Q: Hash + Eq + ?Sized>(&self, key: &Q) -> Option<&V>
-    where
-        K: Borrow<Q>,
-    {
-        self.entries.get(key).map(|(value, _)| value)
-    }
-
-    fn insert(&mut self, key: K, value: V) {
-        self.generation += 1;
-        self.entries.insert(key.clone(), (value, self.generation));
-        self.order.push_back((key, self.generation));
-        while self.order.len() > CLOSED_WINDOW {
-            if let Some((oldest, generation)) = self.order.pop_front() {
-                if self
-                    .entries
-                    .get(&oldest)
-                    .is_some_and(|(_, current)| *current == generation)
-                {
-                    self.entries.remove(&oldest);
-                }
-            }
-        }
-    }
-
-    fn remove(&mut self, key: &K) {
-        self.entries.remove(key);
-    }
-}
-
 struct FindingSink {
     findings: Vec<Finding>,
     limit: Option<usize>,
@@ -807,8 +846,26 @@ const ACTION_TERMINAL: [&str; 5] = [
     "action_deduplicated",
 ];
 
-/// Actions are keyed by (proposal_id, action_id): action ids such as `a0` repeat across proposals.
-type ActionKey = (String, String);
+/// `kind` as an entry of `ACTION_TERMINAL`, if it is one.
+fn terminal(kind: &str) -> Option<&'static &'static str> {
+    ACTION_TERMINAL.iter().find(|&&terminal| terminal == kind)
+}
+
+/// Actions are keyed by (proposal_id, action_id): action ids such as `a0` repeat across
+/// proposals. The pair is one string, the proposal's length in decimal, `:`, then both ids: one
+/// allocation per key, looked up as `&str`, and two pairs are equal exactly when their strings are.
+fn action_key(proposal_id: &str, action_id: &str, key: &mut String) {
+    use std::fmt::Write;
+    key.clear();
+    let _ = write!(key, "{}:{proposal_id}{action_id}", proposal_id.len());
+}
+
+/// The (proposal_id, action_id) of an `action_key`; `None` if `key` is not one.
+fn action_ids(key: &str) -> Option<(&str, &str)> {
+    let (length, ids) = key.split_once(':')?;
+    let length = length.parse::<usize>().ok()?;
+    Some((ids.get(..length)?, ids.get(length..)?))
+}
 
 /// One root cause, one finding: later events with the same cause (the same code and id) are
 /// counted into the first finding's message at the end instead of listed.
@@ -853,13 +910,19 @@ struct Checker {
     tampered_at: Option<u64>,
     require_reported: bool,
     runs: HashMap<String, OpenRun>,
-    completed_runs: ClosedWindow<String, ()>,
+    completed_runs: ClosedWindow<()>,
     /// Runs and proposals seen without their start (the journal begins mid-run).
-    orphans: ClosedWindow<String, ()>,
+    orphans: ClosedWindow<()>,
     proposals: HashMap<String, u64>,
-    completed_proposals: ClosedWindow<String, ()>,
-    actions: HashMap<ActionKey, String>,
-    ended_actions: ClosedWindow<ActionKey, String>,
+    completed_proposals: ClosedWindow<()>,
+    /// Open actions by `action_key`: the kind of their last event (one of the schema's kinds,
+    /// borrowed from it, unless the event's kind is not one).
+    actions: HashMap<Box<str>, Cow<'static, str>>,
+    /// Ended actions by `action_key`: the kind that ended them (one of `ACTION_TERMINAL`).
+    /// (An entry of `ACTION_TERMINAL` by reference: a thin pointer keeps a window's slot small.)
+    ended_actions: ClosedWindow<&'static &'static str>,
+    /// The `action_key` of the event in hand, built in place: no allocation per action event.
+    action_key: String,
     last_timestamp: Option<Instant>,
 }
 
@@ -895,6 +958,7 @@ impl Checker {
             completed_proposals: ClosedWindow::new(),
             actions: HashMap::default(),
             ended_actions: ClosedWindow::new(),
+            action_key: String::new(),
             last_timestamp: None,
         }
     }
@@ -929,7 +993,7 @@ impl Checker {
             self.mid_run.unreadable_before = self.invalid_lines;
         }
         if self.orphans.get(&key).is_none() {
-            self.orphans.insert(key, ());
+            self.orphans.insert(&key, ());
             if is_run {
                 self.mid_run.runs += 1;
             } else {
@@ -952,11 +1016,11 @@ impl Checker {
             Outcome::Event(facts) => {
                 let index = self.events;
                 self.events += 1;
-                if let Some(kind) = &facts.kind {
+                if let Some(kind) = facts.kind.as_deref() {
                     if let Some(count) = self.kinds.get_mut(kind) {
                         *count += 1;
                     } else if event_schema(self.options.car_version).kinds.contains(kind) {
-                        self.kinds.insert(kind.clone(), 1);
+                        self.kinds.insert(kind.to_string(), 1);
                     }
                 }
                 self.check_chain(line.number, index, &facts);
@@ -1012,6 +1076,7 @@ impl Checker {
         match &facts.recomputed {
             Some(Ok(recomputed)) if recomputed == hash => {}
             Some(Ok(recomputed)) => {
+                let recomputed = &**recomputed;
                 intact = false;
                 let message = format!(
                     "\"hash\" does not match the event's content (recomputed {recomputed}): the event \
@@ -1049,7 +1114,7 @@ impl Checker {
             None => {}
         }
         if let Some((previous, previous_line)) = &self.last_hash {
-            if facts.prev_hash.as_ref() != Some(previous) {
+            if facts.prev_hash.as_deref() != Some(previous.as_str()) {
                 intact = false;
                 let found = facts
                     .prev_hash
@@ -1074,7 +1139,7 @@ impl Checker {
                 last.push_str(hash);
                 *line = number;
             }
-            None => self.last_hash = Some((hash.clone(), number)),
+            None => self.last_hash = Some((hash.to_string(), number)),
         }
         if intact {
             self.verified += 1;
@@ -1115,7 +1180,7 @@ impl Checker {
             &facts.proposal_id,
             &facts.action_id,
         ) {
-            self.check_action(number, kind, (proposal_id.clone(), action_id.clone()));
+            self.check_action(number, kind, proposal_id, action_id);
         }
     }
 
@@ -1173,7 +1238,7 @@ impl Checker {
             }
             "run_completed" => {
                 self.runs.remove(run_id);
-                self.completed_runs.insert(run_id.to_string(), ());
+                self.completed_runs.insert(run_id, ());
             }
             _ => {}
         }
@@ -1222,36 +1287,64 @@ impl Checker {
                     self.mid_run_event(number, proposal_id, false);
                 }
                 if kind == "proposal_completed" {
-                    self.completed_proposals.insert(proposal_id.to_string(), ());
+                    self.completed_proposals.insert(proposal_id, ());
                 }
             }
             "proposal_completed" => {
                 self.proposals.remove(proposal_id);
-                self.completed_proposals.insert(proposal_id.to_string(), ());
+                self.completed_proposals.insert(proposal_id, ());
             }
             _ => {}
         }
         true
     }
 
-    fn check_action(&mut self, number: u64, kind: &str, key: ActionKey) {
-        if let Some(ended) = self.ended_actions.get(&key) {
+    fn check_action(&mut self, number: u64, kind: &str, proposal_id: &str, action_id: &str) {
+        let mut key = std::mem::take(&mut self.action_key);
+        action_key(proposal_id, action_id, &mut key);
+        self.check_action_key(number, kind, &key, (proposal_id, action_id));
+        self.action_key = key;
+    }
+
+    /// The kind of an event as stored for an open action: the schema's own string when the kind
+    /// is one of its kinds (no allocation), else a copy.
+    fn stored_kind(&self, kind: &str) -> Cow<'static, str> {
+        let schema: &'static EventSchema = event_schema(self.options.car_version);
+        match schema.kinds.get(kind) {
+            Some(known) => Cow::Borrowed(known.as_str()),
+            None => Cow::Owned(kind.to_string()),
+        }
+    }
+
+    fn set_action(&mut self, key: &str, kind: &str) {
+        let stored = self.stored_kind(kind);
+        match self.actions.get_mut(key) {
+            Some(last) => *last = stored,
+            None => {
+                self.actions.insert(key.into(), stored);
+            }
+        }
+    }
+
+    fn check_action_key(&mut self, number: u64, kind: &str, key: &str, ids: (&str, &str)) {
+        if let Some(&&ended) = self.ended_actions.get(key) {
             // car-engine's executor: a failed attempt is followed by `action_retrying` (retry) or,
             // once attempts are exhausted under `failure_behavior: skip`, by `action_skipped`.
-            match (ended.as_str(), kind) {
+            match (ended, kind) {
                 ("action_failed", "action_retrying") => {
-                    self.ended_actions.remove(&key);
-                    self.actions.insert(key, kind.to_string());
+                    self.ended_actions.remove(key);
+                    self.set_action(key, kind);
                 }
                 ("action_failed", "action_skipped") => {
-                    self.ended_actions.insert(key, kind.to_string());
+                    self.ended_actions
+                        .insert(key, terminal(kind).expect("a terminal kind"));
                 }
                 _ => {
                     let message = format!(
                         "{kind} for action \"{}\" after it ended with {ended}",
-                        key.1
+                        ids.1
                     );
-                    let id = format!("{}\u{1f}{}", key.0, key.1);
+                    let id = format!("{}\u{1f}{}", ids.0, ids.1);
                     self.push_once(
                         &id,
                         Finding::new(codes::AFTER_ACTION_ENDED, message)
@@ -1262,11 +1355,11 @@ impl Checker {
             }
             return;
         }
-        let previous = self.actions.get(&key).map(String::as_str);
+        let previous = self.actions.get(key).map(|last| &**last);
         if kind == "action_succeeded" && previous != Some("action_executing") {
             let message = format!(
                 "action \"{}\" succeeded without an action_executing before it",
-                key.1
+                ids.1
             );
             self.sink.push(
                 Finding::new(codes::SUCCEEDED_WITHOUT_EXECUTING, message)
@@ -1274,11 +1367,11 @@ impl Checker {
                     .on_line(number),
             );
         }
-        if ACTION_TERMINAL.contains(&kind) {
-            self.actions.remove(&key);
-            self.ended_actions.insert(key, kind.to_string());
+        if let Some(terminal) = terminal(kind) {
+            self.actions.remove(key);
+            self.ended_actions.insert(key, terminal);
         } else {
-            self.actions.insert(key, kind.to_string());
+            self.set_action(key, kind);
         }
     }
 
@@ -1419,8 +1512,11 @@ pub fn check_journal_from<R: BufRead + Send>(
         finished: false,
         torn: false,
     };
-    let mut batch = lines.next_batch(|_| true)?;
+    let mut batch = lines.next_batch(Batch::default(), |_| true)?;
+    // The buffers of the other batch in flight and of the other batch's results, reused.
+    let mut spare = Batch::default();
     let mut checked: Vec<CheckedLine> = Vec::new();
+    let mut spare_checked: Vec<CheckedLine> = Vec::new();
     let mut interrupted = false;
     while !batch.is_empty() {
         if should_stop() {
@@ -1429,18 +1525,22 @@ pub fn check_journal_from<R: BufRead + Send>(
         }
         // A three-stage pipeline: this batch is checked on the pool while the previous batch's
         // results go through the ordered checks and the next batch is read.
-        let previous = std::mem::take(&mut checked);
-        let (current, next) = rayon::join(
-            || batch.check(options),
+        let mut previous = std::mem::replace(&mut checked, std::mem::take(&mut spare_checked));
+        let into = &mut checked;
+        let (_, (next, emptied)) = rayon::join(
+            || batch.check_into(options, into),
             || {
-                for line in previous {
+                for line in previous.drain(..) {
                     checker.take(line);
                 }
-                lines.next_batch(|_| true)
+                (
+                    lines.next_batch(std::mem::take(&mut spare), |_| true),
+                    previous,
+                )
             },
         );
-        checked = current;
-        batch = next?;
+        spare_checked = emptied;
+        spare = std::mem::replace(&mut batch, next?);
     }
     let torn = if snapshot && lines.torn && !interrupted {
         checked.pop()
@@ -1607,16 +1707,5 @@ mod tests {
             parse_timestamp("2026-01-01T00:00:00Z")
         );
         assert_eq!(parse_timestamp("2026-01-01X00:00:00Z"), None);
-    }
-
-    #[test]
-    fn the_closed_window_forgets_the_oldest() {
-        let mut window: ClosedWindow<u64, ()> = ClosedWindow::new();
-        for id in 0..(CLOSED_WINDOW as u64 + 1) {
-            window.insert(id, ());
-        }
-        assert!(window.get(&0).is_none());
-        assert!(window.get(&1).is_some());
-        assert!(window.order.len() <= CLOSED_WINDOW);
     }
 }

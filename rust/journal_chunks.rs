@@ -14,7 +14,8 @@ use std::ops::Range;
 use std::sync::{Mutex, OnceLock};
 
 use super::{
-    CheckedLine, Checker, EventFacts, JournalReport, LineReader, Options, Outcome, Uncomputable,
+    Batch, CheckedLine, Checker, EventFacts, JournalReport, LineReader, Options, Outcome, Text,
+    Uncomputable,
 };
 use crate::report::{Finding, Severity};
 
@@ -93,12 +94,15 @@ pub fn check_chunk<R: Read + Seek>(
         finished: false,
         torn: false,
     };
+    let mut batch = Batch::default();
+    let mut checked = Vec::new();
     loop {
-        let batch = lines.next_batch(|lines| first + lines.reader.consumed < range.end)?;
+        batch = lines.next_batch(batch, |lines| first + lines.reader.consumed < range.end)?;
         if batch.is_empty() {
             return Ok(encoded);
         }
-        for line in &batch.check(options) {
+        batch.check_into(options, &mut checked);
+        for line in &checked {
             encode_line(line, &mut encoded);
         }
     }
@@ -204,14 +208,14 @@ fn encode_line(line: &CheckedLine, out: &mut Vec<u8>) {
     }
     if let Outcome::Event(facts) = &line.outcome {
         for member in [
-            &facts.kind,
-            &facts.run_id,
-            &facts.proposal_id,
-            &facts.action_id,
-            &facts.hash,
-            &facts.prev_hash,
+            facts.kind.as_deref(),
+            facts.run_id.as_deref(),
+            facts.proposal_id.as_deref(),
+            facts.action_id.as_deref(),
+            facts.hash.as_deref(),
+            facts.prev_hash.as_deref(),
         ] {
-            put_optional_str(member.as_deref(), out);
+            put_optional_str(member, out);
         }
         match &facts.recomputed {
             None => out.push(NOT_RECOMPUTED),
@@ -282,6 +286,11 @@ fn get_optional_str(input: &mut &[u8]) -> Result<Option<String>, DecodeError> {
     }
 }
 
+/// An optional string of an event's facts.
+fn get_optional_text<const N: usize>(input: &mut &[u8]) -> Result<Option<Text<N>>, DecodeError> {
+    Ok(get_optional_str(input)?.as_deref().map(Text::new))
+}
+
 /// Finding codes are `&'static str`; a decoded one is interned. Only `PFnnn` codes are accepted,
 /// so at most a thousand are ever kept.
 fn interned_code(code: &str) -> Result<&'static str, DecodeError> {
@@ -335,16 +344,16 @@ fn decode_line(input: &mut &[u8], number: u64) -> Result<CheckedLine, DecodeErro
         BLANK => Outcome::Blank,
         INVALID => Outcome::Invalid,
         EVENT => {
-            let kind = get_optional_str(input)?;
-            let run_id = get_optional_str(input)?;
-            let proposal_id = get_optional_str(input)?;
-            let action_id = get_optional_str(input)?;
-            let hash = get_optional_str(input)?;
-            let prev_hash = get_optional_str(input)?;
+            let kind = get_optional_text(input)?;
+            let run_id = get_optional_text(input)?;
+            let proposal_id = get_optional_text(input)?;
+            let action_id = get_optional_text(input)?;
+            let hash = get_optional_text(input)?;
+            let prev_hash = get_optional_text(input)?;
             let recomputed = match get_byte(input)? {
                 NOT_RECOMPUTED => None,
                 RECOMPUTED_SAME => Some(Ok(hash.clone().ok_or(DecodeError("no hash"))?)),
-                RECOMPUTED_OTHER => Some(Ok(get_str(input)?)),
+                RECOMPUTED_OTHER => Some(Ok(Text::new(&get_str(input)?))),
                 NOT_RECOMPUTABLE => Some(Err(Uncomputable::CarRejects(get_str(input)?))),
                 NO_TIMESTAMP => Some(Err(Uncomputable::NoTimestamp)),
                 _ => return Err(DecodeError("unknown recomputed tag")),
@@ -358,7 +367,7 @@ fn decode_line(input: &mut &[u8], number: u64) -> Result<CheckedLine, DecodeErro
                 }
                 _ => return Err(DecodeError("unknown timestamp tag")),
             };
-            Outcome::Event(Box::new(EventFacts {
+            Outcome::Event(EventFacts {
                 kind,
                 run_id,
                 proposal_id,
@@ -367,7 +376,7 @@ fn decode_line(input: &mut &[u8], number: u64) -> Result<CheckedLine, DecodeErro
                 prev_hash,
                 recomputed,
                 timestamp,
-            }))
+            })
         }
         _ => return Err(DecodeError("unknown line tag")),
     };

@@ -14,12 +14,13 @@
 //! is an optimisation of the Rust core, and the differential tests (below, and
 //! tests/test_journal_fast.py) hold it to the full path's answers.
 
+use std::cell::Cell;
 use std::ops::Range;
 
 use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
 
-use super::{instant, ChainMode, EventFacts, EventSchema, Instant, Options, Uncomputable};
+use super::{instant, ChainMode, EventFacts, EventSchema, Instant, Options, Text, Uncomputable};
 use crate::validate;
 
 /// Nesting the fast path follows; deeper lines take the full path, which enforces the strict
@@ -172,7 +173,11 @@ impl<'a> Scanner<'a> {
             }
             at += 2;
         }
-        if self.text[start..at].iter().any(|&byte| byte < 0x20) {
+        // A fold, not `any`: without the early exit the loop is vectorized.
+        if self.text[start..at]
+            .iter()
+            .fold(false, |control, &byte| control | (byte < 0x20))
+        {
             return None;
         }
         self.at = at + 1;
@@ -429,9 +434,14 @@ impl Stamp {
             _ => 9,
         };
         if digits > 0 {
-            let text = format!("{nanos:09}");
+            let mut text = [b'0'; 9];
+            let mut rest = nanos;
+            for digit in text.iter_mut().rev() {
+                *digit = b'0' + (rest % 10) as u8;
+                rest /= 10;
+            }
             out.push(b'.');
-            out.extend_from_slice(&text.as_bytes()[..digits]);
+            out.extend_from_slice(&text[..digits]);
         }
         out.extend_from_slice(b"+00:00");
     }
@@ -480,6 +490,12 @@ fn utc_stamp(text: &str) -> Option<Stamp> {
     })
 }
 
+thread_local! {
+    /// Each worker's buffers, reused from line to line (an allocation per line was a large share
+    /// of the per-line stage): the members scanned and CAR's digest input.
+    static SCRATCH: Cell<(Vec<Member>, Vec<u8>)> = const { Cell::new((Vec::new(), Vec::new())) };
+}
+
 /// The facts of a line the full path would report nothing for, or `None` (take the full path).
 /// `text` is the line without its newline and trailing `\r`.
 pub(super) fn facts(
@@ -491,12 +507,27 @@ pub(super) fn facts(
     if !schema.fast || !terminated {
         return None;
     }
-    let line = std::str::from_utf8(text).ok()?;
+    let (mut members, mut input) = SCRATCH.take();
+    members.clear();
+    input.clear();
     let mut scanner = Scanner {
         text,
         at: 0,
-        members: Vec::with_capacity(16),
+        members,
     };
+    let facts = scanned_facts(&mut scanner, options, schema, &mut input);
+    SCRATCH.set((scanner.members, input));
+    facts
+}
+
+fn scanned_facts(
+    scanner: &mut Scanner<'_>,
+    options: &Options,
+    schema: &EventSchema,
+    input: &mut Vec<u8>,
+) -> Option<EventFacts> {
+    let text = scanner.text;
+    let line = std::str::from_utf8(text).ok()?;
     scanner.expect(b'{')?;
     let mut spans: [Option<Range<usize>>; MEMBERS.len()] = Default::default();
     let mut data_members = 0..0;
@@ -553,10 +584,9 @@ pub(super) fn facts(
         Some(time) => time,
         None => Stamp::of(&stamp.parse::<chrono::DateTime<chrono::Utc>>().ok()?),
     };
-    let owned = |slot: usize| member(slot).map(str::to_string);
-    let hash = owned(HASH);
+    let id = |slot: usize| member(slot).map(Text::new);
+    let hash = member(HASH).map(Text::new);
     let recomputed = (hash.is_some() && options.chain != ChainMode::Off).then(|| {
-        let mut input = Vec::with_capacity(text.len() + 64);
         let part = |slot: usize| member(slot).unwrap_or_default().as_bytes();
         input.extend_from_slice(part(PREV_HASH));
         input.push(0x1e);
@@ -585,20 +615,23 @@ pub(super) fn facts(
             }
             input.extend_from_slice(&text[data_member.key.clone()]);
             input.push(b'=');
-            render(text, data_member.value.clone(), &mut input);
+            render(text, data_member.value.clone(), input);
         }
         input.push(0x1e);
-        time.write_rfc3339(&mut input);
-        Ok::<_, Uncomputable>(crate::canonical::lower_hex(&Sha256::digest(&input)))
+        time.write_rfc3339(input);
+        let mut hex = [0; 64];
+        crate::canonical::write_lower_hex(&Sha256::digest(&*input), &mut hex);
+        let hex = std::str::from_utf8(&hex).expect("hex digits are ASCII");
+        Ok::<_, Uncomputable>(Text::new(hex))
     });
     // Under car-compatible the facts are CAR's reading (`car_facts`): for such a line, the same.
     Some(EventFacts {
-        kind: Some(kind.to_string()),
-        run_id: owned(RUN_ID),
-        proposal_id: owned(PROPOSAL_ID),
-        action_id: owned(ACTION_ID),
+        kind: Some(Text::new(kind)),
+        run_id: id(RUN_ID),
+        proposal_id: id(PROPOSAL_ID),
+        action_id: id(ACTION_ID),
         hash,
-        prev_hash: owned(PREV_HASH),
+        prev_hash: member(PREV_HASH).map(Text::new),
         recomputed,
         timestamp: Some(time.instant),
     })

@@ -16,12 +16,16 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use super::{
-    ActionKey, Checker, ClosedWindow, FindingSink, HashMap, MidRun, OpenRun, Options, CLOSED_WINDOW,
+    action_ids, action_key, terminal, Checker, ClosedWindow, FindingSink, MidRun, OpenRun, Options,
+    CLOSED_WINDOW,
 };
 use crate::codes::{self, Code};
 use crate::report::Finding;
 
 type Parsed<T> = Result<T, String>;
+
+/// An action's (proposal_id, action_id), as the state writes it.
+type ActionKey = (String, String);
 
 /// A finding: code, severity, message, line, pointer, schema pointer.
 type FindingState = (
@@ -134,12 +138,23 @@ impl Checker {
                     .iter()
                     .map(|(id, run)| (id.clone(), run.line, run.cancellation_requested)),
             ),
-            completed_runs: window_state(&self.completed_runs, false),
-            orphans: window_state(&self.orphans, false),
+            completed_runs: window_state(&self.completed_runs, false, str::to_string, |()| ()),
+            orphans: window_state(&self.orphans, false, str::to_string, |()| ()),
             proposals: sorted(self.proposals.iter().map(|(id, line)| (id.clone(), *line))),
-            completed_proposals: window_state(&self.completed_proposals, false),
-            actions: sorted(self.actions.iter().map(|(k, v)| (k.clone(), v.clone()))),
-            ended_actions: window_state(&self.ended_actions, true),
+            completed_proposals: window_state(
+                &self.completed_proposals,
+                false,
+                str::to_string,
+                |()| (),
+            ),
+            actions: sorted(
+                self.actions
+                    .iter()
+                    .map(|(key, kind)| (action_pair(key), kind.to_string())),
+            ),
+            ended_actions: window_state(&self.ended_actions, true, action_pair, |kind| {
+                (**kind).to_string()
+            }),
             last_timestamp: self.last_timestamp,
         }
     }
@@ -192,12 +207,27 @@ impl Checker {
                 (id, run)
             })
             .collect();
-        checker.completed_runs = window(state.completed_runs, false)?;
-        checker.orphans = window(state.orphans, false)?;
+        checker.completed_runs = window(state.completed_runs, false, String::into, Ok)?;
+        checker.orphans = window(state.orphans, false, String::into, Ok)?;
         checker.proposals = state.proposals.into_iter().collect();
-        checker.completed_proposals = window(state.completed_proposals, false)?;
-        checker.actions = state.actions.into_iter().collect();
-        checker.ended_actions = window(state.ended_actions, true)?;
+        checker.completed_proposals = window(state.completed_proposals, false, String::into, Ok)?;
+        let mut key = String::new();
+        for ((proposal_id, action_id), kind) in state.actions {
+            action_key(&proposal_id, &action_id, &mut key);
+            let kind = checker.stored_kind(&kind);
+            checker.actions.insert(key.as_str().into(), kind);
+        }
+        checker.ended_actions = window(
+            state.ended_actions,
+            true,
+            |(proposal_id, action_id): ActionKey| {
+                action_key(&proposal_id, &action_id, &mut key);
+                key.as_str().into()
+            },
+            |kind: String| {
+                terminal(&kind).ok_or_else(|| format!("{kind:?} does not end an action"))
+            },
+        )?;
         checker.last_timestamp = state.last_timestamp;
         Ok(checker)
     }
@@ -246,34 +276,43 @@ fn suppressed_codes(
     Ok(suppressed)
 }
 
-/// `window` as written: its inserts in order (contiguous generations, as `ClosedWindow::insert`
-/// numbers and evicts them), each still in the window when its generation is its key's.
-fn window_state<K: Eq + std::hash::Hash + Clone, V: Clone>(
-    window: &ClosedWindow<K, V>,
+/// The (proposal_id, action_id) of a key of the checker's actions (`action_key`).
+fn action_pair(key: &str) -> ActionKey {
+    let (proposal_id, action_id) = action_ids(key).expect("the checker's keys are action keys");
+    (proposal_id.to_string(), action_id.to_string())
+}
+
+/// `window` as written: its inserts in order, `gone` those no longer in it.
+fn window_state<K, V, W>(
+    window: &ClosedWindow<W>,
     with_values: bool,
+    key: impl Fn(&str) -> K,
+    value: impl Fn(&W) -> V,
 ) -> WindowState<K, V> {
-    let mut keys = Vec::with_capacity(window.order.len());
+    let mut keys = Vec::new();
     let mut gone = Vec::new();
     let mut values = Vec::new();
-    for (index, (key, generation)) in window.order.iter().enumerate() {
-        match window.entries.get(key) {
-            Some((value, current)) if current == generation => values.push(value.clone()),
-            _ => gone.push(index as u64),
+    for (index, (id, current)) in window.inserts().enumerate() {
+        match current {
+            Some(current) => values.push(value(current)),
+            None => gone.push(index as u64),
         }
-        keys.push(key.clone());
+        keys.push(key(id));
     }
     WindowState {
-        generation: window.generation,
+        generation: window.generation(),
         keys,
         gone,
         values: with_values.then_some(values),
     }
 }
 
-fn window<K: Eq + std::hash::Hash + Clone, V: Default>(
+fn window<K, V: Default, W>(
     state: WindowState<K, V>,
     with_values: bool,
-) -> Parsed<ClosedWindow<K, V>> {
+    mut key: impl FnMut(K) -> Box<str>,
+    value: impl Fn(V) -> Parsed<W>,
+) -> Parsed<ClosedWindow<W>> {
     let WindowState {
         generation,
         keys,
@@ -295,26 +334,19 @@ fn window<K: Eq + std::hash::Hash + Clone, V: Default>(
     if values.as_ref().is_some_and(|values| values.len() != live) {
         return Err("a window's values do not match its inserts".to_string());
     }
-    let first = generation - length + 1;
-    let mut window = ClosedWindow::new();
-    window.entries = HashMap::with_capacity_and_hasher(live, Default::default());
-    window.generation = generation;
     let mut gone = gone.into_iter().peekable();
-    for (index, key) in (0u64..).zip(keys) {
+    let mut inserts = Vec::with_capacity(keys.len());
+    for (index, id) in (0u64..).zip(keys) {
         let still_in = gone.next_if_eq(&index).is_none();
-        if still_in {
-            let value = values.as_mut().and_then(Iterator::next).unwrap_or_default();
-            if window
-                .entries
-                .insert(key.clone(), (value, first + index))
-                .is_some()
-            {
-                return Err("a key twice in a window".to_string());
-            }
-        }
-        window.order.push_back((key, first + index));
+        let current = if still_in {
+            let current = values.as_mut().and_then(Iterator::next).unwrap_or_default();
+            Some(value(current)?)
+        } else {
+            None
+        };
+        inserts.push((key(id), current));
     }
-    Ok(window)
+    ClosedWindow::restore(generation, inserts).map_err(str::to_string)
 }
 
 /// A code's severity is the table's; a state that names another one is not of this table.
@@ -335,6 +367,7 @@ fn known_code(name: &str) -> Parsed<Code> {
 // malformed states.
 #[cfg(test)]
 mod tests {
+    use super::super::ACTION_TERMINAL;
     use super::*;
     use serde_json::{json, Value};
 
@@ -357,11 +390,15 @@ mod tests {
                 cancellation_requested: true,
             },
         );
-        checker.completed_runs.insert("done".into(), ());
-        checker.completed_runs.remove(&"done".to_string());
+        checker.completed_runs.insert("done", ());
+        checker.completed_runs.remove("done");
+        let mut key = String::new();
+        action_key("p", "a", &mut key);
+        checker.ended_actions.insert(&key, &ACTION_TERMINAL[1]);
+        action_key("p:1", "a", &mut key);
         checker
-            .ended_actions
-            .insert(("p".into(), "a".into()), "action_failed".into());
+            .actions
+            .insert(key.as_str().into(), "action_executing".into());
         checker.sink.push(
             Finding::new(codes::RUN_OPEN_AT_END, "x")
                 .at("/run_id")
@@ -374,13 +411,15 @@ mod tests {
     fn a_full_window_is_written_once_and_rebuilt() {
         let options = Options::default();
         let mut checker = Checker::new(&options);
+        let mut key = String::new();
         for n in 0..CLOSED_WINDOW + 10 {
-            let key = (format!("p{}", n % (CLOSED_WINDOW - 6)), "a".to_string());
-            checker.ended_actions.insert(key, format!("k{n}"));
+            action_key(&format!("p{}", n % (CLOSED_WINDOW - 6)), "a", &mut key);
+            checker
+                .ended_actions
+                .insert(&key, &ACTION_TERMINAL[n % ACTION_TERMINAL.len()]);
         }
-        checker
-            .ended_actions
-            .remove(&("p20".to_string(), "a".to_string()));
+        action_key("p20", "a", &mut key);
+        checker.ended_actions.remove(&key);
         let snapshot: Value = serde_json::from_str(&round_trip(&checker, &options)).unwrap();
         let window = &snapshot["ended_actions"];
         assert_eq!(window["keys"].as_array().unwrap().len(), CLOSED_WINDOW);
@@ -392,7 +431,9 @@ mod tests {
         assert_eq!(values.len(), CLOSED_WINDOW - gone);
         assert_eq!(
             values.last(),
-            Some(&json!(format!("k{}", CLOSED_WINDOW + 9)))
+            Some(&json!(
+                ACTION_TERMINAL[(CLOSED_WINDOW + 9) % ACTION_TERMINAL.len()]
+            ))
         );
     }
 
