@@ -4,6 +4,7 @@ reports, on both backends; a changed prefix, changed options or an unusable stat
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import stat
@@ -326,3 +327,28 @@ def test_state_is_refused_with_dask(backend: _backend.Engine, tmp_path: Path) ->
 def test_state_needs_a_path(backend: _backend.Engine, tmp_path: Path) -> None:
     with pytest.raises(TypeError, match="path"):
         pf.check_journal(b"{}\n", state=pf.JournalStates())
+
+
+def test_an_ended_action_that_no_kind_ends_is_refused_by_both_backends(tmp_path: Path) -> None:
+    # A state whose sha256 holds but whose ended-action window records a kind that does not end
+    # an action (no engine writes one): each backend refuses it rather than resuming from it.
+    journal = tmp_path / "events.jsonl"
+    journal.write_bytes(_journal(200, 8, chain=True, defects=0))
+    state = tmp_path / "journal.state"
+    pf.check_journal(journal, state=str(state))
+    document = json.loads(state.read_bytes())
+    entry = next(iter(document["journals"].values()))
+    checker = json.loads(entry["checker"])
+    assert checker["ended_actions"]["values"], "the journal must end some actions"
+    checker["ended_actions"]["values"][0] = "action_executing"
+    entry["checker"] = json.dumps(checker)
+    document["sha256"] = hashlib.sha256(
+        json.dumps(document["journals"], sort_keys=True, separators=(",", ":")).encode()
+    ).hexdigest()
+    state.write_text(json.dumps(document))
+    for engine in ("rust", "python"):
+        with (
+            _backend.selected(engine),
+            pytest.raises(pf.JournalStateError, match="does not end an action"),
+        ):
+            pf.check_journal(journal, state=str(state))

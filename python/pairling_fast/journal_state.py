@@ -277,9 +277,16 @@ def check_with_state(
         stream.seek(offset)
         reader = _HashingReader(stream, hasher if resumed else hashlib.sha256(), offset)
         shown_progress = None if progress is None else (lambda n: progress(offset + n))
-        raw, stats, saved = engine.check_journal_resumable(
-            reader, engine_state, options, shown_progress
-        )
+        try:
+            raw, stats, saved = engine.check_journal_resumable(
+                reader, engine_state, options, shown_progress
+            )
+        except ValueError as error:
+            if engine_state is None:
+                raise
+            # The entry passed its sha256, so a tool wrote it: a state no engine writes.
+            message = f"{path}: its entry in the state file is malformed ({error})"
+            raise JournalStateError(message) from None
     findings = [Finding.from_raw(r, path) for r in raw]
     if note is not None:
         findings.insert(0, note)

@@ -128,7 +128,7 @@ def _restore(checker: _Checker, state: Any) -> None:
     checker.proposals = {_text(key): _count(line) for key, line in _items(state["proposals"], 2)}
     _restore_window(checker.completed_proposals, state["completed_proposals"], _text, None)
     checker.actions = {_action_key(key): _text(kind) for key, kind in _items(state["actions"], 2)}
-    _restore_window(checker.ended_actions, state["ended_actions"], _action_key, _text)
+    _restore_window(checker.ended_actions, state["ended_actions"], _action_key, _terminal)
     checker.last_timestamp = _optional(
         state["last_timestamp"], lambda v: (_integer(v[0]), _count(v[1]))
     )
@@ -242,6 +242,15 @@ def _flag(value: Any) -> bool:
 def _text(value: Any) -> str:
     if not isinstance(value, str):
         raise ValueError(f"malformed journal checker state: {value!r} is not a string")
+    return value
+
+
+def _terminal(value: Any) -> str:
+    """An ended action's kind: one of the kinds that end an action, as the core requires."""
+    from .journal import ACTION_TERMINAL  # journal imports this module
+
+    if _text(value) not in ACTION_TERMINAL:
+        raise ValueError(f"malformed journal checker state: {value!r} does not end an action")
     return value
 
 
