@@ -249,9 +249,10 @@ def _terminal(value: Any) -> str:
     """An ended action's kind: one of the kinds that end an action, as the core requires."""
     from .journal import ACTION_TERMINAL  # journal imports this module
 
-    if _text(value) not in ACTION_TERMINAL:
-        raise ValueError(f"malformed journal checker state: {value!r} does not end an action")
-    return value
+    kind = _text(value)
+    if kind not in ACTION_TERMINAL:
+        raise ValueError(f"malformed journal checker state: {kind!r} does not end an action")
+    return kind
 
 
 def _list(value: Any) -> list[Any]:
