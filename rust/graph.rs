@@ -147,6 +147,14 @@ struct Reference {
     target_noun: &'static str,
 }
 
+impl Reference {
+    /// Where the item at `position` of the list is in the entry at `base`. Built only for a
+    /// finding: a valid map resolves hundreds of thousands of references and locates none.
+    fn pointer(&self, base: &str, position: usize) -> String {
+        format!("{base}/{}/{position}", self.field)
+    }
+}
+
 const CITED_SOURCES: Reference = Reference {
     field: "source_refs",
     target: SOURCES,
@@ -338,7 +346,7 @@ pub fn semantic_digest(binding: &Object) -> Result<String, CanonicalizationError
         if position > 0 {
             hasher.put(b",");
         }
-        canonical::write_canonical(&Value::String(key.clone()), &mut hasher)?;
+        canonical::write_string(&mut hasher, key);
         hasher.put(b":");
         canonical::write_canonical(value, &mut hasher).map_err(|error| CanonicalizationError {
             pointer: format!("/{}{}", parse::escape_pointer_token(key), error.pointer),
@@ -574,27 +582,26 @@ impl<'a> Graph<'a> {
         }
     }
 
-    /// (pointer, id, entry) of each id of `reference.field` in `entry` that names an entry of its
-    /// target, for the caller's further rules; a finding for each that names none. The one place
-    /// that words and locates an unknown reference.
+    /// (position, id, entry) of each id of `reference.field` in `entry` that names an entry of its
+    /// target, for the caller's further rules (`reference.pointer` locates one); a finding for
+    /// each that names none. The one place that words and locates an unknown reference.
     fn resolve<'e>(
         &self,
         reference: &Reference,
         entry: &'e Object,
         base: &str,
         findings: &mut Vec<Finding>,
-    ) -> Vec<(String, &'e str, &'a Object)> {
+    ) -> Vec<(usize, &'e str, &'a Object)> {
         let (field, noun) = (reference.field, reference.target_noun);
         let target = &self.collections[reference.target];
         let mut resolved = Vec::new();
         for (position, id) in texts(entry, field) {
-            let pointer = format!("{base}/{field}/{position}");
             match target.get(id) {
-                Some(found) => resolved.push((pointer, id, found)),
+                Some(found) => resolved.push((position, id, found)),
                 None => findings.push(located(
                     reference.unknown_code,
                     format!("{field} entry '{id}' names no {noun}"),
-                    pointer,
+                    reference.pointer(base, position),
                 )),
             }
         }
@@ -613,7 +620,7 @@ impl<'a> Graph<'a> {
     ) {
         let own_provider = self.own_provider(entry);
         let noun = rule.reference.target_noun;
-        for (pointer, target_id, _) in self.resolve(&rule.reference, entry, base, findings) {
+        for (position, target_id, _) in self.resolve(&rule.reference, entry, base, findings) {
             let other_provider = self.provider_of(rule.reference.target, target_id);
             if let (Some(own), Some(other)) = (own_provider, other_provider) {
                 if own != other {
@@ -625,7 +632,7 @@ impl<'a> Graph<'a> {
                                 rule.owner_noun
                             ),
                         )
-                        .at(pointer),
+                        .at(rule.reference.pointer(base, position)),
                     );
                 }
             }
@@ -952,7 +959,7 @@ impl<'a> Graph<'a> {
             let released = text(binding, "release_status") == Some("released");
             let exposed = released && text(binding, "implementation_status") == Some("implemented");
             let confirmed = has_confirmation(binding);
-            for (pointer, capability_id, capability) in
+            for (position, capability_id, capability) in
                 self.resolve(&BOUND_CAPABILITIES, binding, &base, findings)
             {
                 if let (Some(id), Some(_)) = (implementation_id, implementation) {
@@ -966,7 +973,7 @@ impl<'a> Graph<'a> {
                                 "capability '{capability_id}' does not list implementation '{id}' in its \
                                  implementation_ids"
                             ),
-                            pointer.clone(),
+                            BOUND_CAPABILITIES.pointer(&base, position),
                         ));
                     }
                 }
@@ -978,7 +985,7 @@ impl<'a> Graph<'a> {
                             "implemented and released binding exposes capability '{capability_id}' \
                              whose remote_safety is do_not_expose"
                         ),
-                        pointer.clone(),
+                        BOUND_CAPABILITIES.pointer(&base, position),
                     ));
                 }
                 if safety == Some("confirmation") && !confirmed {
@@ -988,7 +995,7 @@ impl<'a> Graph<'a> {
                             "capability '{capability_id}' requires confirmation but the binding has no \
                              confirmation requirement with a mode other than none"
                         ),
-                        pointer,
+                        BOUND_CAPABILITIES.pointer(&base, position),
                     ));
                 }
             }
@@ -997,7 +1004,7 @@ impl<'a> Graph<'a> {
                 .filter(|id| !id.is_empty())
                 .collect();
             related.extend(binding_id);
-            for (pointer, claim_id, claim) in
+            for (position, claim_id, claim) in
                 self.resolve(&BINDING_EVIDENCE, binding, &base, findings)
             {
                 let subject = text(claim, "subject_id");
@@ -1009,21 +1016,21 @@ impl<'a> Graph<'a> {
                             "evidence claim '{claim_id}' is about {about}, neither this binding \
                              nor one of its capabilities"
                         ),
-                        pointer,
+                        BINDING_EVIDENCE.pointer(&base, position),
                     ));
                 }
             }
             requirements(binding, &base, findings);
             for (position, effect) in objects(binding, "effects") {
-                let pointer = format!("{base}/effects/{position}/target");
                 let Some(target) = text(effect, "target") else {
                     continue;
                 };
+                let pointer = || format!("{base}/effects/{position}/target");
                 if blank(target) {
                     findings.push(located(
                         codes::WHITESPACE_ONLY,
                         "target is only whitespace".to_string(),
-                        pointer.clone(),
+                        pointer(),
                     ));
                 }
                 let length = target.chars().count();
@@ -1034,7 +1041,7 @@ impl<'a> Graph<'a> {
                             "target of {length} characters is accepted by Pairling's validator but \
                              the bundled schema allows at most {SCHEMA_TARGET_MAX}"
                         ),
-                        pointer,
+                        pointer(),
                     ));
                 }
             }
@@ -1449,12 +1456,13 @@ fn requirements(binding: &Object, base: &str, findings: &mut Vec<Finding>) {
         let Some(kind) = text(requirement, "kind") else {
             continue;
         };
-        let pointer = format!("{base}/requires/{position}");
+        // Formatted only for a finding: a valid binding has half a dozen requirements and none.
+        let pointer = |suffix: &str| format!("{base}/requires/{position}{suffix}");
         if !kinds.insert(kind) {
             findings.push(located(
                 codes::REQUIREMENT_KIND_REPEATED,
                 format!("requirement kind {kind} is repeated"),
-                pointer.clone(),
+                pointer(""),
             ));
         }
         let age = requirement
@@ -1472,7 +1480,7 @@ fn requirements(binding: &Object, base: &str, findings: &mut Vec<Finding>) {
                     "max_age_seconds {age:.1} is a float: Pairling's validator wants an integer \
                      literal (and its digest of the binding differs)"
                 ),
-                format!("{pointer}/max_age_seconds"),
+                pointer("/max_age_seconds"),
             ));
         }
         if kind == "exact_identity" && requirement.get("dimensions").is_some_and(Value::is_array) {
@@ -1491,7 +1499,7 @@ fn requirements(binding: &Object, base: &str, findings: &mut Vec<Finding>) {
                          provider, implementation and binding)",
                         lacking.join(", ")
                     ),
-                    format!("{pointer}/dimensions"),
+                    pointer("/dimensions"),
                 ));
             }
             if dimensions.contains("session") != dimensions.contains("generation") {
@@ -1499,7 +1507,7 @@ fn requirements(binding: &Object, base: &str, findings: &mut Vec<Finding>) {
                     codes::SESSION_WITHOUT_GENERATION,
                     "exact_identity dimensions must name session and generation together"
                         .to_string(),
-                    format!("{pointer}/dimensions"),
+                    pointer("/dimensions"),
                 ));
             }
         }
