@@ -20,10 +20,10 @@ BAD_RESULT = '{\n  "cancelled": "yes"\n}\n'
 BROKEN_RESULT = '{"cancelled": tru\n'
 
 
-def run_cli(
-    backend: str, *args: str, cwd: Path, extra_env: dict[str, str] | None = None
+def run_python(
+    backend: str, *argv: str, cwd: Path, extra_env: dict[str, str] | None = None
 ) -> subprocess.CompletedProcess[str]:
-    """``python -m pairling_fast ARGS`` on ``backend``, colours off, output captured."""
+    """``python ARGV`` importing this package on ``backend``, colours off, output captured."""
     env = dict(os.environ)
     env.update(
         {
@@ -35,7 +35,7 @@ def run_cli(
     )
     env.update(extra_env or {})
     return subprocess.run(
-        [sys.executable, "-m", "pairling_fast", *args],
+        [sys.executable, *argv],
         cwd=cwd,
         env=env,
         capture_output=True,
@@ -43,6 +43,13 @@ def run_cli(
         timeout=120,
         check=False,
     )
+
+
+def run_cli(
+    backend: str, *args: str, cwd: Path, extra_env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    """``python -m pairling_fast ARGS`` on ``backend``, colours off, output captured."""
+    return run_python(backend, "-m", "pairling_fast", *args, cwd=cwd, extra_env=extra_env)
 
 
 class Cli:

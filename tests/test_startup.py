@@ -11,13 +11,10 @@ nothing else has imported them first.
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-from cli_helpers import PACKAGE_PARENT
+from cli_helpers import run_python
 
 from pairling_fast import _backend
 from pairling_fast.generate.journal import write_journal
@@ -46,17 +43,7 @@ print(json.dumps(loaded))
 
 
 def _loaded(backend: str, *args: str, cwd: Path) -> list[str]:
-    env = dict(os.environ, PYTHONPATH=PACKAGE_PARENT, PAIRLING_FAST_BACKEND=backend)
-    env["PYTHONWARNINGS"] = "error"
-    done = subprocess.run(
-        [sys.executable, "-c", PROBE.format(heavy=HEAVY, args=list(args))],
-        cwd=cwd,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    done = run_python(backend, "-c", PROBE.format(heavy=HEAVY, args=list(args)), cwd=cwd)
     assert "Traceback" not in done.stderr, done.stderr
     loaded: list[str] = json.loads(done.stdout.splitlines()[-1])
     return loaded
