@@ -316,7 +316,7 @@ def _first_changed_block(
     a pool of threads, one block per worker in flight; hashlib and ``os.preadv`` release the
     GIL, so they run in parallel on either backend."""
     if not blocks:
-        return None, hashlib.sha256()
+        return None, None
     read = _positional_reader(stream)
     pool = ThreadPoolExecutor(max_workers=min(_workers(), len(blocks)))
     try:
@@ -369,10 +369,11 @@ def _resumed_blocks(
             f"{block['last_line']}): they no longer have the sha256 recorded"
         )
         return None, where
-    partial = offset % size != 0
-    done = recorded[:-1] if partial else list(recorded)
-    first_line = recorded[-1]["first_line"] if partial else lines + 1
-    return _Blocks(size, done, _Cut(len(done), hasher, first_line, lines, offset)), ""
+    if offset % size:  # the last block is partial: hashing goes on from where it ends
+        cut = _Cut(len(recorded) - 1, hasher, recorded[-1]["first_line"], lines, offset)
+    else:
+        cut = _Cut(len(recorded), hashlib.sha256(), lines + 1, lines, offset)
+    return _Blocks(size, recorded[: cut.complete], cut), ""
 
 
 def _parsed(entry: Any, path: str) -> tuple[int, int, dict[str, Any]]:
