@@ -510,21 +510,20 @@ def test_parallel_verification_equals_serial(
     monkeypatch.setattr(journal_state, "BLOCK_SIZE", 256)
     data = _journal(120, 14, chain=True, defects=1)
     half = data.index(b"\n", len(data) // 2) + 1
-    seen = []
+    reports, entries = [], []
     for workers, preadv in ((1, True), (4, True), (4, False)):
         with monkeypatch.context() as patched:
             patched.setattr(journal_state, "_workers", lambda workers=workers: workers)
             if not preadv:
                 patched.delattr(os, "preadv")
             journal, states = _verified(tmp_path, data[:half])
-            grown = data if edit is None else _flipped(data, half // 2)
-            journal.write_bytes(grown)
+            journal.write_bytes(data if edit is None else _flipped(data, half // 2))
             report = pf.check_journal(journal, state=states)
-            seen.append(([f.to_dict() for f in report.findings], report.stats))
-            seen.append(_entry(states, journal))
-    assert seen[0::2] == [seen[0]] * 3
-    assert seen[1::2] == [seen[1]] * 3
-    assert ("resumed" in seen[0][1]) == (edit is None)
+            reports.append(([f.to_dict() for f in report.findings], report.stats))
+            entries.append(_entry(states, journal))
+    assert reports == [reports[0]] * 3
+    assert entries == [entries[0]] * 3
+    assert ("resumed" in reports[0][1]) == (edit is None)
 
 
 def test_an_interrupted_rehash_records_nothing(
@@ -549,3 +548,21 @@ def test_an_interrupted_rehash_records_nothing(
     with pytest.raises(KeyboardInterrupt):
         pf.check_journal(journal, state=state)
     assert state.read_bytes() == saved
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        lambda entry: entry["blocks"].append(entry["blocks"][0]),  # more blocks than the prefix
+        lambda entry: entry.update(block_size=0),
+        lambda entry: entry["blocks"][0].update(first_line="1"),
+        lambda entry: entry.pop("blocks"),  # neither layout
+    ],
+)
+def test_an_entry_with_blocks_that_do_not_fit_is_malformed(
+    backend: _backend.Engine, tmp_path: Path, damage: Any
+) -> None:
+    journal, states = _verified(tmp_path, _journal(30, 16, chain=False, defects=0))
+    damage(_entry(states, journal))
+    with pytest.raises(pf.JournalStateError, match="its entry in the state file is malformed"):
+        pf.check_journal(journal, state=states)

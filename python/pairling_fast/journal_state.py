@@ -376,11 +376,11 @@ def _resumed_blocks(
     return _Blocks(size, recorded[: cut.complete], cut), ""
 
 
-def _parsed(entry: Any, path: str) -> tuple[int, int, dict[str, Any]]:
-    """(offset, lines, options) of a well-formed entry, of either layout."""
+def _parsed(entry: Any, path: str) -> tuple[tuple[Any, Any], int, int, dict[str, Any]]:
+    """((device, inode), offset, lines, options) of a well-formed entry, of either layout."""
     try:
+        identity = (entry["device"], entry["inode"])
         offset, lines = int(entry["offset"]), int(entry["lines"])
-        entry["device"], entry["inode"]
         options = entry["options"]
         if not isinstance(entry["checker"], str) or not isinstance(options, dict):
             raise TypeError
@@ -389,14 +389,15 @@ def _parsed(entry: Any, path: str) -> tuple[int, int, dict[str, Any]]:
             if not isinstance(size, int) or size <= 0 or len(blocks) != -(-offset // size):
                 raise ValueError
             for block in blocks:
-                if not isinstance(block["sha256"], str):
+                if not isinstance(block["sha256"], str) or not all(
+                    isinstance(block[end], int) for end in ("first_line", "last_line")
+                ):
                     raise TypeError
-                int(block["first_line"]), int(block["last_line"])
         elif not isinstance(entry["sha256"], str):
             raise TypeError
     except (KeyError, TypeError, ValueError):
         raise JournalStateError(f"{path}: its entry in the state file is malformed") from None
-    return offset, lines, options
+    return identity, offset, lines, options
 
 
 def _why_not_resumable(
@@ -404,7 +405,7 @@ def _why_not_resumable(
 ) -> tuple[Finding | None, _Blocks | None]:
     """(the finding that says why the entry cannot be resumed from, or None and the prefix's
     blocks, to go on from)."""
-    offset, lines, entry_options = _parsed(entry, path)
+    identity, offset, lines, entry_options = _parsed(entry, path)
     prefix = f"the first {offset} bytes ({lines} lines)"
     if entry_options != options:
         changed = sorted(k for k in options if entry_options.get(k) != options[k])
@@ -413,7 +414,7 @@ def _why_not_resumable(
             "checked in full"
         )
         return Finding.of(STATE_OPTIONS_CHANGED, message, path, None, ""), None
-    if (entry["device"], entry["inode"]) != (info.st_dev, info.st_ino):
+    if identity != (info.st_dev, info.st_ino):
         why = "the path is another file than the one verified (device and inode differ)"
     elif info.st_size < offset:
         why = f"the file is {info.st_size} bytes, shorter than the prefix verified"
