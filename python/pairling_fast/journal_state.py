@@ -47,8 +47,9 @@ _READABLE_VERSIONS = (2, 3)
 # beside the engine's ~4 MB; 1 MiB blocks would be ~1 MB. Memory does not grow with it (see
 # `_PIECE`). An entry keeps the block size it was recorded with.
 BLOCK_SIZE = 8 << 20
-# Each block is read and hashed 1 MiB at a time into one buffer per worker: memory is one
-# buffer per worker, and a piece is hashed while it is still in the cache it was read into.
+# Each block is read and hashed 1 MiB at a time into one buffer per worker, so memory is that
+# buffer per worker whatever the block size (256 KiB to 8 MiB reads hashed within 0.02 s of each
+# other on 320 MB: benches/RESULTS.md).
 _PIECE = 1 << 20
 
 
@@ -294,8 +295,8 @@ def _positional_reader(stream: IO[bytes]) -> Callable[[memoryview, int], int]:
 
 
 def _hash_range(read: Callable[[memoryview, int], int], start: int, length: int) -> Any:
-    """The hasher of ``length`` bytes from ``start``, read a piece at a time into one buffer
-    (so a piece is hashed while it is still in the cache it was read into)."""
+    """The hasher of ``length`` bytes from ``start``, read a ``_PIECE`` at a time into one
+    buffer."""
     hasher = hashlib.sha256()
     view = memoryview(bytearray(min(length, _PIECE)))
     done = 0
