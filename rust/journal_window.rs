@@ -6,8 +6,8 @@
 //! Each id is stored once. A window fills in a long journal (65,536 ids each), and with the id in
 //! both a map and an order queue, plus a `String` per value, the full windows were most of the
 //! growth of peak memory from a 100 MB to a 1 GB journal (docs/journals.md). Here the inserts are
-//! a ring of (id, value while in the window), and the table holds only the generations of the
-//! inserts in the window, compared through the ids they point at.
+//! a ring of ids beside a ring of their values while in the window, and the table holds only the
+//! generations of the inserts in the window, compared through the ids they point at.
 
 use std::collections::VecDeque;
 
@@ -15,9 +15,15 @@ use hashbrown::HashTable;
 
 use super::CLOSED_WINDOW;
 
+/// How many inserts make a window take its full size (`reserve_whole_window`).
+const LONG: usize = CLOSED_WINDOW / 16;
+
 pub(super) struct ClosedWindow<V> {
-    /// The last inserts, oldest first: the id, and its value while the insert is in the window.
-    inserts: VecDeque<(Box<str>, Option<V>)>,
+    /// The ids of the last inserts, oldest first.
+    ids: VecDeque<Box<str>>,
+    /// Each insert's value while it is in the window, beside `ids` rather than in a tuple with
+    /// the id: a `()` or a thin pointer then costs its own size, not the tuple's padding.
+    values: VecDeque<Option<V>>,
     /// The generation of the newest insert (the first insert of a fresh window is 1).
     generation: u64,
     /// The generations of the inserts in the window, by their ids' hashes, as their low 32 bits
@@ -30,7 +36,8 @@ pub(super) struct ClosedWindow<V> {
 impl<V> ClosedWindow<V> {
     pub(super) fn new() -> Self {
         ClosedWindow {
-            inserts: VecDeque::new(),
+            ids: VecDeque::new(),
+            values: VecDeque::new(),
             generation: 0,
             live: HashTable::new(),
             hasher: ahash::RandomState::new(),
@@ -44,23 +51,30 @@ impl<V> ClosedWindow<V> {
         inserts: impl IntoIterator<Item = (Box<str>, Option<V>)>,
     ) -> Result<Self, &'static str> {
         let mut window = ClosedWindow::new();
-        window.inserts.extend(inserts);
+        let inserts = inserts.into_iter();
+        if inserts.size_hint().0 >= LONG {
+            window.reserve_whole_window();
+        }
+        for (id, value) in inserts {
+            window.ids.push_back(id);
+            window.values.push_back(value);
+        }
         window.generation = generation;
         let first = window.first_generation();
-        for index in 0..window.inserts.len() {
-            let (id, value) = &window.inserts[index];
-            if value.is_none() {
+        for index in 0..window.ids.len() {
+            if window.values[index].is_none() {
                 continue;
             }
+            let id = &window.ids[index];
             if window.find(id).is_some() {
                 return Err("a key twice in a window");
             }
             let hash = window.hasher.hash_one(&**id);
-            let (inserts, hasher) = (&window.inserts, &window.hasher);
+            let (ids, hasher) = (&window.ids, &window.hasher);
             window
                 .live
                 .insert_unique(hash, (first + index as u64) as u32, |&generation| {
-                    hasher.hash_one(&*inserts[slot(inserts, first, generation)].0)
+                    hasher.hash_one(&*ids[slot(ids, first, generation)])
                 });
         }
         Ok(window)
@@ -73,21 +87,22 @@ impl<V> ClosedWindow<V> {
 
     /// The inserts, oldest first: each id with its value while it is in the window.
     pub(super) fn inserts(&self) -> impl Iterator<Item = (&str, Option<&V>)> {
-        self.inserts
+        self.ids
             .iter()
+            .zip(&self.values)
             .map(|(id, value)| (&**id, value.as_ref()))
     }
 
     fn first_generation(&self) -> u64 {
-        self.generation + 1 - self.inserts.len() as u64
+        self.generation + 1 - self.ids.len() as u64
     }
 
     fn find(&self, id: &str) -> Option<u32> {
         let first = self.first_generation();
-        let inserts = &self.inserts;
+        let ids = &self.ids;
         self.live
             .find(self.hasher.hash_one(id), |&generation| {
-                &*inserts[slot(inserts, first, generation)].0 == id
+                &*ids[slot(ids, first, generation)] == id
             })
             .copied()
     }
@@ -95,46 +110,62 @@ impl<V> ClosedWindow<V> {
     pub(super) fn get(&self, id: &str) -> Option<&V> {
         let generation = self.find(id)?;
         let first = self.first_generation();
-        self.inserts[slot(&self.inserts, first, generation)]
-            .1
-            .as_ref()
+        self.values[slot(&self.ids, first, generation)].as_ref()
     }
 
     pub(super) fn insert(&mut self, id: &str, value: V) {
-        if self.inserts.len() >= CLOSED_WINDOW {
+        if self.ids.len() >= CLOSED_WINDOW {
             self.forget_oldest();
+        } else if self.ids.len() == LONG {
+            self.reserve_whole_window();
         }
         // An earlier insert of the same id is superseded: it stays in the ring as gone.
         self.remove(id);
-        self.inserts.push_back((id.into(), Some(value)));
+        self.ids.push_back(id.into());
+        self.values.push_back(Some(value));
         self.generation += 1;
         let first = self.first_generation();
-        let (inserts, hasher) = (&self.inserts, &self.hasher);
+        let (ids, hasher) = (&self.ids, &self.hasher);
         self.live
             .insert_unique(hasher.hash_one(id), self.generation as u32, |&generation| {
-                hasher.hash_one(&*inserts[slot(inserts, first, generation)].0)
+                hasher.hash_one(&*ids[slot(ids, first, generation)])
             });
     }
 
     pub(super) fn remove(&mut self, id: &str) {
         let first = self.first_generation();
-        let inserts = &self.inserts;
+        let ids = &self.ids;
         let found = self
             .live
             .find_entry(self.hasher.hash_one(id), |&generation| {
-                &*inserts[slot(inserts, first, generation)].0 == id
+                &*ids[slot(ids, first, generation)] == id
             })
             .ok()
             .map(|entry| entry.remove().0);
         if let Some(generation) = found {
-            let index = slot(&self.inserts, first, generation);
-            self.inserts[index].1 = None;
+            let index = slot(&self.ids, first, generation);
+            self.values[index] = None;
         }
+    }
+
+    /// A window this long is in a long journal, which fills it: it takes its full size at once.
+    /// Growing on by doubling held the old and the new arrays together at every step, the peak
+    /// memory of a long check; a short journal never pays for the full size.
+    fn reserve_whole_window(&mut self) {
+        let more = CLOSED_WINDOW - self.ids.len();
+        self.ids.reserve_exact(more);
+        self.values.reserve_exact(more);
+        let first = self.first_generation();
+        let (ids, hasher) = (&self.ids, &self.hasher);
+        self.live.reserve(more, |&generation| {
+            hasher.hash_one(&*ids[slot(ids, first, generation)])
+        });
     }
 
     fn forget_oldest(&mut self) {
         let oldest = self.first_generation();
-        if let Some((id, Some(_))) = self.inserts.pop_front() {
+        let id = self.ids.pop_front();
+        if let (Some(id), Some(Some(_))) = (id, self.values.pop_front()) {
             if let Ok(entry) = self
                 .live
                 .find_entry(self.hasher.hash_one(&*id), |&generation| {
@@ -147,11 +178,11 @@ impl<V> ClosedWindow<V> {
     }
 }
 
-/// Where the insert of `generation` (its low 32 bits) lies in `inserts`, whose oldest is
-/// generation `first`.
-fn slot<T>(inserts: &VecDeque<T>, first: u64, generation: u32) -> usize {
+/// Where the insert of `generation` (its low 32 bits) lies in `ids`, whose oldest is generation
+/// `first`.
+fn slot<T>(ids: &VecDeque<T>, first: u64, generation: u32) -> usize {
     let index = generation.wrapping_sub(first as u32) as usize;
-    debug_assert!(index < inserts.len());
+    debug_assert!(index < ids.len());
     index
 }
 
@@ -216,5 +247,33 @@ mod tests {
             assert_eq!(restored.get(id), window.get(id), "{id}");
         }
         assert!(ClosedWindow::restore(2, [("a".into(), Some(1)), ("a".into(), Some(2))]).is_err());
+    }
+
+    #[test]
+    fn a_long_window_at_its_full_size_keeps_and_forgets_as_before() {
+        // Past `LONG` inserts the window takes its full size; saved and restored there, it
+        // answers alike and goes on forgetting the oldest.
+        let mut window: ClosedWindow<u32> = ClosedWindow::new();
+        for id in 0..LONG + 10 {
+            window.insert(&id.to_string(), id as u32);
+        }
+        assert!(window.ids.capacity() >= CLOSED_WINDOW);
+        assert!(window.live.capacity() >= CLOSED_WINDOW);
+        window.remove("3");
+        let saved: Vec<(Box<str>, Option<u32>)> = window
+            .inserts()
+            .map(|(id, value)| (id.into(), value.copied()))
+            .collect();
+        let mut restored = ClosedWindow::restore(window.generation(), saved).expect("valid");
+        assert!(restored.live.capacity() >= CLOSED_WINDOW);
+        for id in ["0", "3", "4095", "4105", "4106"] {
+            assert_eq!(restored.get(id), window.get(id), "{id}");
+        }
+        for id in 0..CLOSED_WINDOW {
+            restored.insert(&format!("new{id}"), 0);
+        }
+        assert_eq!(restored.get("0"), None, "forgotten");
+        assert_eq!(restored.get("new0"), Some(&0));
+        assert_eq!(restored.live.len(), CLOSED_WINDOW);
     }
 }

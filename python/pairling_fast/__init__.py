@@ -7,7 +7,7 @@ the same verdicts, findings and digests. ``pairling_fast.backend`` says which on
 
 from __future__ import annotations
 
-from importlib.metadata import PackageNotFoundError, version
+from functools import cache
 from typing import Any
 
 from . import _backend, schemas
@@ -40,10 +40,23 @@ from .wire import (
     wire_schema_digest,
 )
 
-try:
-    __version__ = version("pairling_fast")
-except PackageNotFoundError:  # running from a source tree without installing
-    __version__ = "0+unknown"
+
+@cache
+def _version() -> str:
+    # The core carries its crate's version, which is the package's (pyproject.toml takes it from
+    # Cargo.toml). importlib.metadata, with the email package it loads, was the largest share of
+    # `import pairling_fast`, so it is read only when there is no core.
+    try:
+        from ._core import __version__ as core_version
+    except ImportError:
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            return version("pairling_fast")
+        except PackageNotFoundError:  # a source tree without the extension, not installed
+            return "0+unknown"
+    return core_version
+
 
 __all__ = [
     "REPORT_VERSION",
@@ -86,7 +99,7 @@ __all__ = [
 
 
 def _build_info() -> dict[str, Any]:
-    info: dict[str, Any] = {"version": __version__, "backend": _backend.active_name()}
+    info: dict[str, Any] = {"version": _version(), "backend": _backend.active_name()}
     try:
         from . import _core
     except ImportError:
@@ -97,7 +110,9 @@ def _build_info() -> dict[str, Any]:
 
 
 def __getattr__(name: str) -> Any:
-    # Computed on access so they follow the active backend.
+    # Computed on access: the backend ones follow the active backend.
+    if name == "__version__":
+        return _version()
     if name == "backend":
         return _backend.active_name()
     if name == "__build__":

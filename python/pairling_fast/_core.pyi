@@ -9,6 +9,7 @@ __all__ = [
     "CompiledSchema",
     "JournalChecker",
     "TranscriptChecker",
+    "__version__",
     "_panic_for_tests",
     "build_info",
     "bundled_schema_ids",
@@ -34,6 +35,9 @@ __all__ = [
     "wire_bundles",
     "wire_schema_digest",
 ]
+
+# The crate's version, the package's (pyproject.toml reads it from Cargo.toml).
+__version__: str
 
 _RawViolation = tuple[str, str, str, str]
 _RawFinding = tuple[

@@ -27,7 +27,6 @@ from ._pointers import unescape_pointer_token
 from .canonical import DIGEST_PREFIX, canonicalize_json, digest_hex, parse_json
 from .codes import CODES
 from .config import Config, ConfigError, find_config
-from .distributed import check_workers, connect
 from .errors import CanonicalizationError, PairlingError, ValidationError
 from .generate import journal as generate_journal
 from .generate import map as generate_map
@@ -50,6 +49,7 @@ from .output import (
 from .paths import KINDS, CheckInterrupted, PathArgumentError, check_paths
 
 if TYPE_CHECKING:
+    from distributed import Client
     from rich.console import Console
 
     from .terminal import RichProgress
@@ -171,8 +171,12 @@ def _command_check(args: argparse.Namespace) -> int:
     cluster = ExitStack()
     try:
         manifest = _manifest(args.manifest)
-        client = connect(args.dask, cluster) if args.dask is not None else None
-        if client is not None:
+        client: Client | None = None
+        if args.dask is not None:
+            # Only a cluster run needs the cluster module (socket, its own dataclasses).
+            from .distributed import check_workers, connect
+
+            client = connect(args.dask, cluster)
             check_workers(client)
     except (OSError, ValueError, PairlingError) as error:
         cluster.close()
