@@ -4,12 +4,14 @@ reports, on both backends; a changed prefix, changed options or an unusable stat
 
 from __future__ import annotations
 
+import bisect
 import hashlib
 import json
 import os
 import stat
 from pathlib import Path
 from typing import Any
+from unittest import mock
 
 import pytest
 from cli_helpers import Cli
@@ -17,11 +19,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import pairling_fast as pf
-from pairling_fast import _backend
+from pairling_fast import _backend, journal_state
 from pairling_fast.codes import STATE_OPTIONS_CHANGED, VERIFIED_PREFIX_CHANGED
 from pairling_fast.generate.journal import generate_journal
 from pairling_fast.journal import JournalInterrupted
-from pairling_fast.journal_state import STATE_FORMAT, STATE_VERSION, _HashingReader
+from pairling_fast.journal_state import BLOCK_SIZE, STATE_FORMAT, STATE_VERSION, _HashingReader
 
 STATE_PROPERTIES = settings(
     max_examples=40,
@@ -40,6 +42,30 @@ def _journal(events: int, seed: int, chain: bool, defects: int) -> bytes:
     return b"".join(lines)
 
 
+def _blocks(prefix: bytes, size: int) -> list[dict[str, Any]]:
+    """The blocks an entry should record for ``prefix``, worked out from its bytes directly: each
+    ``size`` bytes' sha256 and the lines of its first and last byte."""
+    newlines = [at for at, byte in enumerate(prefix) if byte == 0x0A]
+
+    def line(at: int) -> int:  # the line the byte at ``at`` is in
+        return bisect.bisect_left(newlines, at) + 1
+
+    return [
+        {
+            "sha256": hashlib.sha256(prefix[start : start + size]).hexdigest(),
+            "first_line": line(start),
+            "last_line": line(min(start + size, len(prefix)) - 1),
+        }
+        for start in range(0, len(prefix), size)
+    ]
+
+
+def _entry(states: pf.JournalStates, journal: Path) -> dict[str, Any]:
+    entry = states.entry(os.path.realpath(journal))
+    assert entry is not None
+    return entry
+
+
 @STATE_PROPERTIES
 @given(
     events=st.integers(5, 120),
@@ -49,6 +75,7 @@ def _journal(events: int, seed: int, chain: bool, defects: int) -> bytes:
     splits=st.lists(st.floats(0, 1), min_size=1, max_size=3),
     max_findings=st.sampled_from([None, 2, 1000]),
     tail=st.sampled_from([b"", b'{"kind"', b"\n\n", b"not json\n"]),
+    block_size=st.sampled_from([5, 97, 1000, BLOCK_SIZE]),
 )
 def test_a_resumed_check_equals_a_full_check(
     backend: _backend.Engine,
@@ -60,26 +87,30 @@ def test_a_resumed_check_equals_a_full_check(
     splits: list[float],
     max_findings: int | None,
     tail: bytes,
+    block_size: int,
 ) -> None:
-    """Appended in pieces cut anywhere (inside lines too), checked after every piece."""
+    """Appended in pieces cut anywhere (inside lines too), checked after every piece; the blocks
+    recorded as the checks go on are those of the whole prefix hashed at once."""
     data = _journal(events, seed, chain, defects) + tail
     journal = tmp_path_factory.mktemp("state") / "events.jsonl"
     states = pf.JournalStates()
     cuts = sorted({int(fraction * len(data)) for fraction in splits} | {len(data)})
     start = 0
-    for cut in cuts:
-        with open(journal, "ab") as stream:
-            stream.write(data[start:cut])
-        start = cut
-        resumed = pf.check_journal(journal, max_findings=max_findings, state=states)
-        full = pf.check_journal(journal, max_findings=max_findings)
-        assert _comparable(resumed) == _comparable(full)
-        assert resumed.ok == full.ok
-    entry = states.entry(os.path.realpath(journal))
-    assert entry is not None
+    with mock.patch.object(journal_state, "BLOCK_SIZE", block_size):
+        for cut in cuts:
+            with open(journal, "ab") as stream:
+                stream.write(data[start:cut])
+            start = cut
+            resumed = pf.check_journal(journal, max_findings=max_findings, state=states)
+            full = pf.check_journal(journal, max_findings=max_findings)
+            assert _comparable(resumed) == _comparable(full)
+            assert resumed.ok == full.ok
+    entry = _entry(states, journal)
     # The verified prefix ends after the last newline: a last line without one is read again.
     assert entry["offset"] == data.rfind(b"\n") + 1
     assert entry["lines"] == data.count(b"\n")
+    assert entry["block_size"] == block_size
+    assert entry["blocks"] == _blocks(data[: entry["offset"]], block_size)
 
 
 def test_only_the_appended_bytes_are_checked(backend: _backend.Engine, tmp_path: Path) -> None:
@@ -235,7 +266,7 @@ def test_a_state_file_keeps_its_permissions(backend: _backend.Engine, tmp_path: 
         (
             # Version 1 (before the windows were written once) is not read: delete it.
             json.dumps({"format": STATE_FORMAT, "version": 1, "journals": {}}).encode(),
-            "journal state version 1, this pairling-fast reads version 2; delete it",
+            "journal state version 1, this pairling-fast reads versions 2 and 3; delete it",
         ),
         (
             json.dumps(
@@ -352,3 +383,186 @@ def test_an_ended_action_that_no_kind_ends_is_refused_by_both_backends(tmp_path:
             pytest.raises(pf.JournalStateError, match="does not end an action"),
         ):
             pf.check_journal(journal, state=str(state))
+
+
+def _flipped(data: bytes, at: int) -> bytes:
+    return data[:at] + bytes([data[at] ^ 0x20]) + data[at + 1 :]
+
+
+def _located(report: pf.Report, start: int, end: int, block: dict[str, Any]) -> None:
+    """``report`` opens with a PF345 naming the block of bytes ``start``..``end`` (inclusive)."""
+    assert report.findings[0].code == VERIFIED_PREFIX_CHANGED
+    assert (
+        f"the first change is in the bytes at offsets {start} to {end} (lines "
+        f"{block['first_line']} to {block['last_line']})"
+    ) in report.findings[0].message
+
+
+@pytest.mark.parametrize("prefix", ["a block", "a block and a byte", "a block but a byte", "empty"])
+def test_blocks_at_their_boundaries(
+    backend: _backend.Engine, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, prefix: str
+) -> None:
+    data = _journal(40, 11, chain=True, defects=0)
+    cut = 0 if prefix == "empty" else data.index(b"\n", len(data) // 2) + 1
+    size = {"a block": cut, "a block and a byte": cut - 1, "a block but a byte": cut + 1}.get(
+        prefix, 100
+    )
+    monkeypatch.setattr(journal_state, "BLOCK_SIZE", size)
+    journal, states = _verified(tmp_path, data[:cut])
+    assert _entry(states, journal)["blocks"] == _blocks(data[:cut], size)
+    with open(journal, "ab") as stream:
+        stream.write(data[cut:])
+    resumed = pf.check_journal(journal, state=states)
+    assert resumed.stats["resumed"]["from_offset"] == cut
+    assert _comparable(resumed) == _comparable(pf.check_journal(journal))
+    assert _entry(states, journal)["blocks"] == _blocks(data, size)
+    if cut:
+        # The prefix's last byte (its last newline) is in its last block.
+        journal.write_bytes(data[:cut])
+        states = _verified(tmp_path, data[:cut])[1]
+        journal.write_bytes(_flipped(data, cut - 1))
+        start = (cut - 1) // size * size
+        last = _blocks(data[:cut], size)[-1]
+        _located(pf.check_journal(journal, state=states), start, cut - 1, last)
+
+
+def test_a_change_is_located_in_the_first_changed_block(
+    backend: _backend.Engine, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    size = 512
+    monkeypatch.setattr(journal_state, "BLOCK_SIZE", size)
+    data = _journal(150, 12, chain=False, defects=0)
+    blocks = _blocks(data, size)
+    for index in (0, 1, len(blocks) // 2, len(blocks) - 1):
+        journal, states = _verified(tmp_path, data)
+        start = index * size
+        # A byte in the middle of block `index`, and one in the last block: the first is named.
+        changed = _flipped(data, min(start + size // 2, len(data) - 2))
+        changed = _flipped(changed, len(data) - 2) if index < len(blocks) - 1 else changed
+        journal.write_bytes(changed)
+        report = pf.check_journal(journal, state=states)
+        _located(report, start, min(start + size, len(data)) - 1, blocks[index])
+        assert [f.to_dict() for f in report.findings[1:]] == [
+            f.to_dict() for f in pf.check_journal(journal).findings
+        ]
+
+
+def _saved_as_version_2(state: Path, states: pf.JournalStates) -> None:
+    """``states`` written to ``state`` as version 2 wrote it: each entry with one sha256 of its
+    whole prefix instead of blocks, the file's sha256 over its journals' canonical text."""
+    journals = {}
+    for journal in states.journals():
+        entry = dict(_entry(states, Path(journal)))
+        del entry["block_size"], entry["blocks"]
+        with open(journal, "rb") as stream:
+            entry["sha256"] = hashlib.sha256(stream.read(entry["offset"])).hexdigest()
+        journals[journal] = entry
+    text = json.dumps(journals, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+    head = json.dumps({"format": STATE_FORMAT, "version": 2, "sha256": ""}, separators=(",", ":"))
+    digest = hashlib.sha256(text.encode()).hexdigest()
+    state.write_text(f'{head[:-2]}{digest}","journals":{text}}}\n')
+
+
+def test_a_version_2_state_resumes_and_is_recorded_in_blocks(
+    backend: _backend.Engine, tmp_path: Path
+) -> None:
+    data = _journal(200, 13, chain=True, defects=2)
+    half = data.index(b"\n", len(data) // 2) + 1
+    growing, kept, edited = (tmp_path / f"{name}.jsonl" for name in ("growing", "kept", "edited"))
+    growing.write_bytes(data[:half])
+    kept.write_bytes(data)
+    edited.write_bytes(data)
+    states = pf.JournalStates()
+    for journal in (growing, kept, edited):
+        pf.check_journal(journal, state=states)
+    state = tmp_path / "journal.state"
+    _saved_as_version_2(state, states)
+    with open(growing, "ab") as stream:
+        stream.write(data[half:])
+    resumed = pf.check_journal(growing, state=state)
+    assert resumed.stats["resumed"]["from_offset"] == half
+    assert _comparable(resumed) == _comparable(pf.check_journal(growing))
+    document = json.loads(state.read_bytes())
+    assert document["version"] == STATE_VERSION == 3
+    upgraded = document["journals"][os.path.realpath(growing)]
+    assert "sha256" not in upgraded
+    assert upgraded["blocks"] == _blocks(data, BLOCK_SIZE)
+    # A journal not checked since keeps its version 2 entry in the version 3 file, and resumes.
+    assert "sha256" in document["journals"][os.path.realpath(kept)]
+    assert pf.check_journal(kept, state=state).stats["resumed"]["bytes_checked"] == 0
+    # A version 2 entry cannot say where its prefix changed, only that it did.
+    edited.write_bytes(_flipped(data, 10))
+    report = pf.check_journal(edited, state=state)
+    assert report.findings[0].code == VERIFIED_PREFIX_CHANGED
+    assert "its bytes no longer have the sha256 recorded" in report.findings[0].message
+    assert set(json.loads(state.read_bytes())["journals"][os.path.realpath(edited)]) >= {
+        "blocks",
+        "block_size",
+    }
+
+
+@pytest.mark.parametrize("edit", [None, "byte flipped"])
+def test_parallel_verification_equals_serial(
+    backend: _backend.Engine, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, edit: str | None
+) -> None:
+    """One worker, four, and four taking turns to read (where ``os.preadv`` is missing): the
+    same reports and the same entries."""
+    monkeypatch.setattr(journal_state, "BLOCK_SIZE", 256)
+    data = _journal(120, 14, chain=True, defects=1)
+    half = data.index(b"\n", len(data) // 2) + 1
+    reports, entries = [], []
+    for workers, preadv in ((1, True), (4, True), (4, False)):
+        with monkeypatch.context() as patched:
+            patched.setattr(journal_state, "_workers", lambda workers=workers: workers)
+            if not preadv:
+                patched.delattr(os, "preadv")
+            journal, states = _verified(tmp_path, data[:half])
+            journal.write_bytes(data if edit is None else _flipped(data, half // 2))
+            report = pf.check_journal(journal, state=states)
+            reports.append(([f.to_dict() for f in report.findings], report.stats))
+            entries.append(_entry(states, journal))
+    assert reports == [reports[0]] * 3
+    assert entries == [entries[0]] * 3
+    assert ("resumed" in reports[0][1]) == (edit is None)
+
+
+def test_an_interrupted_rehash_records_nothing(
+    backend: _backend.Engine, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(journal_state, "BLOCK_SIZE", 256)
+    journal = tmp_path / "events.jsonl"
+    journal.write_bytes(_journal(60, 15, chain=True, defects=0))
+    state = tmp_path / "journal.state"
+    pf.check_journal(journal, state=state)
+    saved = state.read_bytes()
+    hash_range = journal_state._hash_range
+
+    def interrupted(read: Any, start: int, length: int) -> Any:
+        if start == 2 * 256:
+            raise KeyboardInterrupt
+        return hash_range(read, start, length)
+
+    monkeypatch.setattr(journal_state, "_hash_range", interrupted)
+    with open(journal, "ab") as stream:
+        stream.write(b"{}\n")
+    with pytest.raises(KeyboardInterrupt):
+        pf.check_journal(journal, state=state)
+    assert state.read_bytes() == saved
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        lambda entry: entry["blocks"].append(entry["blocks"][0]),  # more blocks than the prefix
+        lambda entry: entry.update(block_size=0),
+        lambda entry: entry["blocks"][0].update(first_line="1"),
+        lambda entry: entry.pop("blocks"),  # neither layout
+    ],
+)
+def test_an_entry_with_blocks_that_do_not_fit_is_malformed(
+    backend: _backend.Engine, tmp_path: Path, damage: Any
+) -> None:
+    journal, states = _verified(tmp_path, _journal(30, 16, chain=False, defects=0))
+    damage(_entry(states, journal))
+    with pytest.raises(pf.JournalStateError, match="its entry in the state file is malformed"):
+        pf.check_journal(journal, state=states)
