@@ -412,41 +412,48 @@ mod chain_hash {
         Other(Box<str>),
     }
 
-    /// Each byte's hex digit value, or `INVALID` for anything but `0-9a-f`.
-    const INVALID: u8 = 0x80;
-    const DIGITS: [u8; 256] = {
-        let mut table = [INVALID; 256];
-        let mut byte = 0;
-        while byte < 10 {
-            table[b'0' as usize + byte] = byte as u8;
-            byte += 1;
-        }
-        let mut letter = 0;
-        while letter < 6 {
-            table[b'a' as usize + letter] = 10 + letter as u8;
-            letter += 1;
-        }
-        table
-    };
-
     impl ChainHash {
         pub(in crate::journal) fn new(text: &str) -> Self {
-            let bytes = text.as_bytes();
-            if bytes.len() == 64 {
-                let mut digest = [0; 32];
-                // One check at the end: no branch per digit.
-                let mut invalid = 0;
-                for (pair, byte) in bytes.chunks_exact(2).zip(&mut digest) {
-                    let (high, low) = (DIGITS[usize::from(pair[0])], DIGITS[usize::from(pair[1])]);
-                    invalid |= high | low;
-                    *byte = (high << 4) | (low & 0xf);
-                }
-                if invalid & INVALID == 0 {
-                    return ChainHash::Digest(digest);
-                }
+            match lower_hex_digest(text.as_bytes()) {
+                Some(digest) => ChainHash::Digest(digest),
+                None => ChainHash::Other(text.into()),
             }
-            ChainHash::Other(text.into())
         }
+    }
+
+    /// The 32 bytes that 64 lowercase hex digits spell, eight digits a step in a plain word
+    /// (two hashes a line: a lookup per digit was a visible share of the per-line stage).
+    fn lower_hex_digest(text: &[u8]) -> Option<[u8; 32]> {
+        const ONES: u64 = 0x0101_0101_0101_0101;
+        const HIGHS: u64 = 0x8080_8080_8080_8080;
+        const EVEN: u64 = 0x00ff_00ff_00ff_00ff;
+        if text.len() != 64 {
+            return None;
+        }
+        let mut digest = [0; 32];
+        for (chunk, out) in text.chunks_exact(8).zip(digest.chunks_exact_mut(4)) {
+            let word = u64::from_le_bytes(chunk.try_into().expect("eight bytes"));
+            if word & HIGHS != 0 {
+                return None;
+            }
+            // Bytes below 0x80 plus at most 0x80 stay below 0x100: no carry between bytes, and
+            // a byte's high bit says whether it reached the bound.
+            let at_least = |low: u8| word.wrapping_add(ONES * u64::from(0x80 - low)) & HIGHS;
+            let above = |high: u8| word.wrapping_add(ONES * u64::from(0x7f - high)) & HIGHS;
+            let digits = at_least(b'0') & !above(b'9');
+            let letters = at_least(b'a') & !above(b'f');
+            if digits | letters != HIGHS {
+                return None;
+            }
+            // `0`-`9` are 0x30-0x39, `a`-`f` 0x61-0x66: the low four bits, plus 9 for a letter.
+            let nibbles = (word & (ONES * 0x0f)) + (letters >> 7) * 9;
+            // The first digit of each pair (the lower byte) is the high nibble.
+            let pairs = ((nibbles & EVEN) << 4) | ((nibbles >> 8) & EVEN);
+            for (index, byte) in out.iter_mut().enumerate() {
+                *byte = (pairs >> (16 * index)) as u8;
+            }
+        }
+        Some(digest)
     }
 
     impl fmt::Display for ChainHash {
@@ -1795,6 +1802,49 @@ mod tests {
             ..Options::default()
         };
         assert_resumes_everywhere(&text, &capped);
+    }
+
+    /// Hashes are held as bytes exactly when they are 64 lowercase hex digits, those bytes, and
+    /// show as the text they were read from: against a digit-by-digit reading, with every digit
+    /// and its neighbours (`/`, `:`, `` ` ``, `g`, upper case) at every place.
+    #[test]
+    fn chain_hashes_are_bytes_exactly_when_canonical() {
+        let alphabet: Vec<char> = "0123456789abcdef/:`gAF\u{e9}".chars().collect();
+        let mut state = 0x2545_f491_4f6c_dd1du64;
+        let mut next = |bound: usize| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state % bound as u64) as usize
+        };
+        for round in 0..20_000 {
+            let length = if round % 4 == 0 { next(70) } else { 64 };
+            let text: String = (0..length)
+                .map(|_| {
+                    if next(40) == 0 {
+                        alphabet[next(alphabet.len())]
+                    } else {
+                        alphabet[next(16)]
+                    }
+                })
+                .collect();
+            let hash = ChainHash::new(&text);
+            assert_eq!(hash.to_string(), text);
+            let canonical = text.len() == 64
+                && text
+                    .bytes()
+                    .all(|byte| matches!(byte, b'0'..=b'9' | b'a'..=b'f'));
+            match hash {
+                ChainHash::Digest(digest) => {
+                    assert!(canonical, "{text}");
+                    let plain: Vec<u8> = (0..32)
+                        .map(|at| u8::from_str_radix(&text[2 * at..2 * at + 2], 16).unwrap())
+                        .collect();
+                    assert_eq!(digest.to_vec(), plain, "{text}");
+                }
+                ChainHash::Other(_) => assert!(!canonical, "{text}"),
+            }
+        }
     }
 
     #[test]

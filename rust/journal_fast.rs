@@ -172,16 +172,7 @@ impl<'a> Scanner<'a> {
         let mut at = start;
         let mut escaped = false;
         loop {
-            // Keys and ids are short: a plain loop finds their end before memchr is set up.
-            let rest = &self.text[at..];
-            at += match rest[..rest.len().min(16)]
-                .iter()
-                .position(|&byte| byte == b'"' || byte == b'\\')
-            {
-                Some(found) => found,
-                None if rest.len() <= 16 => return None,
-                None => 16 + memchr::memchr2(b'"', b'\\', &rest[16..])?,
-            };
+            at += quote_or_backslash(&self.text[at..])?;
             if self.text[at] == b'"' {
                 break;
             }
@@ -346,6 +337,30 @@ impl<'a> Scanner<'a> {
             .all(|pair| text[pair[0].key.clone()] != text[pair[1].key.clone()]);
         distinct.then_some(first)
     }
+}
+
+/// Where the first `"` or `\\` of `bytes` is. Eight bytes a step in a plain word: the strings of
+/// a line are short (keys, ids, a hash), too short for memchr's vector set-up to pay.
+fn quote_or_backslash(bytes: &[u8]) -> Option<usize> {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGHS: u64 = 0x8080_8080_8080_8080;
+    // The high bit of each zero byte of `word`, and maybe of bytes after the first zero byte
+    // (a borrow): the lowest bit set is always exact, and only the lowest is read.
+    let zeros = |word: u64| word.wrapping_sub(ONES) & !word & HIGHS;
+    let mut words = bytes.chunks_exact(8);
+    for (index, chunk) in words.by_ref().enumerate() {
+        let word = u64::from_le_bytes(chunk.try_into().expect("eight bytes"));
+        let found =
+            zeros(word ^ (ONES * u64::from(b'"'))) | zeros(word ^ (ONES * u64::from(b'\\')));
+        if found != 0 {
+            return Some(index * 8 + found.trailing_zeros() as usize / 8);
+        }
+    }
+    let tail = words.remainder();
+    let position = tail
+        .iter()
+        .position(|&byte| byte == b'"' || byte == b'\\')?;
+    Some(bytes.len() - tail.len() + position)
 }
 
 /// Whether `bytes` hold a control character (below 0x20), which no JSON string may hold raw.
@@ -977,6 +992,30 @@ mod tests {
                 crate::car_event::timestamp_text(&chrono),
                 "{text}"
             );
+        }
+    }
+
+    /// The word-at-a-time search against a plain one, at every offset and length around the
+    /// word size, with the wanted bytes and their bit-neighbours (`!`, `#`, `[`, `]`, 0x22 | 0x80).
+    #[test]
+    fn quotes_and_backslashes_are_found_where_a_plain_search_finds_them() {
+        let mut random = Random(0x51_7cc1_b727_220a);
+        let alphabet = [
+            b'"', b'\\', b'!', b'#', b'[', b']', 0xa2, 0xdc, 0x00, 0xff, b'a', 0x21,
+        ];
+        for _ in 0..50_000 {
+            let length = random.below(40);
+            let bytes: Vec<u8> = (0..length)
+                .map(|_| {
+                    if random.below(4) == 0 {
+                        alphabet[random.below(alphabet.len())]
+                    } else {
+                        b'a' + random.below(26) as u8
+                    }
+                })
+                .collect();
+            let plain = bytes.iter().position(|&byte| byte == b'"' || byte == b'\\');
+            assert_eq!(quote_or_backslash(&bytes), plain, "{bytes:?}");
         }
     }
 
