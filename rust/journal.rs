@@ -9,7 +9,6 @@
 //! `python/pairling_fast/_fallback/journal.py` implements the same rules line for line.
 
 use crate::codes;
-use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::io::{self, BufRead};
 use std::ops::Range;
@@ -133,7 +132,10 @@ pub struct JournalReport {
 /// The schema's facts the checks need: the kind enum and the declared top-level members.
 struct EventSchema {
     validator: &'static SchemaValidator,
-    kinds: HashSet<String>,
+    /// The kind enum: each kind with its index in `kind_names`.
+    kinds: HashMap<String, usize>,
+    /// The kinds, sorted.
+    kind_names: Vec<String>,
     members: HashSet<String>,
     /// Whether the schema is the shape the fast path checks by hand.
     fast: bool,
@@ -144,13 +146,20 @@ impl EventSchema {
         let schema = bundle
             .schema(EVENT_SCHEMA)
             .expect("every wire bundle has journal.event");
-        let kinds = schema["definitions"]["EventKind"]["oneOf"]
+        let mut kind_names: Vec<String> = schema["definitions"]["EventKind"]["oneOf"]
             .as_array()
             .into_iter()
             .flatten()
             .filter_map(|branch| branch["enum"].as_array())
             .flatten()
             .filter_map(|kind| kind.as_str().map(str::to_string))
+            .collect();
+        kind_names.sort();
+        kind_names.dedup();
+        let kinds = kind_names
+            .iter()
+            .enumerate()
+            .map(|(index, kind)| (kind.clone(), index))
             .collect();
         let members = schema["properties"]
             .as_object()
@@ -161,6 +170,7 @@ impl EventSchema {
                 .validator(EVENT_SCHEMA)
                 .expect("every wire bundle has journal.event"),
             kinds,
+            kind_names,
             members,
             fast: fast::shape_is_known(schema),
         }
@@ -188,9 +198,7 @@ fn default_event_schema() -> &'static EventSchema {
 
 /// The event kinds of the bundle of CAR release `car_version` (a `WireBundle::version`), sorted.
 pub fn event_kinds(car_version: &str) -> Vec<String> {
-    let mut kinds: Vec<String> = event_schema(car_version).kinds.iter().cloned().collect();
-    kinds.sort();
-    kinds
+    event_schema(car_version).kind_names.clone()
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -329,8 +337,6 @@ pub type Instant = (i64, u32);
 
 /// Ids and kinds.
 type Id = Text<30>;
-/// `hash`, `prev_hash` and CAR's digest: 64 hex digits in the common case.
-type HashText = Text<64>;
 
 mod text {
     /// A string of an event's facts, held inline when it has at most `N` bytes (kinds and ids are
@@ -392,6 +398,85 @@ mod text {
 }
 use text::Text;
 
+mod chain_hash {
+    use std::fmt;
+
+    /// `hash`, `prev_hash` or CAR's digest. CAR writes 64 lowercase hex digits: such a text is held
+    /// as the 32 bytes it spells (a recomputed digest is never written as hex, and 32 bytes are
+    /// half as many to compare and move), any other text as it is, so every message shows what
+    /// the line holds. A text is held as bytes exactly when it is canonical, so two values are
+    /// equal exactly when their texts are.
+    #[derive(Clone, PartialEq, Eq)]
+    pub(in crate::journal) enum ChainHash {
+        Digest([u8; 32]),
+        Other(Box<str>),
+    }
+
+    impl ChainHash {
+        pub(in crate::journal) fn new(text: &str) -> Self {
+            match lower_hex_digest(text.as_bytes()) {
+                Some(digest) => ChainHash::Digest(digest),
+                None => ChainHash::Other(text.into()),
+            }
+        }
+    }
+
+    /// The 32 bytes that 64 lowercase hex digits spell, eight digits a step in a plain word
+    /// (two hashes a line: a lookup per digit was a visible share of the per-line stage).
+    fn lower_hex_digest(text: &[u8]) -> Option<[u8; 32]> {
+        const ONES: u64 = 0x0101_0101_0101_0101;
+        const HIGHS: u64 = 0x8080_8080_8080_8080;
+        const EVEN: u64 = 0x00ff_00ff_00ff_00ff;
+        if text.len() != 64 {
+            return None;
+        }
+        let mut digest = [0; 32];
+        for (chunk, out) in text.chunks_exact(8).zip(digest.chunks_exact_mut(4)) {
+            let word = u64::from_le_bytes(chunk.try_into().expect("eight bytes"));
+            if word & HIGHS != 0 {
+                return None;
+            }
+            // Bytes below 0x80 plus at most 0x80 stay below 0x100: no carry between bytes, and
+            // a byte's high bit says whether it reached the bound.
+            let at_least = |low: u8| word.wrapping_add(ONES * u64::from(0x80 - low)) & HIGHS;
+            let above = |high: u8| word.wrapping_add(ONES * u64::from(0x7f - high)) & HIGHS;
+            let digits = at_least(b'0') & !above(b'9');
+            let letters = at_least(b'a') & !above(b'f');
+            if digits | letters != HIGHS {
+                return None;
+            }
+            // `0`-`9` are 0x30-0x39, `a`-`f` 0x61-0x66: the low four bits, plus 9 for a letter.
+            let nibbles = (word & (ONES * 0x0f)) + (letters >> 7) * 9;
+            // The first digit of each pair (the lower byte) is the high nibble.
+            let pairs = ((nibbles & EVEN) << 4) | ((nibbles >> 8) & EVEN);
+            for (index, byte) in out.iter_mut().enumerate() {
+                *byte = (pairs >> (16 * index)) as u8;
+            }
+        }
+        Some(digest)
+    }
+
+    impl fmt::Display for ChainHash {
+        fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+            match self {
+                ChainHash::Digest(digest) => {
+                    let mut hex = [0; 64];
+                    crate::canonical::write_lower_hex(digest, &mut hex);
+                    formatter.write_str(std::str::from_utf8(&hex).expect("hex digits are ASCII"))
+                }
+                ChainHash::Other(text) => formatter.write_str(text),
+            }
+        }
+    }
+
+    impl fmt::Debug for ChainHash {
+        fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+            fmt::Debug::fmt(&self.to_string(), formatter)
+        }
+    }
+}
+use chain_hash::ChainHash;
+
 /// What the ordered checks need from one event; the parsed value itself is dropped in the
 /// parallel stage so a batch's memory is released before the next one.
 #[derive(Debug, Default, PartialEq)]
@@ -400,10 +485,10 @@ struct EventFacts {
     run_id: Option<Id>,
     proposal_id: Option<Id>,
     action_id: Option<Id>,
-    hash: Option<HashText>,
-    prev_hash: Option<HashText>,
+    hash: Option<ChainHash>,
+    prev_hash: Option<ChainHash>,
     /// CAR's digest of the event (or why it cannot be computed), for events that carry `hash`.
-    recomputed: Option<Result<HashText, Uncomputable>>,
+    recomputed: Option<Result<ChainHash, Uncomputable>>,
     timestamp: Option<Instant>,
 }
 
@@ -433,6 +518,10 @@ struct CheckedLine {
 
 fn string_member<const N: usize>(object: &Map<String, Value>, name: &str) -> Option<Text<N>> {
     object.get(name).and_then(Value::as_str).map(Text::new)
+}
+
+fn hash_member(object: &Map<String, Value>, name: &str) -> Option<ChainHash> {
+    object.get(name).and_then(Value::as_str).map(ChainHash::new)
 }
 
 fn check_line(raw: &RawLine, buffer: &[u8], options: &Options) -> CheckedLine {
@@ -623,8 +712,8 @@ fn check_line(raw: &RawLine, buffer: &[u8], options: &Options) -> CheckedLine {
             run_id: string_member(object, "run_id"),
             proposal_id: string_member(object, "proposal_id"),
             action_id: string_member(object, "action_id"),
-            hash: string_member(object, "hash"),
-            prev_hash: string_member(object, "prev_hash"),
+            hash: hash_member(object, "hash"),
+            prev_hash: hash_member(object, "prev_hash"),
             recomputed: None,
             // A chained line was read by CAR's parser too: its timestamp is the same chrono
             // parse of the same string (a strict object has one `timestamp`), so it is not
@@ -643,7 +732,7 @@ fn check_line(raw: &RawLine, buffer: &[u8], options: &Options) -> CheckedLine {
         _ if facts.hash.is_none() || options.chain == ChainMode::Off => None,
         Some(Ok(event)) => Some(
             car_event::digest(event)
-                .map(|digest| Text::new(&digest))
+                .map(|digest| ChainHash::new(&digest))
                 .ok_or(Uncomputable::NoTimestamp),
         ),
         Some(Err(reason)) => Some(Err(Uncomputable::CarRejects(reason.clone()))),
@@ -675,8 +764,8 @@ fn car_facts(event: &car_event::CarEvent) -> EventFacts {
         run_id: event.run_id.as_deref().map(Text::new),
         proposal_id: event.proposal_id.as_deref().map(Text::new),
         action_id: event.action_id.as_deref().map(Text::new),
-        hash: event.hash.as_deref().map(Text::new),
-        prev_hash: event.prev_hash.as_deref().map(Text::new),
+        hash: event.hash.as_deref().map(ChainHash::new),
+        prev_hash: event.prev_hash.as_deref().map(ChainHash::new),
         recomputed: None,
         timestamp: event.timestamp.0.as_ref().map(instant),
     }
@@ -799,7 +888,7 @@ fn instant(time: &chrono::DateTime<chrono::Utc>) -> Instant {
 
 /// Whether `name` is an event kind of the wire schema (CAR 0.58.0's `EventKind`).
 pub fn is_event_kind(name: &str) -> bool {
-    default_event_schema().kinds.contains(name)
+    default_event_schema().kinds.contains_key(name)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -855,9 +944,23 @@ fn terminal(kind: &str) -> Option<&'static &'static str> {
 /// proposals. The pair is one string, the proposal's length in decimal, `:`, then both ids: one
 /// allocation per key, looked up as `&str`, and two pairs are equal exactly when their strings are.
 fn action_key(proposal_id: &str, action_id: &str, key: &mut String) {
-    use std::fmt::Write;
     key.clear();
-    let _ = write!(key, "{}:{proposal_id}{action_id}", proposal_id.len());
+    // The length's digits by hand: a formatter call per action event cost more than the lookup.
+    let mut digits = [0; 20];
+    let mut at = digits.len();
+    let mut length = proposal_id.len();
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (length % 10) as u8;
+        length /= 10;
+        if length == 0 {
+            break;
+        }
+    }
+    key.push_str(std::str::from_utf8(&digits[at..]).expect("decimal digits are ASCII"));
+    key.push(':');
+    key.push_str(proposal_id);
+    key.push_str(action_id);
 }
 
 /// The (proposal_id, action_id) of an `action_key`; `None` if `key` is not one.
@@ -901,9 +1004,13 @@ struct Checker {
     events: u64,
     blank_lines: u64,
     invalid_lines: u64,
-    kinds: BTreeMap<String, u64>,
+    /// The event count of each of the schema's kinds, by its index (`EventSchema::kinds`).
+    kind_counts: Vec<u64>,
+    /// The counts by kind of a resumed check's state: `kinds` adds the counts since.
+    restored_kinds: BTreeMap<String, u64>,
+    schema: &'static EventSchema,
     chain_started: bool,
-    last_hash: Option<(String, u64)>,
+    last_hash: Option<(ChainHash, u64)>,
     chained: u64,
     unchained: u64,
     verified: u64,
@@ -915,9 +1022,9 @@ struct Checker {
     orphans: ClosedWindow<()>,
     proposals: HashMap<String, u64>,
     completed_proposals: ClosedWindow<()>,
-    /// Open actions by `action_key`: the kind of their last event (one of the schema's kinds,
-    /// borrowed from it, unless the event's kind is not one).
-    actions: HashMap<Box<str>, Cow<'static, str>>,
+    /// Open actions by `action_key`: the kind of their last event (inline: no lookup of the kind
+    /// to borrow the schema's string, no allocation).
+    actions: HashMap<Box<str>, Id>,
     /// Ended actions by `action_key`: the kind that ended them (one of `ACTION_TERMINAL`).
     /// (An entry of `ACTION_TERMINAL` by reference: a thin pointer keeps a window's slot small.)
     ended_actions: ClosedWindow<&'static &'static str>,
@@ -943,7 +1050,9 @@ impl Checker {
             events: 0,
             blank_lines: 0,
             invalid_lines: 0,
-            kinds: BTreeMap::new(),
+            kind_counts: vec![0; event_schema(options.car_version).kind_names.len()],
+            restored_kinds: BTreeMap::new(),
+            schema: event_schema(options.car_version),
             chain_started: false,
             last_hash: None,
             chained: 0,
@@ -1005,30 +1114,45 @@ impl Checker {
         }
     }
 
-    fn take(&mut self, line: CheckedLine) {
+    /// Takes the next line's results; its findings are moved out, the rest is read in place (a
+    /// line's facts are a few hundred bytes: moving each out of its batch cost a copy per line).
+    fn take(&mut self, line: &mut CheckedLine) {
         self.lines += 1;
-        for finding in line.findings {
+        for finding in line.findings.drain(..) {
             self.sink.push(finding);
         }
-        match line.outcome {
+        match &line.outcome {
             Outcome::Blank => self.blank_lines += 1,
             Outcome::Invalid => self.invalid_lines += 1,
             Outcome::Event(facts) => {
                 let index = self.events;
                 self.events += 1;
                 if let Some(kind) = facts.kind.as_deref() {
-                    if let Some(count) = self.kinds.get_mut(kind) {
+                    // The schema's kinds are counted by index (one hash lookup); a kind it does
+                    // not know counts only if a resumed state counted it.
+                    if let Some(&index) = self.schema.kinds.get(kind) {
+                        self.kind_counts[index] += 1;
+                    } else if let Some(count) = self.restored_kinds.get_mut(kind) {
                         *count += 1;
-                    } else if event_schema(self.options.car_version).kinds.contains(kind) {
-                        self.kinds.insert(kind.to_string(), 1);
                     }
                 }
-                self.check_chain(line.number, index, &facts);
+                self.check_chain(line.number, index, facts);
                 if self.options.lifecycle {
-                    self.check_lifecycle(line.number, &facts);
+                    self.check_lifecycle(line.number, facts);
                 }
             }
         }
+    }
+
+    /// The events by kind, for the report and the state.
+    fn kinds(&self) -> BTreeMap<String, u64> {
+        let mut kinds = self.restored_kinds.clone();
+        for (name, &count) in self.schema.kind_names.iter().zip(&self.kind_counts) {
+            if count > 0 {
+                *kinds.entry(name.clone()).or_insert(0) += count;
+            }
+        }
+        kinds
     }
 
     fn tampered(&mut self, index: u64) {
@@ -1076,7 +1200,6 @@ impl Checker {
         match &facts.recomputed {
             Some(Ok(recomputed)) if recomputed == hash => {}
             Some(Ok(recomputed)) => {
-                let recomputed = &**recomputed;
                 intact = false;
                 let message = format!(
                     "\"hash\" does not match the event's content (recomputed {recomputed}): the event \
@@ -1114,11 +1237,11 @@ impl Checker {
             None => {}
         }
         if let Some((previous, previous_line)) = &self.last_hash {
-            if facts.prev_hash.as_deref() != Some(previous.as_str()) {
+            if facts.prev_hash.as_ref() != Some(previous) {
                 intact = false;
                 let found = facts
                     .prev_hash
-                    .as_deref()
+                    .as_ref()
                     .map_or("none".to_string(), |p| format!("\"{p}\""));
                 let message = format!(
                     "\"prev_hash\" {found} does not link to the previous chained event (line \
@@ -1132,15 +1255,7 @@ impl Checker {
             }
         }
         self.chain_started = true;
-        // The previous hash's buffer is reused: one allocation per journal, not per event.
-        match &mut self.last_hash {
-            Some((last, line)) => {
-                last.clear();
-                last.push_str(hash);
-                *line = number;
-            }
-            None => self.last_hash = Some((hash.to_string(), number)),
-        }
+        self.last_hash = Some((hash.clone(), number));
         if intact {
             self.verified += 1;
         } else {
@@ -1306,22 +1421,18 @@ impl Checker {
         self.action_key = key;
     }
 
-    /// The kind of an event as stored for an open action: the schema's own string when the kind
-    /// is one of its kinds (no allocation), else a copy.
-    fn stored_kind(&self, kind: &str) -> Cow<'static, str> {
-        let schema: &'static EventSchema = event_schema(self.options.car_version);
-        match schema.kinds.get(kind) {
-            Some(known) => Cow::Borrowed(known.as_str()),
-            None => Cow::Owned(kind.to_string()),
-        }
-    }
-
-    fn set_action(&mut self, key: &str, kind: &str) {
-        let stored = self.stored_kind(kind);
+    /// Records `kind` as the last event of the open action `key`; whether its event before was
+    /// `action_executing` (one lookup of the key for both).
+    fn set_action(&mut self, key: &str, kind: &str) -> bool {
         match self.actions.get_mut(key) {
-            Some(last) => *last = stored,
+            Some(last) => {
+                let executing = &**last == "action_executing";
+                *last = Text::new(kind);
+                executing
+            }
             None => {
-                self.actions.insert(key.into(), stored);
+                self.actions.insert(key.into(), Text::new(kind));
+                false
             }
         }
     }
@@ -1355,8 +1466,15 @@ impl Checker {
             }
             return;
         }
-        let previous = self.actions.get(key).map(|last| &**last);
-        if kind == "action_succeeded" && previous != Some("action_executing") {
+        let after_executing = match terminal(kind) {
+            Some(terminal) => {
+                let previous = self.actions.remove(key);
+                self.ended_actions.insert(key, terminal);
+                previous.is_some_and(|last| &*last == "action_executing")
+            }
+            None => self.set_action(key, kind),
+        };
+        if kind == "action_succeeded" && !after_executing {
             let message = format!(
                 "action \"{}\" succeeded without an action_executing before it",
                 ids.1
@@ -1366,12 +1484,6 @@ impl Checker {
                     .at("/kind")
                     .on_line(number),
             );
-        }
-        if let Some(terminal) = terminal(kind) {
-            self.actions.remove(key);
-            self.ended_actions.insert(key, terminal);
-        } else {
-            self.set_action(key, kind);
         }
     }
 
@@ -1453,7 +1565,7 @@ impl Checker {
             "events": self.events,
             "blank_lines": self.blank_lines,
             "invalid_lines": self.invalid_lines,
-            "kinds": self.kinds,
+            "kinds": self.kinds(),
             "chained": self.chained,
             "unchained": self.unchained,
             "verified": self.verified,
@@ -1530,9 +1642,10 @@ pub fn check_journal_from<R: BufRead + Send>(
         let (_, (next, emptied)) = rayon::join(
             || batch.check_into(options, into),
             || {
-                for line in previous.drain(..) {
+                for line in &mut previous {
                     checker.take(line);
                 }
+                previous.clear();
                 (
                     lines.next_batch(std::mem::take(&mut spare), |_| true),
                     previous,
@@ -1547,12 +1660,12 @@ pub fn check_journal_from<R: BufRead + Send>(
     } else {
         None
     };
-    for line in checked {
+    for line in &mut checked {
         checker.take(line);
     }
     let snapshot = (snapshot && !interrupted).then(|| checker.snapshot());
-    if let Some(line) = torn {
-        checker.take(line);
+    if let Some(mut line) = torn {
+        checker.take(&mut line);
     }
     let stats = checker.finish(interrupted);
     let report = JournalReport {
@@ -1689,6 +1802,49 @@ mod tests {
             ..Options::default()
         };
         assert_resumes_everywhere(&text, &capped);
+    }
+
+    /// Hashes are held as bytes exactly when they are 64 lowercase hex digits, those bytes, and
+    /// show as the text they were read from: against a digit-by-digit reading, with every digit
+    /// and its neighbours (`/`, `:`, `` ` ``, `g`, upper case) at every place.
+    #[test]
+    fn chain_hashes_are_bytes_exactly_when_canonical() {
+        let alphabet: Vec<char> = "0123456789abcdef/:`gAF\u{e9}".chars().collect();
+        let mut state = 0x2545_f491_4f6c_dd1du64;
+        let mut next = |bound: usize| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state % bound as u64) as usize
+        };
+        for round in 0..20_000 {
+            let length = if round % 4 == 0 { next(70) } else { 64 };
+            let text: String = (0..length)
+                .map(|_| {
+                    if next(40) == 0 {
+                        alphabet[next(alphabet.len())]
+                    } else {
+                        alphabet[next(16)]
+                    }
+                })
+                .collect();
+            let hash = ChainHash::new(&text);
+            assert_eq!(hash.to_string(), text);
+            let canonical = text.len() == 64
+                && text
+                    .bytes()
+                    .all(|byte| matches!(byte, b'0'..=b'9' | b'a'..=b'f'));
+            match hash {
+                ChainHash::Digest(digest) => {
+                    assert!(canonical, "{text}");
+                    let plain: Vec<u8> = (0..32)
+                        .map(|at| u8::from_str_radix(&text[2 * at..2 * at + 2], 16).unwrap())
+                        .collect();
+                    assert_eq!(digest.to_vec(), plain, "{text}");
+                }
+                ChainHash::Other(_) => assert!(!canonical, "{text}"),
+            }
+        }
     }
 
     #[test]

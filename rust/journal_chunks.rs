@@ -14,8 +14,8 @@ use std::ops::Range;
 use std::sync::{Mutex, OnceLock};
 
 use super::{
-    Batch, CheckedLine, Checker, EventFacts, JournalReport, LineReader, Options, Outcome, Text,
-    Uncomputable,
+    Batch, ChainHash, CheckedLine, Checker, EventFacts, JournalReport, LineReader, Options,
+    Outcome, Text, Uncomputable,
 };
 use crate::report::{Finding, Severity};
 
@@ -130,7 +130,7 @@ impl ChunkedChecker {
             for finding in &mut line.findings {
                 finding.line = finding.line.map(|local| local + offset);
             }
-            self.checker.take(line);
+            self.checker.take(&mut line);
         }
         Ok(())
     }
@@ -212,10 +212,12 @@ fn encode_line(line: &CheckedLine, out: &mut Vec<u8>) {
             facts.run_id.as_deref(),
             facts.proposal_id.as_deref(),
             facts.action_id.as_deref(),
-            facts.hash.as_deref(),
-            facts.prev_hash.as_deref(),
         ] {
             put_optional_str(member, out);
+        }
+        // Shipped as the line's text: the encoding does not depend on how a hash is held.
+        for hash in [&facts.hash, &facts.prev_hash] {
+            put_optional_str(hash.as_ref().map(ChainHash::to_string).as_deref(), out);
         }
         match &facts.recomputed {
             None => out.push(NOT_RECOMPUTED),
@@ -224,7 +226,7 @@ fn encode_line(line: &CheckedLine, out: &mut Vec<u8>) {
             }
             Some(Ok(recomputed)) => {
                 out.push(RECOMPUTED_OTHER);
-                put_str(recomputed, out);
+                put_str(&recomputed.to_string(), out);
             }
             Some(Err(Uncomputable::CarRejects(reason))) => {
                 out.push(NOT_RECOMPUTABLE);
@@ -291,6 +293,11 @@ fn get_optional_text<const N: usize>(input: &mut &[u8]) -> Result<Option<Text<N>
     Ok(get_optional_str(input)?.as_deref().map(Text::new))
 }
 
+/// An optional hash of an event's facts.
+fn get_optional_hash(input: &mut &[u8]) -> Result<Option<ChainHash>, DecodeError> {
+    Ok(get_optional_str(input)?.as_deref().map(ChainHash::new))
+}
+
 /// Finding codes are `&'static str`; a decoded one is interned. Only `PFnnn` codes are accepted,
 /// so at most a thousand are ever kept.
 fn interned_code(code: &str) -> Result<&'static str, DecodeError> {
@@ -348,12 +355,12 @@ fn decode_line(input: &mut &[u8], number: u64) -> Result<CheckedLine, DecodeErro
             let run_id = get_optional_text(input)?;
             let proposal_id = get_optional_text(input)?;
             let action_id = get_optional_text(input)?;
-            let hash = get_optional_text(input)?;
-            let prev_hash = get_optional_text(input)?;
+            let hash = get_optional_hash(input)?;
+            let prev_hash = get_optional_hash(input)?;
             let recomputed = match get_byte(input)? {
                 NOT_RECOMPUTED => None,
                 RECOMPUTED_SAME => Some(Ok(hash.clone().ok_or(DecodeError("no hash"))?)),
-                RECOMPUTED_OTHER => Some(Ok(Text::new(&get_str(input)?))),
+                RECOMPUTED_OTHER => Some(Ok(ChainHash::new(&get_str(input)?))),
                 NOT_RECOMPUTABLE => Some(Err(Uncomputable::CarRejects(get_str(input)?))),
                 NO_TIMESTAMP => Some(Err(Uncomputable::NoTimestamp)),
                 _ => return Err(DecodeError("unknown recomputed tag")),

@@ -20,7 +20,9 @@ use std::ops::Range;
 use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
 
-use super::{instant, ChainMode, EventFacts, EventSchema, Instant, Options, Text, Uncomputable};
+use super::{
+    instant, ChainHash, ChainMode, EventFacts, EventSchema, Instant, Options, Text, Uncomputable,
+};
 use crate::validate;
 
 /// Nesting the fast path follows; deeper lines take the full path, which enforces the strict
@@ -170,7 +172,7 @@ impl<'a> Scanner<'a> {
         let mut at = start;
         let mut escaped = false;
         loop {
-            at += memchr::memchr2(b'"', b'\\', &self.text[at..])?;
+            at += quote_or_backslash(&self.text[at..])?;
             if self.text[at] == b'"' {
                 break;
             }
@@ -217,21 +219,27 @@ impl<'a> Scanner<'a> {
             end += 1 + fraction;
             float = true;
         }
-        if let Some(b'e' | b'E') = self.text.get(end) {
+        let exponent = matches!(self.text.get(end), Some(b'e' | b'E'));
+        if exponent {
             end += 1;
             if let Some(b'+' | b'-') = self.text.get(end) {
                 end += 1;
             }
-            let exponent = digits(end);
-            if exponent == 0 || exponent > 3 {
+            let exponent_digits = digits(end);
+            if exponent_digits == 0 || exponent_digits > 3 {
                 return None;
             }
-            end += exponent;
+            end += exponent_digits;
             float = true;
         }
         let literal = std::str::from_utf8(&self.text[start..end]).ok()?;
         let readable = if float {
-            literal.parse::<f64>().ok()?.is_finite()
+            // Without an exponent and below 10^308, within f64's range (up to about 1.8 x 10^308):
+            // the grammar alone says finite. Only the rest is converted to find out.
+            (!exponent && whole_digits <= 308) || literal.parse::<f64>().ok()?.is_finite()
+        } else if whole_digits <= 18 {
+            // Below 10^18, within i64 either side.
+            true
         } else {
             let magnitude = literal.trim_start_matches('-').parse::<u64>().ok()?;
             !negative || magnitude <= 1 << 63
@@ -331,30 +339,72 @@ impl<'a> Scanner<'a> {
     }
 }
 
-/// Whether `bytes` hold a control character (below 0x20), which no JSON string may hold raw.
-fn has_control(bytes: &[u8]) -> bool {
-    // A fold, not `any`: without the early exit the loop is vectorized.
-    bytes
+/// Where the first `"` or `\\` of `bytes` is. Eight bytes a step in a plain word: the strings of
+/// a line are short (keys, ids, a hash), too short for memchr's vector set-up to pay.
+fn quote_or_backslash(bytes: &[u8]) -> Option<usize> {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGHS: u64 = 0x8080_8080_8080_8080;
+    // The high bit of each zero byte of `word`, and maybe of bytes after the first zero byte
+    // (a borrow): the lowest bit set is always exact, and only the lowest is read.
+    let zeros = |word: u64| word.wrapping_sub(ONES) & !word & HIGHS;
+    let mut words = bytes.chunks_exact(8);
+    for (index, chunk) in words.by_ref().enumerate() {
+        let word = u64::from_le_bytes(chunk.try_into().expect("eight bytes"));
+        let found =
+            zeros(word ^ (ONES * u64::from(b'"'))) | zeros(word ^ (ONES * u64::from(b'\\')));
+        if found != 0 {
+            return Some(index * 8 + found.trailing_zeros() as usize / 8);
+        }
+    }
+    let tail = words.remainder();
+    let position = tail
         .iter()
-        .fold(false, |control, &byte| control | (byte < 0x20))
+        .position(|&byte| byte == b'"' || byte == b'\\')?;
+    Some(bytes.len() - tail.len() + position)
 }
 
-/// Appends serde_json's compact text of an already checked value, objects' members in key order
-/// (CAR's `Display` of a `data` value, `car_event::write_sorted`).
-fn render(text: &[u8], value: Range<usize>, out: &mut Vec<u8>) {
+/// Whether `bytes` hold a control character (below 0x20), which no JSON string may hold raw.
+fn has_control(bytes: &[u8]) -> bool {
+    byte_range(bytes).0 < 0x20
+}
+
+/// The smallest and largest byte of `bytes`: one pass tells both whether they hold a control
+/// character (the smallest below 0x20) and whether they are all ASCII (the largest below 0x80),
+/// which spares a line of ASCII, the common line, UTF-8 validation.
+fn byte_range(bytes: &[u8]) -> (u8, u8) {
+    // 32 lanes of minima and maxima over 32-byte blocks, without an early exit: the compiler
+    // turns the inner loops into vector min / max (a fold of pairs byte by byte was not).
+    const LANES: usize = 32;
+    let (mut low, mut high) = ([u8::MAX; LANES], [0; LANES]);
+    let mut blocks = bytes.chunks_exact(LANES);
+    for block in blocks.by_ref() {
+        for lane in 0..LANES {
+            low[lane] = low[lane].min(block[lane]);
+            high[lane] = high[lane].max(block[lane]);
+        }
+    }
+    let fold = |(low, high): (u8, u8), &byte: &u8| (low.min(byte), high.max(byte));
+    let lanes = low
+        .iter()
+        .zip(&high)
+        .fold((u8::MAX, 0), |(low, high), (&l, &h)| {
+            (low.min(l), high.max(h))
+        });
+    blocks.remainder().iter().fold(lanes, fold)
+}
+
+/// Appends serde_json's compact text of an already checked value of `scanner`'s line, objects'
+/// members in key order (CAR's `Display` of a `data` value, `car_event::write_sorted`). The
+/// members of nested objects go on top of `scanner.members` and are gone again after: no
+/// allocation per object.
+fn render(scanner: &mut Scanner<'_>, value: Range<usize>, out: &mut Vec<u8>) {
     // A scalar's span is known: it is written without being read again (most of `data`).
-    if !matches!(text[value.start], b'{' | b'[') {
-        write_scalar(&text[value], out);
+    if !matches!(scanner.text[value.start], b'{' | b'[') {
+        write_scalar(&scanner.text[value], out);
         return;
     }
-    let mut scanner = Scanner {
-        text: &text[..value.end],
-        at: value.start,
-        members: Vec::new(),
-        // The fast path checked the value's strings when it claimed the line.
-        controls_checked: true,
-    };
-    render_value(&mut scanner, out);
+    scanner.at = value.start;
+    render_value(scanner, out);
 }
 
 /// Appends serde_json's text of a string, literal or number token.
@@ -381,17 +431,22 @@ fn render_value(scanner: &mut Scanner<'_>, out: &mut Vec<u8>) {
             let first = scanner
                 .object(0)
                 .expect("a value the fast path checked reads again");
-            let members: Vec<Member> = scanner.members.drain(first..).collect();
+            // Members are written in key order, not text order: where the object ends is where
+            // the scan goes on from after them.
+            let end = scanner.at;
             out.push(b'{');
-            for (index, member) in members.into_iter().enumerate() {
-                if index > 0 {
+            for index in first..scanner.members.len() {
+                if index > first {
                     out.push(b',');
                 }
+                let Member { key, value } = scanner.members[index].clone();
                 out.push(b'"');
-                out.extend_from_slice(&scanner.text[member.key]);
+                out.extend_from_slice(&scanner.text[key]);
                 out.extend_from_slice(b"\":");
-                render(scanner.text, member.value, out);
+                render(scanner, value, out);
             }
+            scanner.members.truncate(first);
+            scanner.at = end;
             out.push(b'}');
         }
         Some(b'[') => {
@@ -529,25 +584,34 @@ pub(super) fn facts(
     let (mut members, mut input) = SCRATCH.take();
     members.clear();
     input.clear();
+    let (low, high) = byte_range(text);
+    let line = if high < 0x80 {
+        // SAFETY: every byte is below 0x80: ASCII, so UTF-8.
+        Some(unsafe { std::str::from_utf8_unchecked(text) })
+    } else {
+        std::str::from_utf8(text).ok()
+    };
     let mut scanner = Scanner {
         text,
         at: 0,
         members,
-        controls_checked: !has_control(text),
+        controls_checked: low >= 0x20,
     };
-    let facts = scanned_facts(&mut scanner, options, schema, &mut input);
+    let facts =
+        line.and_then(|line| scanned_facts(&mut scanner, line, options, schema, &mut input));
     SCRATCH.set((scanner.members, input));
     facts
 }
 
+/// The facts of `scanner`'s line, whose text is `line`.
 fn scanned_facts(
     scanner: &mut Scanner<'_>,
+    line: &str,
     options: &Options,
     schema: &EventSchema,
     input: &mut Vec<u8>,
 ) -> Option<EventFacts> {
     let text = scanner.text;
-    let line = std::str::from_utf8(text).ok()?;
     scanner.expect(b'{')?;
     let mut spans: [Option<Range<usize>>; MEMBERS.len()] = Default::default();
     let mut data_members = 0..0;
@@ -592,7 +656,10 @@ fn scanned_facts(
     let kind = member(KIND)?;
     // The bundle's kinds (the schema) and CAR 0.58.0's (its parser, for the chain digest and the
     // car-compatible profile) both know it.
-    if !schema.kinds.contains(kind) || !super::is_event_kind(kind) {
+    let car = super::default_event_schema();
+    if !schema.kinds.contains_key(kind)
+        || (!std::ptr::eq(schema, car) && !car.kinds.contains_key(kind))
+    {
         return None;
     }
     member(DATA)?;
@@ -605,7 +672,7 @@ fn scanned_facts(
         None => Stamp::of(&stamp.parse::<chrono::DateTime<chrono::Utc>>().ok()?),
     };
     let id = |slot: usize| member(slot).map(Text::new);
-    let hash = member(HASH).map(Text::new);
+    let hash = member(HASH).map(ChainHash::new);
     let recomputed = (hash.is_some() && options.chain != ChainMode::Off).then(|| {
         let part = |slot: usize| member(slot).unwrap_or_default().as_bytes();
         input.extend_from_slice(part(PREV_HASH));
@@ -629,20 +696,18 @@ fn scanned_facts(
         input.push(0x1e);
         input.extend_from_slice(part(PROPOSAL_ID));
         input.push(0x1e);
-        for (index, data_member) in scanner.members[data_members.clone()].iter().enumerate() {
-            if index > 0 {
+        for index in data_members.clone() {
+            if index > data_members.start {
                 input.push(0x1f);
             }
-            input.extend_from_slice(&text[data_member.key.clone()]);
+            let Member { key, value } = scanner.members[index].clone();
+            input.extend_from_slice(&text[key]);
             input.push(b'=');
-            render(text, data_member.value.clone(), input);
+            render(scanner, value, input);
         }
         input.push(0x1e);
         time.write_rfc3339(input);
-        let mut hex = [0; 64];
-        crate::canonical::write_lower_hex(&Sha256::digest(&*input), &mut hex);
-        let hex = std::str::from_utf8(&hex).expect("hex digits are ASCII");
-        Ok::<_, Uncomputable>(Text::new(hex))
+        Ok::<_, Uncomputable>(ChainHash::Digest(Sha256::digest(&*input).into()))
     });
     // Under car-compatible the facts are CAR's reading (`car_facts`): for such a line, the same.
     Some(EventFacts {
@@ -651,7 +716,7 @@ fn scanned_facts(
         proposal_id: id(PROPOSAL_ID),
         action_id: id(ACTION_ID),
         hash,
-        prev_hash: member(PREV_HASH).map(Text::new),
+        prev_hash: member(PREV_HASH).map(ChainHash::new),
         recomputed,
         timestamp: Some(time.instant),
     })
@@ -942,6 +1007,52 @@ mod tests {
                 crate::car_event::timestamp_text(&chrono),
                 "{text}"
             );
+        }
+    }
+
+    /// The word-at-a-time search against a plain one, at every offset and length around the
+    /// word size, with the wanted bytes and their bit-neighbours (`!`, `#`, `[`, `]`, 0x22 | 0x80).
+    #[test]
+    fn quotes_and_backslashes_are_found_where_a_plain_search_finds_them() {
+        let mut random = Random(0x51_7cc1_b727_220a);
+        let alphabet = [
+            b'"', b'\\', b'!', b'#', b'[', b']', 0xa2, 0xdc, 0x00, 0xff, b'a', 0x21,
+        ];
+        for _ in 0..50_000 {
+            let length = random.below(40);
+            let bytes: Vec<u8> = (0..length)
+                .map(|_| {
+                    if random.below(4) == 0 {
+                        alphabet[random.below(alphabet.len())]
+                    } else {
+                        b'a' + random.below(26) as u8
+                    }
+                })
+                .collect();
+            let plain = bytes.iter().position(|&byte| byte == b'"' || byte == b'\\');
+            assert_eq!(quote_or_backslash(&bytes), plain, "{bytes:?}");
+        }
+    }
+
+    /// The blocked reading of a line's smallest and largest byte against a plain one, at every
+    /// length around the block size.
+    #[test]
+    fn a_lines_byte_range_is_its_smallest_and_largest_byte() {
+        let mut random = Random(0x6a09_e667_f3bc_c908);
+        for length in 0..200 {
+            for _ in 0..50 {
+                let bytes: Vec<u8> = (0..length)
+                    .map(|_| match random.below(20) {
+                        0 => random.next() as u8,
+                        _ => b' ' + random.below(90) as u8,
+                    })
+                    .collect();
+                let plain = (
+                    bytes.iter().copied().min().unwrap_or(u8::MAX),
+                    bytes.iter().copied().max().unwrap_or(0),
+                );
+                assert_eq!(byte_range(&bytes), plain, "{bytes:?}");
+            }
         }
     }
 

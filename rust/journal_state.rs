@@ -16,8 +16,8 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use super::{
-    action_ids, action_key, terminal, Checker, ClosedWindow, FindingSink, MidRun, OpenRun, Options,
-    CLOSED_WINDOW,
+    action_ids, action_key, terminal, ChainHash, Checker, ClosedWindow, FindingSink, MidRun,
+    OpenRun, Options, Text, CLOSED_WINDOW,
 };
 use crate::codes::{self, Code};
 use crate::report::Finding;
@@ -113,8 +113,11 @@ impl Checker {
             events: self.events,
             blank_lines: self.blank_lines,
             invalid_lines: self.invalid_lines,
-            kinds: self.kinds.clone(),
-            last_hash: self.last_hash.clone(),
+            kinds: self.kinds(),
+            last_hash: self
+                .last_hash
+                .as_ref()
+                .map(|(hash, line)| (hash.to_string(), *line)),
             chained: self.chained,
             unchained: self.unchained,
             verified: self.verified,
@@ -168,9 +171,11 @@ impl Checker {
         checker.events = state.events;
         checker.blank_lines = state.blank_lines;
         checker.invalid_lines = state.invalid_lines;
-        checker.kinds = state.kinds;
+        checker.restored_kinds = state.kinds;
         checker.chain_started = state.last_hash.is_some();
-        checker.last_hash = state.last_hash;
+        checker.last_hash = state
+            .last_hash
+            .map(|(hash, line)| (ChainHash::new(&hash), line));
         checker.chained = state.chained;
         checker.unchained = state.unchained;
         checker.verified = state.verified;
@@ -214,8 +219,9 @@ impl Checker {
         let mut key = String::new();
         for ((proposal_id, action_id), kind) in state.actions {
             action_key(&proposal_id, &action_id, &mut key);
-            let kind = checker.stored_kind(&kind);
-            checker.actions.insert(key.as_str().into(), kind);
+            checker
+                .actions
+                .insert(key.as_str().into(), Text::new(&kind));
         }
         checker.ended_actions = window(
             state.ended_actions,
@@ -398,7 +404,7 @@ mod tests {
         action_key("p:1", "a", &mut key);
         checker
             .actions
-            .insert(key.as_str().into(), "action_executing".into());
+            .insert(key.as_str().into(), Text::new("action_executing"));
         checker.sink.push(
             Finding::new(codes::RUN_OPEN_AT_END, "x")
                 .at("/run_id")
