@@ -945,19 +945,9 @@ fn terminal(kind: &str) -> Option<&'static &'static str> {
 /// allocation per key, looked up as `&str`, and two pairs are equal exactly when their strings are.
 fn action_key(proposal_id: &str, action_id: &str, key: &mut String) {
     key.clear();
-    // The length's digits by hand: a formatter call per action event cost more than the lookup.
     let mut digits = [0; 20];
-    let mut at = digits.len();
-    let mut length = proposal_id.len();
-    loop {
-        at -= 1;
-        digits[at] = b'0' + (length % 10) as u8;
-        length /= 10;
-        if length == 0 {
-            break;
-        }
-    }
-    key.push_str(std::str::from_utf8(&digits[at..]).expect("decimal digits are ASCII"));
+    let start = crate::canonical::decimal(proposal_id.len() as u64, &mut digits);
+    key.push_str(std::str::from_utf8(&digits[start..]).expect("decimal digits are ASCII"));
     key.push(':');
     key.push_str(proposal_id);
     key.push_str(action_id);
