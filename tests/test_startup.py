@@ -19,9 +19,20 @@ from cli_helpers import run_python
 from pairling_fast import _backend
 from pairling_fast.generate.journal import write_journal
 
-# What the Rust core must not load: the fallback and the validator it is built on, the cluster;
-# nor rich, which only a report to a terminal uses (these runs write to a pipe).
-HEAVY = ("pairling_fast._fallback", "jsonschema", "referencing", "dask", "distributed", "rich")
+# What the Rust core must not load: the fallback and the validator it is built on, the cluster
+# (dask, and our module for it, which only `--dask` needs); nor rich, which only a report to a
+# terminal uses (these runs write to a pipe); nor importlib.metadata, which with the email package
+# it loads was the largest share of the import (the version is the core's).
+HEAVY = (
+    "pairling_fast._fallback",
+    "jsonschema",
+    "referencing",
+    "dask",
+    "distributed",
+    "pairling_fast.distributed",
+    "rich",
+    "importlib.metadata",
+)
 
 # Runs the package as `python -m pairling_fast ARGS` would (runpy, `__main__`), then prints the
 # heavy modules loaded, as the last line of stdout.
