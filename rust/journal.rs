@@ -1025,6 +1025,7 @@ struct Checker {
 
 impl Checker {
     fn new(options: &Options) -> Self {
+        let schema = event_schema(options.car_version);
         Checker {
             options: options.clone(),
             sink: FindingSink {
@@ -1040,9 +1041,9 @@ impl Checker {
             events: 0,
             blank_lines: 0,
             invalid_lines: 0,
-            kind_counts: vec![0; event_schema(options.car_version).kind_names.len()],
+            kind_counts: vec![0; schema.kind_names.len()],
             restored_kinds: BTreeMap::new(),
-            schema: event_schema(options.car_version),
+            schema,
             chain_started: false,
             last_hash: None,
             chained: 0,
