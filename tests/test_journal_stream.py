@@ -110,9 +110,7 @@ def car_journals(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
     return car_oracle.write(tmp_path_factory.mktemp("car"))
 
 
-def test_car_journals_cut_at_random(
-    backend: _backend.Engine, car_journals: list[Path]
-) -> None:
+def test_car_journals_cut_at_random(backend: _backend.Engine, car_journals: list[Path]) -> None:
     rng = random.Random(27)
     for path in car_journals:
         data = path.read_bytes()

@@ -1,0 +1,316 @@
+"""``check --follow``: the real command in a subprocess, following journals while this test (or
+CAR's own writer) appends, rotates, truncates and deletes them; Ctrl-C (SIGINT) ends it."""
+
+from __future__ import annotations
+
+import json
+import os
+import queue
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import car_oracle
+import pytest
+from cli_helpers import PACKAGE_PARENT
+
+import pairling_fast as pf
+from pairling_fast import _backend
+from pairling_fast.generate.journal import generate_journal
+
+EVENT = {"kind": "run_started", "data": {}, "timestamp": "2026-01-01T00:00:00Z", "run_id": "r1"}
+GOOD = (json.dumps(EVENT) + "\n").encode()
+WAIT = 60.0  # seconds for an expected finding: generous, the machine is shared
+
+
+class Follower:
+    """``check --follow ARGS --format jsonl`` running; its findings read as they come."""
+
+    def __init__(self, backend: str, cwd: Path, *args: str) -> None:
+        env = dict(os.environ, PYTHONPATH=PACKAGE_PARENT, NO_COLOR="1")
+        env["PAIRLING_FAST_BACKEND"] = backend
+        self.process = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "pairling_fast",
+                "check",
+                "--follow",
+                "--format",
+                "jsonl",
+                *args,
+            ],
+            cwd=cwd,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        self.findings: list[dict[str, Any]] = []
+        self._lines: queue.Queue[str | None] = queue.Queue()
+        self._notes: queue.Queue[str | None] = queue.Queue()
+        self.stderr: list[str] = []
+        self._pumps = [
+            threading.Thread(target=self._pump, args=(stream, lines), daemon=True)
+            for stream, lines in (
+                (self.process.stdout, self._lines),
+                (self.process.stderr, self._notes),
+            )
+        ]
+        for pump in self._pumps:
+            pump.start()
+        self._ready()
+
+    def close(self) -> None:
+        if self.process.poll() is None:
+            self.process.kill()
+        self.process.wait()
+        for pump in self._pumps:
+            pump.join(timeout=WAIT)
+        for stream in (self.process.stdout, self.process.stderr):
+            if stream is not None:
+                stream.close()
+
+    @staticmethod
+    def _pump(stream: Any, lines: queue.Queue[str | None]) -> None:
+        for line in stream:
+            lines.put(line)
+        lines.put(None)
+
+    def _ready(self) -> None:
+        """Returns once the journals are checked as they are and followed."""
+        while (line := self._notes.get(timeout=WAIT)) is not None:
+            self.stderr.append(line)
+            if "Ctrl-C ends" in line:
+                return
+        pytest.fail(f"--follow did not start: {''.join(self.stderr)}")
+
+    def expect(self, wanted: Callable[[dict[str, Any]], bool]) -> dict[str, Any]:
+        """The first finding from now on for which ``wanted`` holds (fails after ``WAIT``)."""
+        deadline = time.monotonic() + WAIT
+        while True:
+            try:
+                line = self._lines.get(timeout=max(0.0, deadline - time.monotonic()))
+            except queue.Empty:
+                pytest.fail(f"no such finding within {WAIT} s; got {self.findings}")
+            if line is None:
+                pytest.fail(f"--follow ended: {''.join(self.stderr)}")
+            finding = json.loads(line)
+            self.findings.append(finding)
+            if wanted(finding):
+                return finding
+
+    def quiet(self, seconds: float) -> list[dict[str, Any]]:
+        """The findings that come within ``seconds``."""
+        got: list[dict[str, Any]] = []
+        deadline = time.monotonic() + seconds
+        while (left := deadline - time.monotonic()) > 0:
+            try:
+                line = self._lines.get(timeout=left)
+            except queue.Empty:
+                break
+            if line is None:
+                break
+            got.append(json.loads(line))
+        self.findings += got
+        return got
+
+    def interrupt(self) -> tuple[int, str]:
+        """Ctrl-C: (exit code, stderr); the rest of its findings are read into ``findings``."""
+        self.process.send_signal(signal.SIGINT)
+        self.process.wait(timeout=WAIT)
+        while (line := self._lines.get(timeout=WAIT)) is not None:
+            self.findings.append(json.loads(line))
+        while (note := self._notes.get(timeout=WAIT)) is not None:
+            self.stderr.append(note)
+        stderr = "".join(self.stderr)
+        assert "Traceback" not in stderr, stderr
+        return self.process.returncode, stderr
+
+
+def _at(path: str, code: str, line: int | None = None) -> Callable[[dict[str, Any]], bool]:
+    return lambda f: f["path"] == path and f["code"] == code and (line is None or f["line"] == line)
+
+
+def _append(path: Path, data: bytes) -> None:
+    with open(path, "ab") as stream:
+        stream.write(data)
+
+
+@pytest.fixture
+def follow(backend: _backend.Engine, tmp_path: Path) -> Iterator[Callable[..., Follower]]:
+    started: list[Follower] = []
+
+    def start(*args: str) -> Follower:
+        follower = Follower(_backend.name_of(backend), tmp_path, *args)
+        started.append(follower)
+        return follower
+
+    yield start
+    for follower in started:
+        follower.close()
+
+
+def test_appended_lines_are_checked_as_they_complete(
+    follow: Callable[..., Follower], tmp_path: Path
+) -> None:
+    journal = tmp_path / "events.jsonl"
+    journal.write_bytes(GOOD + b"[1]\n")
+    follower = follow("events.jsonl")
+    follower.expect(_at("events.jsonl", "PF301", 2))
+    # A torn line waits for the rest of its bytes: no PF302 while following.
+    _append(journal, b'{"kind": "run_comp')
+    assert follower.quiet(1.5) == []
+    _append(journal, b'leted", "data": {}, "timestamp": "x", "run_id": "r1"}\nnot json\n')
+    assert follower.expect(_at("events.jsonl", "PF101", 3))["pointer"] == "/timestamp"
+    follower.expect(_at("events.jsonl", "PF001", 4))
+    _append(journal, b'{"kind": "run_started"')  # pending when Ctrl-C comes
+    time.sleep(1.0)  # read within milliseconds (inotify); nothing to wait for on stdout
+    code, stderr = follower.interrupt()
+    assert code == 1  # errors were reported
+    assert "4 lines" in stderr and "partial last line of 22 bytes pending" in stderr
+    assert not any(f["code"] == "PF302" for f in follower.findings)
+
+
+def test_a_clean_journal_exits_0_and_its_state_resumes_a_check(
+    follow: Callable[..., Follower], tmp_path: Path
+) -> None:
+    journal = tmp_path / "events.jsonl"
+    lines, _ = generate_journal(40, 3, chain=True)
+    journal.write_bytes(b"".join(lines[:20]))
+    follower = follow("events.jsonl", "other.jsonl", "--state", "state.json")
+    _append(journal, b"".join(lines[20:]))
+    (tmp_path / "other.jsonl").write_bytes(b"[2]\n")  # appears later; ends the wait below
+    follower.expect(_at("other.jsonl", "PF301", 1))
+    code, stderr = follower.interrupt()
+    assert code == 1, stderr
+    assert f"followed events.jsonl: 1 file(s), {len(lines)} lines" in stderr
+    # The state recorded is the one `check --state` records: a check resumes from its end.
+    report = pf.check_journal(journal, state=tmp_path / "state.json")
+    assert report.stats["resumed"]["bytes_checked"] == 0
+    assert report.stats["chain"] == {"verified": len(lines)}
+    assert report.findings == pf.check_journal(journal).findings
+    # And --follow resumes from it too: only what is appended since is new.
+    again = follow("events.jsonl", "--state", "state.json")
+    _append(journal, b"[3]\n")
+    assert again.expect(_at("events.jsonl", "PF301"))["line"] == len(lines) + 1
+    code, _ = again.interrupt()
+    assert code == 1
+    clean = tmp_path / "clean.jsonl"
+    clean.write_bytes(GOOD)
+    quiet = follow("clean.jsonl")
+    assert quiet.quiet(1.0) == []
+    assert quiet.interrupt()[0] == 0
+
+
+def test_a_rotated_journal_is_followed_from_its_start(
+    follow: Callable[..., Follower], tmp_path: Path
+) -> None:
+    journal = tmp_path / "events.jsonl"
+    journal.write_bytes(b"[1]\n")
+    follower = follow("events.jsonl")
+    follower.expect(_at("events.jsonl", "PF301", 1))
+    _append(journal, b"[2]\n")
+    # Rotation as logrotate does it: rename, then a new file at the name (CAR's compaction
+    # renames a new file over it: the same thing seen from here).
+    journal.rename(tmp_path / "events.jsonl.1")
+    replacement = tmp_path / "new.tmp"
+    replacement.write_bytes(GOOD + b"[3]\n")
+    replacement.rename(journal)
+    replaced = follower.expect(_at("events.jsonl", "PF350"))
+    assert replaced["severity"] == "info"
+    assert follower.expect(_at("events.jsonl", "PF301"))["line"] == 2  # the new file's line 2
+    codes = [(f["code"], f["line"]) for f in follower.findings]
+    assert ("PF301", 2) in codes[: codes.index(("PF350", None))]  # the old file's, read first
+    _, stderr = follower.interrupt()
+    assert "2 file(s)" in stderr
+    assert [f["code"] for f in follower.findings].count("PF350") == 1
+
+
+def test_a_truncated_journal_is_reported_and_read_again(
+    follow: Callable[..., Follower], tmp_path: Path
+) -> None:
+    journal = tmp_path / "events.jsonl"
+    journal.write_bytes(GOOD + GOOD + b"[1]\n")
+    follower = follow("events.jsonl")
+    follower.expect(_at("events.jsonl", "PF301", 3))
+    with open(journal, "r+b") as stream:  # logrotate's copytruncate
+        stream.truncate(0)
+    _append(journal, b"[2]\n")
+    truncated = follower.expect(_at("events.jsonl", "PF351"))
+    assert truncated["severity"] == "warning"
+    follower.expect(_at("events.jsonl", "PF301", 1))
+    code, stderr = follower.interrupt()
+    assert code == 1 and "2 file(s)" in stderr
+
+
+def test_a_deleted_journal_is_waited_for(follow: Callable[..., Follower], tmp_path: Path) -> None:
+    journal = tmp_path / "events.jsonl"
+    journal.write_bytes(b"[1]\n")
+    follower = follow("events.jsonl")
+    follower.expect(_at("events.jsonl", "PF301", 1))
+    journal.unlink()
+    assert follower.quiet(1.0) == []
+    journal.write_bytes(GOOD + b"[2]\n")
+    follower.expect(_at("events.jsonl", "PF350"))
+    follower.expect(_at("events.jsonl", "PF301", 2))
+    code, stderr = follower.interrupt()
+    assert "waiting for it to appear" in stderr and code == 1
+
+
+def test_cars_writer_appends_while_followed(
+    follow: Callable[..., Follower], tmp_path: Path
+) -> None:
+    """CAR's EventLog writes its journals (chained, run-bound, compacted, ...) into a directory
+    that is being followed: every line is checked as CAR appends it, and the state at the end
+    equals a full check of what CAR wrote (the chain verified across every append)."""
+    (tmp_path / "probe").mkdir()
+    names = [p.name for p in car_oracle.write(tmp_path / "probe")]
+    live = tmp_path / "live"
+    live.mkdir()
+    paths = [f"live/{name}" for name in names]
+    follower = follow(*paths, "live/done.jsonl", "--state", "state.json")
+    time.sleep(0.5)
+    car_oracle.write(live)
+    # Written after CAR's and followed after them: once its finding is out, the pass over the
+    # journals that read it has ended, and the next pass (the second line's) reads CAR's journals
+    # as CAR left them before it reads this one again.
+    (live / "done.jsonl").write_bytes(b"[0]\n")
+    follower.expect(_at("live/done.jsonl", "PF301", 1))
+    time.sleep(1.0)
+    _append(live / "done.jsonl", b"[1]\n")
+    follower.expect(_at("live/done.jsonl", "PF301", 2))
+    follower.interrupt()
+    states = pf.JournalStates.load(tmp_path / "state.json")
+    for path in paths:
+        whole = pf.check_journal(tmp_path / path)
+        decided_early = [
+            (f.code, f.line) for f in whole.findings if f.code not in {"PF329", "PF330", "PF343"}
+        ]
+        # CAR compacts some journals after writing them (a new file renamed over the journal):
+        # each new file is followed from its start, after a PF350.
+        seen = [(f["code"], f["line"]) for f in follower.findings if f["path"] == path]
+        last_file = len(seen) - seen[::-1].index(("PF350", None)) if ("PF350", None) in seen else 0
+        assert seen[last_file:] == decided_early, (path, seen, follower.stderr)
+        resumed = pf.check_journal(tmp_path / path, state=states)
+        assert resumed.stats["resumed"]["bytes_checked"] == 0
+        assert resumed.stats["chain"] == whole.stats["chain"]
+        assert [f.to_dict() for f in resumed.findings] == [f.to_dict() for f in whole.findings]
+
+
+def test_follow_refuses_what_it_cannot_do(backend: _backend.Engine, tmp_path: Path) -> None:
+    from cli_helpers import run_cli
+
+    name = _backend.name_of(backend)
+    for args, message in [
+        (["--format", "json"], "--format text or jsonl"),
+        (["--output", "x"], "--output cannot be used with --follow"),
+        ([str(tmp_path)], "is a directory"),
+    ]:
+        result = run_cli(name, "check", "--follow", "a.jsonl", *args, cwd=tmp_path)
+        assert result.returncode == 2 and message in result.stderr, result.stderr
