@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import queue
+import select
 import signal
 import subprocess
 import sys
@@ -314,3 +315,81 @@ def test_follow_refuses_what_it_cannot_do(backend: _backend.Engine, tmp_path: Pa
     ]:
         result = run_cli(name, "check", "--follow", "a.jsonl", *args, cwd=tmp_path)
         assert result.returncode == 2 and message in result.stderr, result.stderr
+
+
+def test_without_inotify_a_poll_follows(
+    backend: _backend.Engine, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Where inotify is missing (another OS, no instance left), the files are polled."""
+    from pairling_fast.follow import follow as follow_journals
+    from pairling_fast.journal import JournalOptions
+
+    monkeypatch.setitem(sys.modules, "inotify_simple", None)  # the import fails
+    journal = tmp_path / "events.jsonl"
+    journal.write_bytes(b"[1]\n")
+    found: list[pf.Finding] = []
+    notes: list[str] = []
+    steps = iter(range(1000))
+
+    def until() -> bool:
+        step = next(steps)
+        if step == 2:
+            _append(journal, GOOD + b"[2]\n{")
+        return len(found) >= 2 or step > 200
+
+    summary = follow_journals(
+        [str(journal)], JournalOptions(), emit=found.append, note=notes.append, until=until
+    )
+    assert [(f.code, f.line) for f in found] == [("PF301", 1), ("PF301", 3)]
+    assert "a poll every" in notes[0]
+    assert summary.journals[str(journal)]["pending"] == 1
+    assert summary.errors == 2
+
+
+def test_jsonl_for_a_check_at_rest(backend: _backend.Engine, tmp_path: Path) -> None:
+    from cli_helpers import run_cli
+
+    (tmp_path / "events.jsonl").write_bytes(GOOD + b"[1]\nnot json\n")
+    result = run_cli(
+        _backend.name_of(backend), "check", "events.jsonl", "--format", "jsonl", cwd=tmp_path
+    )
+    assert result.returncode == 1
+    lines = [json.loads(line) for line in result.stdout.splitlines()]
+    assert [(f["code"], f["line"], f["path"]) for f in lines] == [
+        ("PF301", 2, "events.jsonl"),
+        ("PF001", 3, "events.jsonl"),
+        ("PF329", 1, "events.jsonl"),
+    ]
+    assert "2 errors" in result.stderr
+
+
+def test_a_terminal_gets_a_status_line(backend: _backend.Engine, tmp_path: Path) -> None:
+    import pty
+
+    journal = tmp_path / "events.jsonl"
+    journal.write_bytes(GOOD)
+    primary, secondary = pty.openpty()
+    env = dict(os.environ, PYTHONPATH=PACKAGE_PARENT, NO_COLOR="1")
+    env["PAIRLING_FAST_BACKEND"] = _backend.name_of(backend)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "pairling_fast", "check", "--follow", "events.jsonl"],
+        cwd=tmp_path,
+        env=env,
+        stdout=secondary,
+        stderr=subprocess.DEVNULL,
+    )
+    os.close(secondary)
+    seen = b""
+    deadline = time.monotonic() + WAIT
+    try:
+        while b"lines/s" not in seen and time.monotonic() < deadline:
+            _append(journal, GOOD)
+            time.sleep(0.2)
+            while select.select([primary], [], [], 0)[0]:
+                seen += os.read(primary, 4096)
+    finally:
+        process.send_signal(signal.SIGINT)
+        process.wait(timeout=WAIT)
+        os.close(primary)
+    assert b"lines/s; last verified: events.jsonl:" in seen
+    assert process.returncode == 0
