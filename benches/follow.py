@@ -1,8 +1,8 @@
 """``check --follow`` measured from outside, as a user runs it (issue #27's targets;
 benches/RESULTS.md, "check --follow").
 
-    python benches/follow.py latency [--rate 10000] [--seconds 10]
-    python benches/follow.py idle [--seconds 20]
+    python benches/follow.py latency [--rate 10000] [--seconds 10] [--tail]
+    python benches/follow.py idle [--seconds 20] [--tail]
     python benches/follow.py soak [--events 5000000]
 
 ``latency``: a writer appends generated events at ``--rate`` lines a second (a few lines every
@@ -12,8 +12,10 @@ jsonl``), as a distribution. ``idle``: the CPU the follower's process uses over 
 while its journal does not change (utime + stime from /proc). ``soak``: ``--events`` events
 appended as fast as the writer can; the follower's RSS (VmRSS) sampled against how far it has
 read (its journal descriptor's offset), peak after the first 100k events vs the RSS there.
-Each prints one JSON line. Start-up is not measured: each waits for the follower's "following"
-note first.
+``--tail`` runs the anchor instead: ``tail -F`` on the same journal (latency: until the defect
+line itself is on its stdout). The soak's anchor is the peak RSS of ``check FILE`` at rest on
+the journal it wrote. Each prints one JSON line. Start-up is not measured: each waits for the
+follower's "following" note first.
 """
 
 from __future__ import annotations
@@ -34,17 +36,20 @@ from pairling_fast.generate.journal import generate_journal
 
 
 class Follower:
-    def __init__(self, journal: Path, backend: str) -> None:
+    """``check --follow`` on ``journal``, or the anchor: ``tail -F`` (GNU coreutils, inotify)
+    printing the journal's lines as they come."""
+
+    def __init__(self, journal: Path, backend: str, tail: bool = False) -> None:
         env = dict(os.environ, PAIRLING_FAST_BACKEND=backend)
+        command: list[str | Path] = ["tail", "-F", "-n", "+1", journal]
+        if not tail:
+            command = [sys.executable, "-m", "pairling_fast", "check", "--follow"]
+            command += ["--format", "jsonl", journal]
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "pairling_fast", "check", "--follow", "--format", "jsonl"]
-            + [str(journal)],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            env=env,
+            command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env
         )
         assert self.process.stderr is not None and self.process.stdout is not None
-        for line in self.process.stderr:
+        while not tail and (line := self.process.stderr.readline()):
             if b"Ctrl-C ends" in line:
                 break
         self.arrivals: queue.Queue[tuple[float, bytes]] = queue.Queue()
@@ -77,7 +82,9 @@ class Follower:
         return 0
 
     def stop(self) -> None:
-        self.process.send_signal(2)
+        # SIGTERM ends it as Ctrl-C does; SIGINT is ignored by a process started in the
+        # background by a shell without job control (a bench run with `&`), and so by its child.
+        self.process.terminate()
         self.process.wait(timeout=600)
 
 
@@ -94,7 +101,9 @@ def latency(args: argparse.Namespace, directory: Path) -> dict[str, Any]:
     events, _ = generate_journal(int(args.rate * args.seconds * 1.05), 7)
     journal = directory / "live.jsonl"
     journal.write_bytes(b"")
-    follower = Follower(journal, args.backend)
+    follower = Follower(journal, args.backend, args.tail)
+    if args.tail:
+        time.sleep(1.0)  # tail says nothing when it is ready
     written: dict[int, float] = {}
     per_tick = max(1, args.rate // 1000)  # lines a millisecond
     start = time.monotonic()
@@ -122,12 +131,17 @@ def latency(args: argparse.Namespace, directory: Path) -> dict[str, Any]:
             arrived, text = follower.arrivals.get(timeout=1)
         except queue.Empty:
             continue
-        finding = json.loads(text)
-        if finding["code"] == "PF301" and finding["line"] in written:
-            delays.append(arrived - written[finding["line"]])
+        if args.tail:  # the defect line itself, as tail prints it
+            number = int(text[1:-2]) if text.startswith(b"[") else None
+        else:
+            finding = json.loads(text)
+            number = finding["line"] if finding["code"] == "PF301" else None
+        if number in written:
+            delays.append(arrived - written[number])
     follower.stop()
     return {
         "bench": "latency",
+        "command": "tail -F" if args.tail else "check --follow",
         "backend": args.backend,
         "lines": line,
         "rate_achieved": round(line / elapsed),
@@ -141,7 +155,7 @@ def idle(args: argparse.Namespace, directory: Path) -> dict[str, Any]:
     journal = directory / "idle.jsonl"
     lines, _ = generate_journal(10_000, 3, chain=True)
     journal.write_bytes(b"".join(lines))
-    follower = Follower(journal, args.backend)
+    follower = Follower(journal, args.backend, args.tail)
     time.sleep(1.0)  # settled
     before, clock = follower.cpu_seconds(), time.monotonic()
     time.sleep(args.seconds)
@@ -149,6 +163,7 @@ def idle(args: argparse.Namespace, directory: Path) -> dict[str, Any]:
     follower.stop()
     return {
         "bench": "idle",
+        "command": "tail -F" if args.tail else "check --follow",
         "backend": args.backend,
         "seconds": round(spent, 1),
         "cpu_seconds": round(used, 3),
@@ -201,9 +216,24 @@ def soak(args: argparse.Namespace, directory: Path) -> dict[str, Any]:
         time.sleep(0.25)
     elapsed = time.monotonic() - start
     follower.stop()
+    # The anchor: the peak RSS of a check at rest of the same journal (`check FILE`).
+    anchor = subprocess.Popen(
+        [sys.executable, "-m", "pairling_fast", "check", journal, "--format", "json"],
+        stdout=subprocess.DEVNULL,
+        env=dict(os.environ, PAIRLING_FAST_BACKEND=args.backend),
+    )
+    _, _, usage = os.wait4(anchor.pid, 0)
+    anchor.returncode = 0
     first_copy = boundaries[0][0]  # the first 100k events
     after_first = [rss for offset, rss in samples if offset >= first_copy]
     at_100k = after_first[0]
+    # The RSS once the follower had read past each million events: where it levels off.
+    by_million = {}
+    for written, events in boundaries:
+        if events % 1_000_000 < 100_000 and events >= 1_000_000:
+            later = [rss for offset, rss in samples if offset >= written]
+            if later:
+                by_million[f"{events // 1_000_000}M"] = round(later[0] / 1024, 1)
     return {
         "bench": "soak",
         "backend": args.backend,
@@ -214,6 +244,8 @@ def soak(args: argparse.Namespace, directory: Path) -> dict[str, Any]:
         "rss_peak_after_mib": round(max(after_first) / 1024, 1),
         "rss_last_mib": round(after_first[-1] / 1024, 1),
         "peak_vs_100k": round(max(after_first) / at_100k, 3),
+        "rss_mib_by_million": by_million,
+        "check_at_rest_peak_mib": round(usage.ru_maxrss / 1024, 1),
         "samples": len(samples),
     }
 
@@ -225,6 +257,7 @@ def main() -> None:
     parser.add_argument("--rate", type=int, default=10_000)
     parser.add_argument("--seconds", type=float, default=None)
     parser.add_argument("--events", type=int, default=5_000_000)
+    parser.add_argument("--tail", action="store_true", help="time tail -F instead (the anchor)")
     args = parser.parse_args()
     if args.seconds is None:
         args.seconds = 10.0 if args.bench == "latency" else 20.0

@@ -393,3 +393,22 @@ def test_a_terminal_gets_a_status_line(backend: _backend.Engine, tmp_path: Path)
         os.close(primary)
     assert b"lines/s; last verified: events.jsonl:" in seen
     assert process.returncode == 0
+
+
+def test_follow_fails_in_one_line(backend: _backend.Engine, tmp_path: Path) -> None:
+    """A state entry that cannot be used, a journal that cannot be read: one line, exit 2."""
+    from cli_helpers import run_cli
+
+    journal = tmp_path / "events.jsonl"
+    journal.write_bytes(GOOD)
+    pf.JournalStates({os.path.realpath(journal): {"device": 1}}).save(tmp_path / "state.json")
+    name = _backend.name_of(backend)
+    result = run_cli(
+        name, "check", "--follow", "events.jsonl", "--state", "state.json", cwd=tmp_path
+    )
+    assert result.returncode == 2
+    assert result.stderr.splitlines()[-1].endswith("its entry in the state file is malformed")
+    if os.geteuid() != 0:  # root reads anything
+        journal.chmod(0)
+        result = run_cli(name, "check", "--follow", "events.jsonl", cwd=tmp_path)
+        assert result.returncode == 2 and "events.jsonl: Permission denied" in result.stderr

@@ -305,8 +305,10 @@ def _command_follow(args: argparse.Namespace, config: Config) -> int:
             states=states,
             status=status if status_line else None,
         )
+    except JournalStateError as error:
+        _fail(f"--state: {error}")
     except OSError as error:
-        _fail(str(error))
+        _fail(f"{error.filename}: {error.strerror}" if error.filename else str(error))
     if shown_status:
         out.write("\r\x1b[K")
         out.flush()

@@ -125,9 +125,13 @@ class _Journal:
         if self.states is not None and not self.seen_file and stat.S_ISREG(info.st_mode):
             entry = self.states.entry(self.key)
             if entry is not None:
-                resume_note, blocks = _why_not_resumable(
-                    file, info, entry, fingerprint(self.options), self.path
-                )
+                try:
+                    resume_note, blocks = _why_not_resumable(
+                        file, info, entry, fingerprint(self.options), self.path
+                    )
+                except BaseException:  # a malformed entry; Ctrl-C while the prefix re-hashes
+                    file.close()
+                    raise
         resumed = entry is not None and blocks is not None
         self.file, self.identity = file, (info.st_dev, info.st_ino)
         self.reader = _HashingReader(file, blocks or _Blocks.new(BLOCK_SIZE))
