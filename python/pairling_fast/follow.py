@@ -141,7 +141,7 @@ class _Journal:
             **_keywords(self.options),
             state=entry if resumed else None,
             name=self.path,
-            engine=self.engine,
+            backend=_backend.name_of(self.engine),
         )
         self.seen_file, self.told_missing = True, False
         self.summary["files"] += 1

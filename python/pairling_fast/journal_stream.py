@@ -35,7 +35,8 @@ class JournalStream:
 
     ``state``: an entry ``state()`` returned (or ``check --state`` recorded for a file), to go on
     from: feed the bytes from ``offset`` on. ``JournalStateError`` if it was recorded under other
-    options or is malformed. ``name`` is the ``path`` the findings carry.
+    options or is malformed. ``name`` is the ``path`` the findings carry. ``backend``: ``"rust"``
+    or ``"python"`` (default: the active one, as ``check_paths``'s).
     """
 
     def __init__(
@@ -49,14 +50,14 @@ class JournalStream:
         car_version: str | None = None,
         state: Mapping[str, Any] | None = None,
         name: str | None = None,
-        engine: _backend.Engine | None = None,
+        backend: str | None = None,
     ) -> None:
         self.options = JournalOptions(
             chain, lifecycle, max_findings, profile, max_line_length, car_version
         )
         self.name = name
         self._fingerprint = fingerprint(self.options)
-        self._engine = engine or _backend.active()
+        self._engine = _backend.resolve(backend)
         checker, self._fed = None, 0
         if state is not None:
             checker, self._fed = self._resumed(state)
