@@ -13,6 +13,7 @@ records each journal's verified prefix in the state.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import stat
@@ -138,7 +139,7 @@ class _Journal:
         self.read = self.reader.blocks.position
         file.seek(self.read)
         self.stream = JournalStream(
-            **_keywords(self.options),
+            **dataclasses.asdict(self.options),
             state=entry if resumed else None,
             name=self.path,
             backend=_backend.name_of(self.engine),
@@ -280,17 +281,6 @@ class _Journal:
             blocks=self.reader.blocks.recorded(committed),
         )
         self.states.put(self.key, entry)
-
-
-def _keywords(options: JournalOptions) -> dict[str, Any]:
-    return {
-        "chain": options.chain,
-        "lifecycle": options.lifecycle,
-        "max_findings": options.max_findings,
-        "profile": options.profile,
-        "max_line_length": options.max_line_length,
-        "car_version": options.car_version,
-    }
 
 
 class _Waiter:
