@@ -412,3 +412,20 @@ def test_follow_fails_in_one_line(backend: _backend.Engine, tmp_path: Path) -> N
         journal.chmod(0)
         result = run_cli(name, "check", "--follow", "events.jsonl", cwd=tmp_path)
         assert result.returncode == 2 and "events.jsonl: Permission denied" in result.stderr
+
+
+def test_severity_overrides_apply_while_following(
+    follow: Callable[..., Follower], tmp_path: Path
+) -> None:
+    (tmp_path / "pairling-fast.toml").write_text(
+        'severity = {PF301 = "off", PF001 = "warning"}\n', encoding="utf-8"
+    )
+    journal = tmp_path / "events.jsonl"
+    journal.write_bytes(b"[1]\nnot json\n")
+    follower = follow("events.jsonl")
+    assert follower.expect(_at("events.jsonl", "PF001", 2))["severity"] == "warning"
+    _append(journal, b"[2]\n")
+    assert follower.quiet(1.0) == []
+    code, stderr = follower.interrupt()
+    assert code == 0 and "0 error(s), 1 warning(s)" in stderr
+    assert [f["code"] for f in follower.findings] == ["PF001"]

@@ -304,6 +304,7 @@ def _command_follow(args: argparse.Namespace, config: Config) -> int:
             note=lambda text: print(f"{PROG}: {shown(text)}", file=sys.stderr),
             states=states,
             status=status if status_line else None,
+            severities=config.severity,
         )
     except JournalStateError as error:
         _fail(f"--state: {error}")

@@ -19,7 +19,7 @@ import os
 import stat
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import IO, Any
 
@@ -35,6 +35,7 @@ from .journal_state import (
     fingerprint,
 )
 from .journal_stream import JournalStream
+from .paths import SeverityOverride, _not_listed
 from .report import Finding
 
 __all__ = ["FollowSummary", "follow"]
@@ -80,13 +81,15 @@ class _Journal:
         states: JournalStates | None,
         emit: Emit,
         note: Note,
+        severities: Mapping[str, SeverityOverride],
     ) -> None:
         self.path = path
+        self.severities = severities
         self.key = os.path.realpath(path)
         self.options = options
         self.engine = engine
         self.states = states
-        self.emit = emit
+        self._emit = emit
         self.note = note
         self.file: IO[bytes] | None = None
         self.reader: _HashingReader | None = None
@@ -149,7 +152,7 @@ class _Journal:
         self.summary["missing"] = False
         for finding in (cause, resume_note):
             if finding is not None:
-                self._emit_note(finding)
+                self.emit(finding)
         # The findings of the verified prefix, as a check from the start would give them: the
         # stream's report lists them, so they count as handed on.
         restored = json.loads(entry["checker"])["findings"] if resumed and entry else []
@@ -159,10 +162,16 @@ class _Journal:
         self.fed = len(restored)
         return True
 
-    def _emit_note(self, finding: Finding) -> None:
-        self.summary["errors"] += finding.severity == "error"
-        self.summary["warnings"] += finding.severity == "warning"
-        self.emit(finding)
+    def emit(self, finding: Finding) -> None:
+        """Hands ``finding`` on with the configuration's severity (none if "off"), counted."""
+        severity = self.severities.get(finding.code, finding.severity)
+        if severity == "off":
+            return
+        if severity != finding.severity:
+            finding = dataclasses.replace(finding, severity=severity)
+        self.summary["errors"] += severity == "error"
+        self.summary["warnings"] += severity == "warning"
+        self._emit(finding)
 
     # Following ---------------------------------------------------------------------------------
 
@@ -250,11 +259,10 @@ class _Journal:
         stats = report.stats
         self.summary["lines"] += stats["lines"]
         self.summary["events"] += stats["events"]
-        self.summary["errors"] += stats["errors"]
-        warnings = sum(f.severity == "warning" for f in report.findings)
-        suppressed = stats.get("suppressed_codes", {})
-        warnings += sum(counts.get("warning", 0) for counts in suppressed.values())
-        self.summary["warnings"] += warnings
+        # The findings past the cap were counted, not listed: they count too.
+        unlisted = _not_listed(stats, self.severities)
+        self.summary["errors"] += unlisted.get("error", 0)
+        self.summary["warnings"] += unlisted.get("warning", 0)
         self.file.close()
         self.file, self.reader, self.identity = None, None, None
 
@@ -342,14 +350,18 @@ def follow(
     status: Callable[[int, int, str], None] | None = None,
     engine: _backend.Engine | None = None,
     until: Callable[[], bool] | None = None,
+    severities: Mapping[str, SeverityOverride] | None = None,
 ) -> FollowSummary:
     """Follows the journals at ``paths`` until Ctrl-C (or ``until()`` is true), handing each
     finding to ``emit`` as it is decided and notes (a journal missing) to ``note``; the
     journals' verified prefixes go into ``states``. ``status(events, lines_per_second,
-    last_line)`` is called about twice a second while lines come in and every wait."""
+    last_line)`` is called about twice a second while lines come in and every wait.
+    ``severities`` overrides findings' severities by code (``"off"`` drops them), as
+    ``check_paths``' does; the summary counts them as overridden."""
     chosen = engine or _backend.active()
     tell = note or (lambda text: print(text, file=sys.stderr))
-    journals = [_Journal(path, options, chosen, states, emit, tell) for path in paths]
+    overrides = dict(severities or {})
+    journals = [_Journal(path, options, chosen, states, emit, tell, overrides) for path in paths]
     waiter = _Waiter(paths)
     try:
         for journal in journals:
