@@ -61,6 +61,11 @@ impl StreamChecker {
         self.checker.lines
     }
 
+    /// The events among the lines completed so far.
+    pub fn events(&self) -> u64 {
+        self.checker.events
+    }
+
     /// The bytes of the partial line after the last newline.
     pub fn pending(&self) -> u64 {
         self.partial_length

@@ -382,7 +382,7 @@ def test_a_terminal_gets_a_status_line(backend: _backend.Engine, tmp_path: Path)
     seen = b""
     deadline = time.monotonic() + WAIT
     try:
-        while b"lines/s" not in seen and time.monotonic() < deadline:
+        while b"events/s" not in seen and time.monotonic() < deadline:
             _append(journal, GOOD)
             time.sleep(0.2)
             while select.select([primary], [], [], 0)[0]:
@@ -391,7 +391,7 @@ def test_a_terminal_gets_a_status_line(backend: _backend.Engine, tmp_path: Path)
         process.send_signal(signal.SIGINT)
         process.wait(timeout=WAIT)
         os.close(primary)
-    assert b"lines/s; last verified: events.jsonl:" in seen
+    assert b" events/s; last verified: events.jsonl:" in seen
     assert process.returncode == 0
 
 

@@ -56,6 +56,8 @@ def _assert_streams_like_check(data: bytes, pieces: list[bytes], **options: Any)
     for piece in pieces:
         early += stream.feed(piece)
         assert stream.offset == data.rfind(b"\n", 0, stream.offset + stream.pending) + 1
+    if not stream.pending:  # every line complete: its counts are the whole journal's
+        assert (stream.lines, stream.events) == (whole.stats["lines"], whole.stats["events"])
     report = stream.close()
     assert [f.to_dict() for f in report.findings] == [f.to_dict() for f in whole.findings]
     assert report.stats == whole.stats

@@ -285,9 +285,9 @@ def _command_follow(args: argparse.Namespace, config: Config) -> int:
             out.write(finding_line(finding) + "\n")
         out.flush()
 
-    def status(lines: int, rate: int, last: str) -> None:
+    def status(events: int, rate: int, last: str) -> None:
         nonlocal shown_status
-        out.write(f"\r\x1b[K{lines:,} lines, {rate:,} lines/s; last verified: {shown(last)}")
+        out.write(f"\r\x1b[K{events:,} events, {rate:,} events/s; last verified: {shown(last)}")
         out.flush()
         shown_status = True
 

@@ -354,8 +354,9 @@ def follow(
 ) -> FollowSummary:
     """Follows the journals at ``paths`` until Ctrl-C (or ``until()`` is true), handing each
     finding to ``emit`` as it is decided and notes (a journal missing) to ``note``; the
-    journals' verified prefixes go into ``states``. ``status(events, lines_per_second,
-    last_line)`` is called about twice a second while lines come in and every wait.
+    journals' verified prefixes go into ``states``. ``status(events, events_per_second,
+    last_lines)`` (``path:line`` of each journal's last complete line) is called about twice
+    a second while lines come in and after every wait.
     ``severities`` overrides findings' severities by code (``"off"`` drops them), as
     ``check_paths``' does; the summary counts them as overridden."""
     chosen = engine or _backend.active()
@@ -367,17 +368,17 @@ def follow(
         for journal in journals:
             journal.start()
         tell(f"following {len(journals)} journal(s) ({waiter.kind}); Ctrl-C ends")
-        lines_then, clock_then = _lines(journals), time.monotonic()
+        events_then, clock_then = _events(journals), time.monotonic()
         while until is None or not until():
             waiter.wait(_SAFETY_SECONDS if until is None else 0.05)
             for journal in journals:
                 journal.poll()
             now = time.monotonic()
             if status is not None and now - clock_then >= 0.5:
-                lines_now = _lines(journals)
-                rate = int((lines_now - lines_then) / (now - clock_then))
-                status(lines_now, rate, _last(journals))
-                lines_then, clock_then = lines_now, now
+                events_now = _events(journals)
+                rate = int((events_now - events_then) / (now - clock_then))
+                status(events_now, rate, _last(journals))
+                events_then, clock_then = events_now, now
     except KeyboardInterrupt:
         pass
     finally:
@@ -387,9 +388,9 @@ def follow(
     return FollowSummary({journal.path: journal.summary for journal in journals})
 
 
-def _lines(journals: list[_Journal]) -> int:
+def _events(journals: list[_Journal]) -> int:
     return sum(
-        journal.summary["lines"] + (journal.stream.lines if journal.stream is not None else 0)
+        journal.summary["events"] + (journal.stream.events if journal.stream is not None else 0)
         for journal in journals
     )
 

@@ -119,6 +119,11 @@ class JournalStream:
         return self._active().lines
 
     @property
+    def events(self) -> int:
+        """The events among the complete lines (counted from the journal's start when resumed)."""
+        return self._active().events
+
+    @property
     def pending(self) -> int:
         """The bytes of the partial line after the last newline."""
         return self._active().pending

@@ -43,6 +43,11 @@ impl JournalStream {
     }
 
     #[getter]
+    fn events(&mut self) -> PyResult<u64> {
+        Ok(self.stream()?.events())
+    }
+
+    #[getter]
     fn pending(&mut self) -> PyResult<u64> {
         Ok(self.stream()?.pending())
     }

@@ -57,6 +57,10 @@ class JournalStream:
         return self._active().lines
 
     @property
+    def events(self) -> int:
+        return self._active().events
+
+    @property
     def pending(self) -> int:
         self._active()
         return self._lines.pending
