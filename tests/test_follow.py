@@ -429,3 +429,38 @@ def test_severity_overrides_apply_while_following(
     code, stderr = follower.interrupt()
     assert code == 0 and "0 error(s), 1 warning(s)" in stderr
     assert [f["code"] for f in follower.findings] == ["PF001"]
+
+
+def test_the_state_is_saved_while_following(backend: _backend.Engine, tmp_path: Path) -> None:
+    """A follower killed outright resumes from the last checkpoint: the state is saved as it
+    goes, not only at the end."""
+    from pairling_fast.follow import follow as follow_journals
+    from pairling_fast.journal import JournalOptions
+
+    journal = tmp_path / "events.jsonl"
+    journal.write_bytes(GOOD + b"[1]\n")
+    states = pf.JournalStates()
+    offsets: list[int] = []
+    steps = iter(range(1000))
+
+    def checkpoint() -> None:
+        entry = states.entry(os.path.realpath(journal))
+        offsets.append(-1 if entry is None else entry["offset"])
+
+    def until() -> bool:
+        if next(steps) == 3:
+            _append(journal, GOOD)
+        return len(offsets) >= 6
+
+    follow_journals(
+        [str(journal)],
+        JournalOptions(),
+        emit=lambda finding: None,
+        states=states,
+        until=until,
+        checkpoint=checkpoint,
+        checkpoint_seconds=0.0,
+    )
+    assert offsets[0] == len(GOOD) + 4 and offsets[-1] == 2 * len(GOOD) + 4
+    resumed = pf.check_journal(journal, state=states)
+    assert resumed.stats["resumed"]["bytes_checked"] == 0

@@ -294,6 +294,15 @@ def _command_follow(args: argparse.Namespace, config: Config) -> int:
     def terminate(signum: int, frame: object) -> None:
         raise KeyboardInterrupt
 
+    checkpoint: Callable[[], None] | None = None
+    if states is not None and state_file is not None:
+        saved_states, saved_to = states, state_file
+
+        def save() -> None:
+            _save_states(saved_states, saved_to)
+
+        checkpoint = save
+
     # A service manager stops with SIGTERM: the same clean end as Ctrl-C.
     signal.signal(signal.SIGTERM, terminate)
     try:
@@ -305,6 +314,7 @@ def _command_follow(args: argparse.Namespace, config: Config) -> int:
             states=states,
             status=status if status_line else None,
             severities=config.severity,
+            checkpoint=checkpoint,
         )
     except JournalStateError as error:
         _fail(f"--state: {error}")

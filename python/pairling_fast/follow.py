@@ -46,6 +46,9 @@ _READ_SIZE = 1 << 20
 # Where there is no inotify, the files are looked at this often: an idle follow then costs a stat
 # per journal per poll.
 POLL_SECONDS = 0.25
+# With --state, the journals' entries are saved this often while following (and at the end), so
+# a follower killed outright (SIGKILL, a power cut) loses at most this much of its work.
+CHECKPOINT_SECONDS = 60.0
 # With inotify, the files are still looked at this often, in case an event was missed (a
 # directory renamed, a file system that does not report writes made elsewhere, as NFS).
 _SAFETY_SECONDS = 2.0
@@ -269,13 +272,14 @@ class _Journal:
     def stop(self) -> None:
         """Following stops: the verified prefix goes into the state, the stream is closed as
         interrupted (a partial last line is pending, not an error)."""
-        if self.stream is not None and self.reader is not None and self.identity is not None:
-            self._record()
+        self.record()
         self._end(interrupted=True)
 
-    def _record(self) -> None:
-        assert self.stream is not None and self.reader is not None and self.identity is not None
-        if self.states is None:
+    def record(self) -> None:
+        """Puts the verified prefix of the file followed now into the state (if any)."""
+        if self.states is None or self.stream is None or self.reader is None:
+            return
+        if self.identity is None:
             return
         committed = self.reader.committed
         if self.stream.lines != committed.newlines:  # the file changed under the read
@@ -351,6 +355,8 @@ def follow(
     engine: _backend.Engine | None = None,
     until: Callable[[], bool] | None = None,
     severities: Mapping[str, SeverityOverride] | None = None,
+    checkpoint: Callable[[], None] | None = None,
+    checkpoint_seconds: float = CHECKPOINT_SECONDS,
 ) -> FollowSummary:
     """Follows the journals at ``paths`` until Ctrl-C (or ``until()`` is true), handing each
     finding to ``emit`` as it is decided and notes (a journal missing) to ``note``; the
@@ -358,7 +364,10 @@ def follow(
     last_lines)`` (``path:line`` of each journal's last complete line) is called about twice
     a second while lines come in and after every wait.
     ``severities`` overrides findings' severities by code (``"off"`` drops them), as
-    ``check_paths``' does; the summary counts them as overridden."""
+    ``check_paths``' does; the summary counts them as overridden. With ``states``,
+    ``checkpoint()`` (which saves them) is called every ``checkpoint_seconds`` after the
+    journals' entries are brought up to date: a follower that is killed outright resumes from
+    there."""
     chosen = engine or _backend.active()
     tell = note or (lambda text: print(text, file=sys.stderr))
     overrides = dict(severities or {})
@@ -369,6 +378,7 @@ def follow(
             journal.start()
         tell(f"following {len(journals)} journal(s) ({waiter.kind}); Ctrl-C ends")
         events_then, clock_then = _events(journals), time.monotonic()
+        saved_then = clock_then
         while until is None or not until():
             waiter.wait(_SAFETY_SECONDS if until is None else 0.05)
             for journal in journals:
@@ -379,6 +389,11 @@ def follow(
                 rate = int((events_now - events_then) / (now - clock_then))
                 status(events_now, rate, _last(journals))
                 events_then, clock_then = events_now, now
+            if checkpoint is not None and now - saved_then >= checkpoint_seconds:
+                for journal in journals:
+                    journal.record()
+                checkpoint()
+                saved_then = now
     except KeyboardInterrupt:
         pass
     finally:
