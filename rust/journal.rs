@@ -30,6 +30,9 @@ mod fast;
 /// The ordered stage's state, saved where a verified prefix ends and resumed from.
 #[path = "journal_state.rs"]
 mod state;
+/// A journal checked as its bytes arrive, cut anywhere (`JournalStream`, `check --follow`).
+#[path = "journal_stream.rs"]
+pub mod stream;
 /// The windows of recently closed ids, each id stored once.
 #[path = "journal_window.rs"]
 mod window;

@@ -28,6 +28,7 @@ from .journal import (
     chain_journal,
     check_journal,
 )
+from .journal_stream import JournalStream
 from .maps import check_map, seal_map, write_sealed
 from .paths import PathsReport, check_paths
 from .report import REPORT_VERSION, Finding, Report
@@ -66,6 +67,7 @@ __all__ = [
     "JournalInterrupted",
     "JournalStateError",
     "JournalStates",
+    "JournalStream",
     "JournalWriter",
     "MapInvalidError",
     "PairlingError",

@@ -28,6 +28,7 @@ __all__ = [
     "CompiledSchema",
     "Engine",
     "JournalChecker",
+    "JournalStreamEngine",
     "active",
     "active_name",
     "engine",
@@ -57,6 +58,22 @@ class JournalChecker(Protocol):
     (``docs/cluster.md``)."""
 
     def feed(self, chunk: bytes) -> None: ...
+    def finish(self, interrupted: bool = False) -> tuple[list[RawFinding], dict[str, Any]]: ...
+
+
+class JournalStreamEngine(Protocol):
+    """A journal checked as its bytes arrive (``JournalStream``): ``feed`` returns the findings
+    of the lines it completed; ``snapshot`` is the ordered stage's state at the end of the last
+    complete line (``--state``'s ``checker``)."""
+
+    def feed(self, data: bytes) -> list[RawFinding]: ...
+    @property
+    def lines(self) -> int: ...
+    @property
+    def events(self) -> int: ...
+    @property
+    def pending(self) -> int: ...
+    def snapshot(self) -> str: ...
     def finish(self, interrupted: bool = False) -> tuple[list[RawFinding], dict[str, Any]]: ...
 
 
@@ -96,6 +113,9 @@ class Engine(Protocol):
     def JournalChecker(  # the engine's class, called as a constructor
         self, options: JournalOptions
     ) -> JournalChecker: ...
+    def JournalStream(
+        self, options: JournalOptions, state: str | None = None
+    ) -> JournalStreamEngine: ...
     def check_rpc_result(
         self,
         method: str,

@@ -13,6 +13,7 @@ import errno
 import io
 import os
 import re
+import signal
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import ExitStack, contextmanager
@@ -41,12 +42,14 @@ from .journal import (
 from .maps import load_manifest, write_sealed
 from .output import (
     FORMATS,
+    finding_json,
     finding_line,
     render,
     shown,
     summary_line,
 )
 from .paths import KINDS, CheckInterrupted, PathArgumentError, check_paths
+from .report import Finding
 
 if TYPE_CHECKING:
     from distributed import Client
@@ -148,6 +151,8 @@ def _first(*values: Any) -> Any:
 
 def _command_check(args: argparse.Namespace) -> int:
     config = _config(args)
+    if args.follow:
+        return _command_follow(args, config)
     if args.output is not None:
         _check_destination("--output", args.output)
     fail_on = args.fail_on or config.fail_on or "error"
@@ -218,15 +223,12 @@ def _command_check(args: argparse.Namespace) -> int:
         print(f"{summary_line(report)} (report written to {args.output})", file=sys.stderr)
     else:
         sys.stdout.write(render(report, args.format, show_skipped=args.show_skipped))
+        if args.format == "jsonl":  # stdout is data only: the verdict goes to stderr
+            print(summary_line(report), file=sys.stderr)
     if states is not None and state_file is not None:
         # Each entry is only ever updated by a journal checked to its end, so after Ctrl-C the
         # journals finished are saved and the one interrupted keeps its previous entry.
-        notes: list[str] = []
-        try:
-            states.save(state_file, notes=notes)
-        except OSError as error:
-            _fail(f"--state {state_file}: cannot write the state file: {error.strerror or error}")
-        _say(notes)
+        _save_states(states, state_file)
     if report.interrupted:
         print(f"{PROG}: interrupted: the report above is partial", file=sys.stderr)
         return EXIT_INTERRUPTED
@@ -242,6 +244,109 @@ def _command_check(args: argparse.Namespace) -> int:
         )
         return EXIT_NO_DOCUMENTS
     return EXIT_OK if report.ok else EXIT_FINDINGS
+
+
+def _command_follow(args: argparse.Namespace, config: Config) -> int:
+    """``check --follow``: the journals followed as they grow until Ctrl-C (``follow.py``)."""
+    from .follow import follow
+    from .journal import JournalOptions
+
+    if args.format not in ("text", "jsonl"):
+        _fail(
+            f"--follow writes its findings as they come: --format text or jsonl, not {args.format}"
+        )
+    for option, value in (("--output", args.output), ("--dask", args.dask)):
+        if value is not None:
+            _fail(f"{option} cannot be used with --follow")
+    for path in args.paths:
+        if os.path.isdir(path):
+            _fail(f"{path}: is a directory; --follow takes journal files (waited for if missing)")
+    max_findings = _first(args.max_findings, config.max_findings, DEFAULT_MAX_FINDINGS)
+    options = JournalOptions(
+        profile=args.profile,
+        max_findings=max_findings or None,
+        car_version=args.car_version or config.car_version,
+    )
+    state_file = args.state or config.state
+    states = _journal_states(state_file, False)
+    fail_on = args.fail_on or config.fail_on or "error"
+    status_line = args.format == "text" and sys.stdout.isatty()
+    out = sys.stdout
+    shown_status = False
+
+    def emit(finding: Finding) -> None:
+        nonlocal shown_status
+        if shown_status:
+            out.write("\r\x1b[K")
+            shown_status = False
+        if args.format == "jsonl":
+            out.write(finding_json(finding) + "\n")
+        else:
+            out.write(finding_line(finding) + "\n")
+        out.flush()
+
+    def status(events: int, rate: int, last: str) -> None:
+        nonlocal shown_status
+        out.write(f"\r\x1b[K{events:,} events, {rate:,} events/s; last verified: {shown(last)}")
+        out.flush()
+        shown_status = True
+
+    def terminate(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt
+
+    checkpoint: Callable[[], None] | None = None
+    if states is not None and state_file is not None:
+        saved_states, saved_to = states, state_file
+
+        def save() -> None:
+            _save_states(saved_states, saved_to)
+
+        checkpoint = save
+
+    # A service manager stops with SIGTERM: the same clean end as Ctrl-C.
+    signal.signal(signal.SIGTERM, terminate)
+    try:
+        summary = follow(
+            args.paths,
+            options,
+            emit=emit,
+            note=lambda text: print(f"{PROG}: {shown(text)}", file=sys.stderr),
+            states=states,
+            status=status if status_line else None,
+            severities=config.severity,
+            checkpoint=checkpoint,
+        )
+    except JournalStateError as error:
+        _fail(f"--state: {error}")
+    except OSError as error:
+        _fail(f"{error.filename}: {error.strerror}" if error.filename else str(error))
+    if shown_status:
+        out.write("\r\x1b[K")
+        out.flush()
+    for path, journal in summary.journals.items():
+        pending = journal["pending"]
+        extra = f", a partial last line of {pending} bytes pending" if pending else ""
+        extra += ", missing at the end" if journal["missing"] else ""
+        print(
+            f"{PROG}: followed {shown(path)}: {journal['files']} file(s), {journal['lines']} "
+            f"lines, {journal['events']} events, {journal['errors']} error(s), "
+            f"{journal['warnings']} warning(s){extra}",
+            file=sys.stderr,
+        )
+    if states is not None and state_file is not None:
+        _save_states(states, state_file)
+    warnings = sum(journal["warnings"] for journal in summary.journals.values())
+    failed = summary.errors or (fail_on == "warning" and warnings)
+    return EXIT_FINDINGS if failed else EXIT_OK
+
+
+def _save_states(states: JournalStates, state_file: str) -> None:
+    notes: list[str] = []
+    try:
+        states.save(state_file, notes=notes)
+    except OSError as error:
+        _fail(f"--state {state_file}: cannot write the state file: {error.strerror or error}")
+    _say(notes)
 
 
 def _journal_states(path: str | None, on_cluster: bool) -> JournalStates | None:
@@ -486,6 +591,14 @@ def _add_check_parser(commands: Any) -> None:
         metavar="FILE",
         help="journals: record where each journal's verified prefix ends in FILE and, next time, "
         "check only what was appended since (after re-hashing the prefix; docs/journals.md)",
+    )
+    check.add_argument(
+        "--follow",
+        action="store_true",
+        help="journals: check the journal files named, then keep following them as they grow "
+        "(by name, like tail -F: rotation, truncation, a file yet to appear), printing each "
+        "finding as its line is completed, until Ctrl-C; --format text or jsonl "
+        "(docs/journals.md)",
     )
     check.add_argument(
         "--dask",

@@ -120,6 +120,10 @@ class JournalStates:
         with self._lock:
             return self._entries.get(journal)
 
+    def put(self, journal: str, entry: dict[str, Any]) -> None:
+        """Records ``entry`` for ``journal`` (a ``JournalStream.state()``, under any key)."""
+        self._put(journal, entry)
+
     def _put(self, journal: str, entry: dict[str, Any]) -> None:
         with self._lock:
             self._entries[journal] = entry

@@ -22,8 +22,10 @@ from .report import Finding, Severity
 
 __all__ = [
     "FORMATS",
+    "finding_json",
     "finding_line",
     "github",
+    "jsonl",
     "junit",
     "plain_text",
     "render",
@@ -32,7 +34,7 @@ __all__ = [
     "summary_line",
 ]
 
-FORMATS = ("text", "json", "sarif", "junit", "github")
+FORMATS = ("text", "json", "jsonl", "sarif", "junit", "github")
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 SARIF_LEVELS: dict[Severity, str] = {"error": "error", "warning": "warning", "info": "note"}
@@ -72,6 +74,18 @@ def shown(text: str) -> str:
 
 def finding_line(finding: Finding) -> str:
     return shown(f"{finding.location()}: {finding.severity} {finding.code}: {finding.message}")
+
+
+def finding_json(finding: Finding) -> str:
+    """The finding as one line of JSON (``Finding.to_dict``; no newline inside: JSON escapes
+    every control character)."""
+    return json.dumps(finding.to_dict(), ensure_ascii=False)
+
+
+def jsonl(report: PathsReport) -> str:
+    """Every finding, one JSON object a line, file by file (the summary is not data here: the
+    CLI prints it on stderr)."""
+    return "".join(finding_json(f) + "\n" for file in report.files for f in file.findings)
 
 
 def _status(file: FileResult, report: PathsReport) -> str:
@@ -383,6 +397,7 @@ def github(report: PathsReport, *, show_skipped: bool = False) -> str:
 _RENDERERS: dict[str, Callable[[PathsReport, bool], str]] = {
     "text": lambda report, show_skipped: plain_text(report, show_skipped=show_skipped),
     "json": lambda report, _: report.to_json() + "\n",
+    "jsonl": lambda report, _: jsonl(report),
     "sarif": lambda report, _: json.dumps(sarif(report), indent=2, ensure_ascii=False) + "\n",
     "junit": lambda report, _: junit(report),
     "github": lambda report, show_skipped: github(report, show_skipped=show_skipped),

@@ -112,11 +112,7 @@ pub(super) fn check_journal_resumable(
 ) -> PyResult<(Vec<RawFinding>, PyObject, Option<String>)> {
     guarded(py, "check_journal_resumable", || {
         let options = journal_options(options)?;
-        let resume = state
-            .map(|text| {
-                journal::Resume::from_snapshot(&options, text).map_err(PyValueError::new_err)
-            })
-            .transpose()?;
+        let resume = resumed(&options, state)?;
         let (report, snapshot) = run_check(py, source, &options, progress, resume, true)?;
         Ok((
             raw_findings(report.findings),
@@ -124,6 +120,17 @@ pub(super) fn check_journal_resumable(
             snapshot,
         ))
     })
+}
+
+/// The checker state `state` (a saved state's JSON text) holds, if given; a `ValueError` saying
+/// what is wrong with a malformed one.
+pub(super) fn resumed(
+    options: &journal::Options,
+    state: Option<&str>,
+) -> PyResult<Option<journal::Resume>> {
+    state
+        .map(|text| journal::Resume::from_snapshot(options, text).map_err(PyValueError::new_err))
+        .transpose()
 }
 
 /// The check behind both entry points: `source` is a path (str) or a binary file object.

@@ -5,6 +5,7 @@
 //! objects to and from the JSON value model.
 
 mod journal_checks;
+mod journal_stream;
 mod json_values;
 mod map_checks;
 mod pyvalue;
@@ -34,6 +35,7 @@ use crate::validate::{self, CompileError, CompileOptions, SchemaValidator, Schem
 use pyvalue::{to_python, to_value};
 
 use journal_checks::*;
+use journal_stream::*;
 use json_values::*;
 use map_checks::*;
 use schemas::*;
@@ -293,6 +295,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(journal_chain_digest, m)?)?;
     m.add_function(wrap_pyfunction!(check_journal_chunk, m)?)?;
     m.add_class::<JournalChecker>()?;
+    m.add_class::<JournalStream>()?;
     m.add_function(wrap_pyfunction!(check_rpc_result, m)?)?;
     m.add_function(wrap_pyfunction!(check_transcript_file, m)?)?;
     m.add_function(wrap_pyfunction!(check_wire_schema, m)?)?;

@@ -2,7 +2,8 @@
 
 ``parse.py`` ↔ ``rust/parse.rs``, ``canonical.py`` ↔ ``rust/canonical.rs``, ``validate.py`` ↔
 ``rust/validate.rs``, ``graph.py`` ↔ ``rust/graph.rs``, ``journal.py`` ↔ ``rust/journal.rs``,
-``journal_chunks.py`` ↔ ``rust/journal_chunks.rs``, ``car_event.py`` ↔ ``rust/car_event.rs``, and
+``journal_chunks.py`` ↔ ``rust/journal_chunks.rs``, ``journal_stream.py`` ↔
+``rust/journal_stream.rs``, ``car_event.py`` ↔ ``rust/car_event.rs``, and
 the package ``wire/`` ↔ ``rust/wire/`` (``rpc``, ``transcript``, ``bundle``, ``shared``): the CAR
 wire checks. It is the reference the core is tested against, and what runs where the extension
 cannot be built.
@@ -19,6 +20,7 @@ from .journal import (
     journal_event_kinds,
 )
 from .journal_chunks import JournalChecker, check_journal_chunk
+from .journal_stream import JournalStream
 from .parse import parse_json
 from .validate import bundled_schema_ids, bundled_validator, compile_schema
 from .wire.arguments import wire_bundles_listing as wire_bundles
@@ -28,6 +30,7 @@ from .wire.transcript import TranscriptChecker, check_transcript_file
 
 __all__ = [
     "JournalChecker",
+    "JournalStream",
     "TranscriptChecker",
     "bundled_schema_ids",
     "bundled_validator",

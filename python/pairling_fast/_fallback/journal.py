@@ -166,34 +166,55 @@ class _RawLine:
     terminated: bool
 
 
-def _read_lines(
-    read: Callable[[int], bytes], max_line_length: int, number: int = 0
-) -> Iterator[_RawLine]:
-    """The lines of ``read``, numbered on from ``number``."""
-    parts: list[bytes] = []
-    length = 0
-    too_long = False
-    while True:
-        chunk = read(READ_SIZE)
-        if not chunk:
-            break
+class _LineSplitter:
+    """Splits bytes fed in pieces (cut anywhere) into lines numbered on from ``number``, keeping
+    the partial line after the last newline for the next piece: its bytes while it is within
+    ``max_line_length``, only its length past it."""
+
+    def __init__(self, max_line_length: int, number: int = 0) -> None:
+        self.max_line_length = max_line_length
+        self.number = number
+        self._parts: list[bytes] = []
+        self.pending = 0  # the partial line's length so far
+        self._too_long = False
+
+    def feed(self, chunk: bytes) -> Iterator[_RawLine]:
         start = 0
         while True:
             newline = chunk.find(b"\n", start)
             end = len(chunk) if newline < 0 else newline
-            length += end - start
-            if length > max_line_length:
-                too_long, parts = True, []
+            self.pending += end - start
+            if self.pending > self.max_line_length:
+                self._too_long, self._parts = True, []
             elif end > start:
-                parts.append(chunk[start:end])
+                self._parts.append(chunk[start:end])
             if newline < 0:
-                break
-            number += 1
-            yield _RawLine(number, None if too_long else b"".join(parts), length, True)
-            parts, length, too_long = [], 0, False
+                return
+            yield self._line(True)
             start = newline + 1
-    if length:
-        yield _RawLine(number + 1, None if too_long else b"".join(parts), length, False)
+
+    def end(self) -> _RawLine | None:
+        """The partial line as the last line, without a newline (None if there is none)."""
+        return self._line(False) if self.pending else None
+
+    def _line(self, terminated: bool) -> _RawLine:
+        self.number += 1
+        data = None if self._too_long else b"".join(self._parts)
+        line = _RawLine(self.number, data, self.pending, terminated)
+        self._parts, self.pending, self._too_long = [], 0, False
+        return line
+
+
+def _read_lines(
+    read: Callable[[int], bytes], max_line_length: int, number: int = 0
+) -> Iterator[_RawLine]:
+    """The lines of ``read``, numbered on from ``number``."""
+    lines = _LineSplitter(max_line_length, number)
+    while chunk := read(READ_SIZE):
+        yield from lines.feed(chunk)
+    last = lines.end()
+    if last is not None:
+        yield last
 
 
 # -------------------------------------------------------------------------------------------------
@@ -947,6 +968,20 @@ def check_journal_resumable(
     return _check(source, state, True, options, progress)
 
 
+def new_checker(options: JournalOptions, state: str | None) -> _Checker:
+    """The ordered stage for ``options``, going on from ``state`` (the JSON text of a saved
+    state) when given; ``ValueError`` for options the core refuses or a malformed state."""
+    check_options(options)
+    checker = _Checker(options.chain, options.lifecycle, options.max_findings, options.car_version)
+    if state is not None:
+        try:
+            parsed = json.loads(state)
+        except ValueError as error:
+            raise ValueError(f"not JSON: {error}") from None
+        journal_state.restore(checker, parsed)
+    return checker
+
+
 def _check(
     source: Any,
     state: str | None,
@@ -954,15 +989,8 @@ def _check(
     options: JournalOptions,
     progress: Callable[[int], object] | None,
 ) -> tuple[list[RawFinding], dict[str, Any], str | None]:
-    check_options(options)
+    checker = new_checker(options, state)
     chain, profile, car_version = options.chain, options.profile, options.car_version
-    checker = _Checker(chain, options.lifecycle, options.max_findings, car_version)
-    if state is not None:
-        try:
-            parsed = json.loads(state)
-        except ValueError as error:
-            raise ValueError(f"not JSON: {error}") from None
-        journal_state.restore(checker, parsed)
     run = _Run(checker, chain, profile, options.max_line_length, car_version, snapshot)
     if isinstance(source, str):
         with open(source, "rb") as stream:

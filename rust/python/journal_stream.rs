@@ -1,0 +1,74 @@
+//! `JournalStream`: a journal checked as its bytes arrive (`journal::stream`).
+
+use super::*;
+
+#[pyclass(module = "pairling_fast._core")]
+pub(super) struct JournalStream {
+    inner: Option<journal::stream::StreamChecker>,
+}
+
+impl JournalStream {
+    fn stream(&mut self) -> PyResult<&mut journal::stream::StreamChecker> {
+        self.inner
+            .as_mut()
+            .ok_or_else(|| PyValueError::new_err("this JournalStream is closed"))
+    }
+}
+
+#[pymethods]
+impl JournalStream {
+    /// A stream from its first byte, or going on from `state` (the ordered stage's JSON text
+    /// as `check_journal_resumable` or `snapshot` returned it); `ValueError` for one malformed.
+    #[new]
+    #[pyo3(signature = (options, state=None))]
+    fn new(options: &Bound<'_, PyAny>, state: Option<&str>) -> PyResult<Self> {
+        let options = journal_options(options)?;
+        let resume = resumed(&options, state)?;
+        Ok(JournalStream {
+            inner: Some(journal::stream::StreamChecker::new(&options, resume)),
+        })
+    }
+
+    fn feed(&mut self, py: Python<'_>, data: &[u8]) -> PyResult<Vec<RawFinding>> {
+        guarded(py, "JournalStream.feed", || {
+            let stream = self.stream()?;
+            let findings = py.allow_threads(|| stream.feed(data).to_vec());
+            Ok(raw_findings(findings))
+        })
+    }
+
+    #[getter]
+    fn lines(&mut self) -> PyResult<u64> {
+        Ok(self.stream()?.lines())
+    }
+
+    #[getter]
+    fn events(&mut self) -> PyResult<u64> {
+        Ok(self.stream()?.events())
+    }
+
+    #[getter]
+    fn pending(&mut self) -> PyResult<u64> {
+        Ok(self.stream()?.pending())
+    }
+
+    fn snapshot(&mut self, py: Python<'_>) -> PyResult<String> {
+        guarded(py, "JournalStream.snapshot", || {
+            Ok(self.stream()?.snapshot())
+        })
+    }
+
+    #[pyo3(signature = (interrupted=false))]
+    fn finish(
+        &mut self,
+        py: Python<'_>,
+        interrupted: bool,
+    ) -> PyResult<(Vec<RawFinding>, PyObject)> {
+        guarded(py, "JournalStream.finish", || {
+            self.stream()?;
+            let stream = self.inner.take().expect("checked above");
+            let report = py.allow_threads(|| stream.finish(interrupted));
+            Ok((raw_findings(report.findings), to_python(py, &report.stats)?))
+        })
+    }
+}
