@@ -15,6 +15,7 @@ import pairling_fast as pf
 from pairling_fast import _backend, cli
 from pairling_fast import distributed as pfd
 from pairling_fast.generate.journal import generate_journal
+from pairling_fast.journal import JournalOptions
 from pairling_fast.report import Report
 from pairling_fast.validator import schema_validator
 
@@ -115,6 +116,29 @@ def test_reports_equal_one_machine_on_both_backends(
             assert_identical(report, path, max_findings=None)
     small = journals["small"].read_bytes()
     assert len(small.splitlines()) < len(small) / 64 / 2, "most 64-byte chunks own no line"
+
+
+def test_a_journal_is_one_task_whole_or_the_reducer_of_its_chunks(
+    client: Any, journals: dict[str, Path]
+) -> None:
+    """Reports, not facts, reach the driver: a journal that fits a chunk is one task; a bigger
+    one is one reducer task whose chunk tasks are submitted from the worker, not the driver."""
+    from dask.utils import key_split
+
+    paths = [journals["clean"], journals["defects"]]
+    size = max(path.stat().st_size for path in paths)
+    for chunk_bytes, chunks in (
+        (size, 0),
+        (4096, sum(-(-p.stat().st_size // 4096) for p in paths)),
+    ):
+        with distributed.get_task_stream(client) as stream:
+            report = pfd.check_journal_paths_on_cluster(paths, client, chunk_bytes=chunk_bytes)
+        ran = [key_split(task["key"]) for task in stream.data]
+        assert ran.count("journal_task") == 2
+        assert ran.count("check_chunk") == chunks
+        assert not client.futures, "the driver holds no chunk result"
+        for path in paths:
+            assert report.stats["files"][str(path)] == pf.check_journal(path).stats
 
 
 def test_the_tampering_sits_at_a_chunk_boundary(client: Any, journals: dict[str, Path]) -> None:
@@ -279,10 +303,12 @@ class _InterruptingClient:
 def test_ctrl_c_cancels_the_chunks_in_flight_and_keeps_the_partial_report(
     journals: dict[str, Path],
 ) -> None:
+    """The reducer (a journal's task on a worker) stops at Ctrl-C with the lines fed so far."""
     fake = _InterruptingClient()
-    with pytest.raises(pf.JournalInterrupted) as interrupted:
-        pfd.check_journal_on_cluster(journals["chained"], fake, chunk_bytes=1000)
-    stats = interrupted.value.report.stats
+    path = str(journals["chained"])
+    options = JournalOptions()
+    engine = _backend.active()
+    _, stats = pfd._reduce(engine, path, Path(path).stat().st_size, fake, options, 1000, 2)
     assert (
         stats["interrupted"]
         and 0 < stats["lines"] < pf.check_journal(journals["chained"]).stats["lines"]

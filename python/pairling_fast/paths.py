@@ -473,6 +473,10 @@ def check_paths(
     if progress is not None:
         progress.start(len(walker.files), sum(c.size for c in walker.files))
     workers = max(1, jobs if jobs is not None else (os.cpu_count() or 1))
+    if client is not None and jobs is None:
+        # Each file's thread only waits for its task's report: enough of them to keep every
+        # worker thread of the cluster busy, not the driver's cores.
+        workers = max(workers, 2 * sum(client.nthreads().values()))
     pool = ThreadPoolExecutor(max_workers=workers)
     watch = _interrupt.Watch()
     futures = {

@@ -11,6 +11,7 @@ reads it.
 from __future__ import annotations
 
 import pickle
+from contextlib import nullcontext
 from typing import IO, TYPE_CHECKING, Any, Union
 
 from ..report import RawFinding
@@ -46,15 +47,16 @@ def _first_line_start(stream: IO[bytes], start: int) -> int | None:
         position += len(block)
 
 
-def check_journal_chunk(path: str, start: int, end: int, options: JournalOptions) -> bytes:
-    """The per-line stage over the lines whose first byte lies in ``[start, end)``, reading past
-    ``end`` to finish the last one; lines are numbered from 1 within the chunk. Of ``options``
-    the per-line ones apply (lifecycle and the findings cap are the ordered stage's)."""
+def check_journal_chunk(source: Any, start: int, end: int, options: JournalOptions) -> bytes:
+    """The per-line stage over the lines whose first byte lies in ``[start, end)`` of ``source``
+    (a path, or a binary file object with ``read`` and ``seek``, e.g. an fsspec file), reading
+    past ``end`` to finish the last one; lines are numbered from 1 within the chunk. Of
+    ``options`` the per-line ones apply (lifecycle and the findings cap are the ordered stage's)."""
     check_options(options)
     chain, profile, car_version = options.chain, options.profile, options.car_version
     max_line_length = options.max_line_length
     checked: list[_CheckedLine] = []
-    with open(path, "rb") as stream:
+    with open(source, "rb") if isinstance(source, str) else nullcontext(source) as stream:
         first = _first_line_start(stream, start)
         if first is not None and first < end:
             stream.seek(first)

@@ -1,0 +1,189 @@
+"""Journals and documents named by an fsspec URL (``s3://``, ``gs://``, ``az://``, ``http(s)://``,
+``file://``): opened, sized, listed and read by byte ranges through fsspec, so a local check and
+a Dask worker read an object the same way (docs/cluster.md, "Object storage").
+
+Credentials come from each filesystem's usual places (``~/.aws``, ``AWS_*`` variables, gcloud's
+application default credentials, ``AZURE_STORAGE_*``...): pairling_fast never takes or stores one.
+A URL is only ever shown redacted (``https://***@host/...``), and every error raised here is an
+``OSError`` with a one-line ``strerror`` naming the redacted URL, whatever the filesystem raised
+(botocore, aiohttp and friends put URLs, and sometimes signed query strings, in their messages).
+"""
+
+from __future__ import annotations
+
+import errno
+import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = ["RemoteFile", "RemoteObject", "is_url", "listing", "opened", "redact", "stat"]
+
+_URL = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
+# ``scheme://user:password@`` or ``scheme://token@``: what a URL may carry as a credential.
+_USERINFO = re.compile(r"(?P<scheme>[A-Za-z][A-Za-z0-9+.-]*://)[^/@\s?#]+@")
+# Query parameters that carry a secret (pre-signed S3/GCS URLs, Azure SAS tokens).
+_SECRET_QUERY = re.compile(
+    r"(?i)(?P<name>[?&](?:x-amz-signature|x-amz-credential|x-amz-security-token|x-goog-signature"
+    r"|x-goog-credential|signature|sig|token|access_token|awsaccesskeyid))=[^&\s#'\"]*"
+)
+
+
+def is_url(text: str) -> bool:
+    """Whether ``text`` names a resource by URL (``scheme://...``) rather than a local path."""
+    return _URL.match(text) is not None
+
+
+def redact(text: str) -> str:
+    """``text`` with any ``user:password@`` of a URL and any signature in its query masked."""
+    text = _USERINFO.sub(r"\g<scheme>***@", text)
+    return _SECRET_QUERY.sub(r"\g<name>=***", text)
+
+
+@dataclass(frozen=True)
+class RemoteObject:
+    """What a listing or ``stat`` says of one object: its URL (as given, not redacted), size
+    (None when the server does not say) and version tag (ETag, generation or version id)."""
+
+    url: str
+    size: int | None
+    version: str | None
+
+
+def _filesystem(url: str) -> tuple[Any, str]:
+    try:
+        from fsspec.core import url_to_fs  # type: ignore[import-untyped]
+    except ImportError:
+        raise _error(url, "reading a URL needs fsspec (pip install 'pairling_fast[s3]')") from None
+    try:
+        filesystem, path = url_to_fs(url)
+        return filesystem, str(path)
+    except (ImportError, ValueError) as error:
+        # fsspec says which package a protocol needs ("Install s3fs to access S3").
+        raise _error(url, _one_line(error)) from None
+
+
+def _one_line(error: BaseException) -> str:
+    text = str(error).strip().splitlines()
+    return redact(text[0] if text else type(error).__name__)
+
+
+def _error(url: str, reason: str, number: int = errno.EIO) -> OSError:
+    return OSError(number, f"{redact(url)}: {reason}")
+
+
+def _translated(url: str, error: BaseException) -> OSError:
+    """A filesystem's exception as a one-line ``OSError`` naming the redacted URL."""
+    if isinstance(error, FileNotFoundError):
+        return _error(url, "no such object or bucket", errno.ENOENT)
+    if isinstance(error, PermissionError):
+        return _error(url, "access denied", errno.EACCES)
+    if isinstance(error, IsADirectoryError):
+        return _error(url, "is a prefix (a directory), not an object", errno.EISDIR)
+    if (
+        isinstance(error, OSError)
+        and error.strerror
+        and str(error.strerror).startswith(redact(url))
+    ):
+        return error  # already ours
+    return _error(url, f"cannot be read: {type(error).__name__}: {_one_line(error)}")
+
+
+@contextmanager
+def translated_errors(url: str) -> Iterator[None]:
+    """Any exception of reading ``url`` (except Ctrl-C) re-raised as a one-line ``OSError``."""
+    try:
+        yield
+    except Exception as error:
+        raise _translated(url, error) from None
+
+
+def _version(info: dict[str, Any]) -> str | None:
+    for key in ("VersionId", "generation", "version_id", "ETag", "etag", "ETAG", "mtime"):
+        value = info.get(key)
+        if value not in (None, ""):
+            return f"{key}:{str(value).strip(chr(34))}"
+    return None
+
+
+def stat(url: str) -> RemoteObject:
+    """The object at ``url`` (``OSError`` if it is missing, unreadable, or a prefix)."""
+    with translated_errors(url):
+        filesystem, path = _filesystem(url)
+        info = filesystem.info(path)
+        if info.get("type") == "directory":
+            raise IsADirectoryError(url)
+        size = info.get("size")
+        return RemoteObject(url, int(size) if size is not None else None, _version(info))
+
+
+def listing(url: str) -> list[RemoteObject]:
+    """The objects at ``url``: the object itself, or every object under the prefix, sorted."""
+    with translated_errors(url):
+        filesystem, path = _filesystem(url)
+        info = filesystem.info(path)
+        if info.get("type") != "directory":
+            size = info.get("size")
+            return [RemoteObject(url, int(size) if size is not None else None, _version(info))]
+        protocol = url[: url.index("://") + 3]
+        found = filesystem.find(path, detail=True)
+        objects = []
+        for name, entry in sorted(found.items()):
+            if entry.get("type") == "directory":
+                continue
+            unstripped = filesystem.unstrip_protocol(name)
+            child = unstripped if is_url(unstripped) else protocol + name
+            size = entry.get("size")
+            objects.append(
+                RemoteObject(child, int(size) if size is not None else None, _version(entry))
+            )
+        return objects
+
+
+@contextmanager
+def opened(url: str) -> Iterator[RemoteFile]:
+    """``url`` opened for reading by byte ranges (``seek``/``read``: fsspec fetches the ranges it
+    needs, a few MiB at a time, so memory stays bounded whatever the object's size). Errors on
+    opening and on every read are one-line ``OSError``s naming the redacted URL."""
+    with translated_errors(url):
+        filesystem, path = _filesystem(url)
+        handle = filesystem.open(path, "rb")
+    try:
+        yield RemoteFile(handle, url)
+    finally:
+        try:
+            handle.close()
+        except Exception:  # closing a read-only handle that already failed: nothing to keep
+            pass
+
+
+class RemoteFile:
+    """An object opened for reading: a binary file whose ``read``/``seek`` errors are one-line
+    ``OSError``s naming the redacted URL."""
+
+    def __init__(self, handle: Any, url: str) -> None:
+        self._handle = handle
+        self._url = url
+        self.name = redact(url)
+
+    def read(self, size: int = -1) -> bytes:
+        with translated_errors(self._url):
+            data: bytes = self._handle.read(size)
+            return data
+
+    def readline(self, size: int = -1) -> bytes:
+        with translated_errors(self._url):
+            data: bytes = self._handle.readline(size)
+            return data
+
+    def seek(self, offset: int, whence: int = 0) -> int:
+        with translated_errors(self._url):
+            return int(self._handle.seek(offset, whence))
+
+    def tell(self) -> int:
+        return int(self._handle.tell())
+
+    def __iter__(self) -> Iterator[bytes]:
+        while line := self.readline():
+            yield line
