@@ -306,7 +306,7 @@ def _journal_reports(
             except OSError as error:
                 reason = remote.redact(error.strerror or str(error))
                 if remote.is_url(file):
-                    raise OSError(error.errno, reason) from None  # it names the URL already
+                    raise OSError(error.errno, reason, shown) from None
                 raise OSError(
                     error.errno, f"{shown}: cannot be read on a worker: {reason}"
                 ) from None

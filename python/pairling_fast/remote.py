@@ -57,11 +57,32 @@ def _filesystem(url: str) -> tuple[Any, str]:
     except ImportError:
         raise _error(url, "reading a URL needs fsspec (pip install 'pairling_fast[s3]')") from None
     try:
-        filesystem, path = url_to_fs(url)
+        bare, authorization = _http_credentials(url)
+        if authorization is not None:
+            headers = {"Authorization": authorization}
+            filesystem, path = url_to_fs(bare, client_kwargs={"headers": headers})
+        else:
+            filesystem, path = url_to_fs(url)
         return filesystem, str(path)
     except (ImportError, ValueError) as error:
         # fsspec says which package a protocol needs ("Install s3fs to access S3").
         raise _error(url, _one_line(error)) from None
+
+
+def _http_credentials(url: str) -> tuple[str, str | None]:
+    """(``url`` without ``user:password@``, the Basic ``Authorization`` header of them or None):
+    fsspec and aiohttp log the URLs they fetch at DEBUG level, so the password must not be in
+    one."""
+    import base64
+    from urllib.parse import unquote, urlsplit, urlunsplit
+
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or "@" not in parts.netloc:
+        return url, None
+    host = parts.netloc.rpartition("@")[2]
+    pair = f"{unquote(parts.username or '')}:{unquote(parts.password or '')}"
+    token = base64.b64encode(pair.encode("utf-8")).decode("ascii")
+    return urlunsplit(parts._replace(netloc=host)), f"Basic {token}"
 
 
 def _one_line(error: BaseException) -> str:
@@ -70,22 +91,33 @@ def _one_line(error: BaseException) -> str:
 
 
 def _error(url: str, reason: str, number: int = errno.EIO) -> OSError:
-    return OSError(number, f"{redact(url)}: {reason}")
+    """``OSError(number, reason, redacted url)``: ``str()`` names the URL, ``strerror`` is the
+    reason alone (a report already shows the path next to it)."""
+    return OSError(number, reason, redact(url))
+
+
+def _status(error: BaseException) -> int | None:
+    """The HTTP status behind ``error`` (fsspec's HTTP filesystem turns every failed ``info``
+    into ``FileNotFoundError`` and keeps aiohttp's error as its cause)."""
+    seen: BaseException | None = error
+    while seen is not None:
+        status = getattr(seen, "status", None)
+        if isinstance(status, int):
+            return status
+        seen = seen.__cause__ or seen.__context__
+    return None
 
 
 def _translated(url: str, error: BaseException) -> OSError:
     """A filesystem's exception as a one-line ``OSError`` naming the redacted URL."""
+    status = _status(error)
+    if isinstance(error, PermissionError) or status in (401, 403):
+        return _error(url, "access denied" + (f" (HTTP {status})" if status else ""), errno.EACCES)
     if isinstance(error, FileNotFoundError):
         return _error(url, "no such object or bucket", errno.ENOENT)
-    if isinstance(error, PermissionError):
-        return _error(url, "access denied", errno.EACCES)
     if isinstance(error, IsADirectoryError):
         return _error(url, "is a prefix (a directory), not an object", errno.EISDIR)
-    if (
-        isinstance(error, OSError)
-        and error.strerror
-        and str(error.strerror).startswith(redact(url))
-    ):
+    if isinstance(error, OSError) and error.filename == redact(url):
         return error  # already ours
     return _error(url, f"cannot be read: {type(error).__name__}: {_one_line(error)}")
 
