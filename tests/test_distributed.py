@@ -141,6 +141,65 @@ def test_a_journal_is_one_task_whole_or_the_reducer_of_its_chunks(
             assert report.stats["files"][str(path)] == pf.check_journal(path).stats
 
 
+def _worker_running(prefix: str, dask_scheduler: Any) -> str | None:
+    """The address of a worker running a task of ``prefix`` (on the scheduler)."""
+    for task in dask_scheduler.tasks.values():
+        if task.prefix.name == prefix and task.processing_on is not None:
+            return str(task.processing_on.address)
+    return None
+
+
+@pytest.mark.parametrize("victim", ["reducer", "chunks"])
+def test_a_worker_killed_mid_run_leaves_the_report_identical(tmp_path: Path, victim: str) -> None:
+    """SIGKILL to a worker process while a journal is checked (the reducer's worker, or the
+    other one, running chunks): Dask's nanny restarts it, the tasks it held run again, and the
+    report is the one machine's."""
+    import os
+    import signal
+    import threading
+    import time
+
+    lines, _ = generate_journal(2500, seed=21, chain=True, defects=12)
+    path = tmp_path / "journal.jsonl"
+    path.write_bytes(b"".join(lines))
+    outcome: list[Any] = []
+    with (
+        _backend.selected("python"),  # the slower backend: the run outlasts the kill
+        distributed.LocalCluster(
+            processes=True, n_workers=2, threads_per_worker=1, dashboard_address=None
+        ) as cluster,
+        distributed.Client(cluster) as client,
+    ):
+        pids = client.run(os.getpid)
+
+        def check() -> None:
+            try:
+                outcome.append(
+                    pfd.check_journal_on_cluster(path, client, chunk_bytes=8192, max_findings=None)
+                )
+            except BaseException as error:
+                outcome.append(error)
+
+        runner = threading.Thread(target=check)
+        runner.start()
+        deadline = time.monotonic() + 60
+        reducer = chunk_worker = None
+        while chunk_worker is None and time.monotonic() < deadline and runner.is_alive():
+            reducer = client.run_on_scheduler(_worker_running, "journal_task")
+            chunk_worker = client.run_on_scheduler(_worker_running, "check_chunk")
+            time.sleep(0.02)
+        assert reducer is not None and chunk_worker is not None, "the run ended before the kill"
+        doomed = reducer if victim == "reducer" else next(w for w in pids if w != reducer)
+        os.kill(pids[doomed], signal.SIGKILL)
+        runner.join(120)
+        assert runner.is_alive() is False
+        (report,) = outcome
+        assert isinstance(report, Report), report
+        assert report.stats["events"] > 2500
+        assert_identical(report, path, max_findings=None)
+        assert doomed not in client.run(os.getpid), "the worker was killed (its nanny restarts it)"
+
+
 def test_the_tampering_sits_at_a_chunk_boundary(client: Any, journals: dict[str, Path]) -> None:
     report = pfd.check_journal_on_cluster(journals["tampered"], client, chunk_bytes=4096)
     edited, deleted = (f for f in report.findings if f.code in ("PF310", "PF311"))
