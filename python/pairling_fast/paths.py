@@ -266,11 +266,11 @@ def _capped(
     return findings[:max_findings]
 
 
-def _read_head(candidate: Candidate) -> bytes:
-    """The first ``SNIFF_BYTES``; if the first line is longer, its start, a newline and the
-    ``SNIFF_BYTES`` after its end (a first line of junk must not hide the records after it)."""
-    opened = remote.opened(candidate.url) if candidate.url else candidate.path.open("rb")
-    with opened as handle:
+def _read_head(source: Path | str) -> bytes:
+    """The first ``SNIFF_BYTES`` of a file (or an object by URL); if the first line is longer,
+    its start, a newline and the ``SNIFF_BYTES`` after its end (a first line of junk must not
+    hide the records after it)."""
+    with remote.opened(source) if isinstance(source, str) else source.open("rb") as handle:
         head = handle.read(SNIFF_BYTES)
         if b"\n" in head or len(head) < SNIFF_BYTES:
             return head
@@ -342,7 +342,7 @@ def _check_one(
                 head = stream.read(SNIFF_BYTES)
                 complete = len(head) < SNIFF_BYTES
             else:
-                head = _read_head(candidate)
+                head = _read_head(candidate.url or candidate.path)
                 complete = candidate.size <= len(head)
             classification = classify(candidate.path.name, head, methods, params, complete=complete)
             if kind is None:
