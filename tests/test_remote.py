@@ -316,7 +316,7 @@ def test_workers_read_their_own_byte_ranges(
 
     with (
         distributed.LocalCluster(
-            processes=True, n_workers=2, threads_per_worker=1, dashboard_address=None
+            processes=True, n_workers=2, threads_per_worker=1, dashboard_address="127.0.0.1:0"
         ) as cluster,
         distributed.Client(cluster) as client,
     ):
