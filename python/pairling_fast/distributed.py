@@ -113,7 +113,11 @@ def _size(source: str) -> int | None:
 
 
 def _journal_task(
-    backend: str, source: str, options: JournalOptions, chunk_bytes: int, chunks_ahead: int
+    backend: str,
+    source: str,
+    options: JournalOptions,
+    chunk_bytes: int,
+    chunks_ahead: int | None,
 ) -> RawReport:
     """A journal's task, run on a worker; only its raw report goes back to the driver.
 
@@ -131,7 +135,13 @@ def _journal_task(
     from distributed import worker_client
 
     with worker_client() as client:
-        return _reduce(engine, source, size, client, options, chunk_bytes, chunks_ahead)
+        ahead = chunks_ahead or _twice_the_threads(client)
+        return _reduce(engine, source, size, client, options, chunk_bytes, ahead)
+
+
+def _twice_the_threads(client: Client) -> int:
+    """The default number of tasks ahead: twice the cluster's task threads (a scheduler call)."""
+    return 2 * max(1, sum(client.nthreads().values()))
 
 
 def _reduce(
@@ -276,10 +286,11 @@ def _journal_reports(
     ``max_in_flight`` chunks ahead; the driver receives each journal's raw report only."""
     backend = _backend.name_of(engine)
     _check_workers_once(client, backend)
-    if max_in_flight is None:
-        max_in_flight = 2 * max(1, sum(client.nthreads().values()))
-    if max_in_flight < 1:
+    if max_in_flight is not None and max_in_flight < 1:
         raise ValueError(f"max_in_flight must be at least 1, not {max_in_flight}")
+    # One journal (each file of ``check_paths``) needs no count of the cluster's threads here:
+    # its reducer, if it has one, asks on its worker; the driver saves a scheduler round trip.
+    journals_ahead = max_in_flight or (1 if len(files) == 1 else _twice_the_threads(client))
     if chunk_bytes < 1:
         raise ValueError(f"chunk_bytes must be at least 1, not {chunk_bytes}")
 
@@ -292,7 +303,7 @@ def _journal_reports(
     upcoming = iter(files)
     try:
         while True:
-            while len(pending) < max_in_flight:
+            while len(pending) < journals_ahead:
                 file = next(upcoming, None)
                 if file is None:
                     break
