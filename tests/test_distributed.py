@@ -33,7 +33,7 @@ test_journal_chunks.py)."""
 def client() -> Iterator[Any]:
     with (
         distributed.LocalCluster(
-            processes=True, n_workers=2, threads_per_worker=1, dashboard_address=None
+            processes=True, n_workers=2, threads_per_worker=1, dashboard_address="127.0.0.1:0"
         ) as cluster,
         distributed.Client(cluster) as client,
     ):
@@ -165,7 +165,7 @@ def test_a_worker_killed_mid_run_leaves_the_report_identical(tmp_path: Path, vic
     outcome: list[Any] = []
     with (
         _backend.selected("python"),  # the slower backend: the run outlasts the kill
-        # Its own cluster (the module's keeps running, on the dashboard's default port).
+        # Its own cluster, beside the module's (dashboards on free ports: None means :8787).
         distributed.LocalCluster(
             processes=True, n_workers=2, threads_per_worker=1, dashboard_address="127.0.0.1:0"
         ) as cluster,

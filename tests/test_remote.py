@@ -307,7 +307,7 @@ def test_state_keys_objects_by_url_and_etag(
 
 
 def test_workers_read_their_own_byte_ranges(
-    s3: Any, local: Path, capsys: pytest.CaptureFixture[str]
+    s3: Any, web: str, local: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """On a real LocalCluster (started after the S3 variables are set, as workers get theirs
     from their own environment): the same reports, chunked or whole, on both backends."""
@@ -336,3 +336,17 @@ def test_workers_read_their_own_byte_ranges(
         assert status == 1 and on_cluster == here
         with pytest.raises(FileNotFoundError, match=f"s3://{BUCKET}/absent.jsonl"):
             pfd.check_journal_on_cluster(f"s3://{BUCKET}/absent.jsonl", client)
+        # A failed task's arguments reach the workers' logs (Dask's "Compute Failed"): URLs
+        # travel redacted there, and the error names the URL redacted too.
+        shown = remote.redact(web)
+        for url, reason in (
+            (f"{web}/forbidden/clean.jsonl", "access denied"),
+            (f"{web}/drop/defects.jsonl", "cannot be read"),
+        ):
+            with pytest.raises(OSError, match=reason) as failed:
+                pfd.check_journal_on_cluster(url, client, chunk_bytes=4096)
+            assert str(failed.value).endswith(f"'{shown}{url.removeprefix(web)}'")
+        logs = json.dumps(client.get_worker_logs())
+        assert "Compute Failed" in logs  # the failures were logged, with their tasks
+        assert PASSWORD not in logs and SECRET_KEY not in logs
+        assert PASSWORD not in repr(remote.Redacted(web)) and repr(remote.Redacted(web))

@@ -89,11 +89,17 @@ def chunk_ranges(size: int, chunk_bytes: int) -> list[tuple[int, int]]:
     ]
 
 
-def _check_chunk(backend: str, source: str, start: int, end: int, options: JournalOptions) -> bytes:
+def _check_chunk(
+    backend: str, source: remote.Redacted, start: int, end: int, options: JournalOptions
+) -> bytes:
     """A chunk task: the per-line stage over one byte range of a journal (a local path or a URL,
     read by byte range on this worker), on the driver's backend."""
-    with _readable(source) as readable:
-        return _backend.engine(backend).check_journal_chunk(readable, start, end, options)
+
+    def check() -> bytes:
+        with _readable(source.text) as readable:
+            return _backend.engine(backend).check_journal_chunk(readable, start, end, options)
+
+    return remote.bare_errors(check)
 
 
 @contextmanager
@@ -114,7 +120,7 @@ def _size(source: str) -> int | None:
 
 def _journal_task(
     backend: str,
-    source: str,
+    redacted: remote.Redacted,
     options: JournalOptions,
     chunk_bytes: int,
     chunks_ahead: int | None,
@@ -127,7 +133,21 @@ def _journal_task(
     waits, so the chunks can run here too) and feeds their results, in file order, to the
     ordered stage; the results travel worker to worker, never through the driver.
     """
-    engine = _backend.engine(backend)
+    return remote.bare_errors(
+        lambda: _journal_report(
+            _backend.engine(backend), redacted.text, options, chunk_bytes, chunks_ahead
+        )
+    )
+
+
+def _journal_report(
+    engine: _backend.Engine,
+    source: str,
+    options: JournalOptions,
+    chunk_bytes: int,
+    chunks_ahead: int | None,
+) -> RawReport:
+    """What ``_journal_task`` does, with the task's arguments unwrapped."""
     size = _size(source)
     if size is None or size <= chunk_bytes:
         with _readable(source) as readable:
@@ -165,7 +185,15 @@ def _reduce(
             while len(pending) < chunks_ahead and upcoming:
                 start, end = upcoming.popleft()
                 pending.append(
-                    client.submit(_check_chunk, backend, source, start, end, options, pure=False)
+                    client.submit(
+                        _check_chunk,
+                        backend,
+                        remote.Redacted(source),
+                        start,
+                        end,
+                        options,
+                        pure=False,
+                    )
                 )
             if not pending:
                 return checker.finish(False)
@@ -296,7 +324,13 @@ def _journal_reports(
 
     def submit(file: str) -> Future[RawReport]:
         return client.submit(
-            _journal_task, backend, file, options, chunk_bytes, max_in_flight, pure=False
+            _journal_task,
+            backend,
+            remote.Redacted(file),
+            options,
+            chunk_bytes,
+            max_in_flight,
+            pure=False,
         )
 
     pending: deque[tuple[str, Future[RawReport]]] = deque()

@@ -202,16 +202,24 @@ def _run_on_cluster(
 
         return journal_report_on(engine, path, client, options.journal_options())
     backend = _backend.name_of(engine)
-    task = client.submit(_run_on_backend, backend, kind, path, method, options, pure=False)
+    source = remote.Redacted(path) if isinstance(path, str) else path
+    task = client.submit(_run_on_backend, backend, kind, source, method, options, pure=False)
     report: Report = task.result()
     return report
 
 
 def _run_on_backend(
-    backend: str, kind: str, path: Path | str, method: str | None, options: _DocumentOptions
+    backend: str,
+    kind: str,
+    path: Path | remote.Redacted,
+    method: str | None,
+    options: _DocumentOptions,
 ) -> Report:
-    """A worker's task: an engine does not travel to another process, its name does."""
-    return _run_check(kind, path, method, options, _backend.engine(backend))
+    """A worker's task: an engine does not travel to another process, its name does (and a URL
+    travels ``Redacted``: Dask logs a failed task's arguments)."""
+    source = path.text if isinstance(path, remote.Redacted) else path
+    engine = _backend.engine(backend)
+    return remote.bare_errors(lambda: _run_check(kind, source, method, options, engine))
 
 
 def _apply_severities(

@@ -13,12 +13,23 @@ from __future__ import annotations
 
 import errno
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
-__all__ = ["RemoteFile", "RemoteObject", "is_url", "listing", "opened", "redact", "stat"]
+__all__ = [
+    "Redacted",
+    "RemoteFile",
+    "RemoteObject",
+    "is_url",
+    "listing",
+    "opened",
+    "redact",
+    "stat",
+]
+
+T = TypeVar("T")
 
 _URL = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
 # ``scheme://user:password@`` or ``scheme://token@``: what a URL may carry as a credential.
@@ -39,6 +50,22 @@ def redact(text: str) -> str:
     """``text`` with any ``user:password@`` of a URL and any signature in its query masked."""
     text = _USERINFO.sub(r"\g<scheme>***@", text)
     return _SECRET_QUERY.sub(r"\g<name>=***", text)
+
+
+class Redacted:
+    """A path or URL carried as a task argument: Dask logs a failed task with its arguments'
+    ``repr``, which here is redacted; ``text`` is the URL itself, for the worker to read."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def __repr__(self) -> str:
+        return f"Redacted({redact(self.text)!r})"
+
+    def __reduce__(self) -> tuple[type[Redacted], tuple[str]]:
+        return Redacted, (self.text,)
 
 
 @dataclass(frozen=True)
@@ -129,6 +156,18 @@ def translated_errors(url: str) -> Iterator[None]:
         yield
     except Exception as error:
         raise _translated(url, error) from None
+
+
+def bare_errors(run: Callable[[], T]) -> T:
+    """``run()`` with its ``OSError`` re-raised bare (errno, message, file name, nothing chained).
+    For a task on a Dask worker: its exception goes back to the driver pickled with its chain,
+    and a filesystem's exceptions do not always pickle (aiohttp's keep the response headers),
+    which would reach the driver as a plain ``Exception``."""
+    try:
+        return run()
+    except OSError as error:
+        bare = OSError(error.errno, error.strerror or str(error), error.filename)
+    raise bare  # outside the handler: nothing is chained to it
 
 
 def _version(info: dict[str, Any]) -> str | None:
