@@ -96,16 +96,32 @@ pub fn check_chunk<R: Read + Seek>(
     };
     let mut batch = Batch::default();
     let mut checked = Vec::new();
+    let mut chain = ChunkChain::default();
     loop {
         batch = lines.next_batch(batch, |lines| first + lines.reader.consumed < range.end)?;
         if batch.is_empty() {
+            if let Some(last) = &chain.previous {
+                encoded.push(LAST_HASH);
+                put_str(&last.to_string(), &mut encoded);
+            }
             return Ok(encoded);
         }
         batch.check_into(options, &mut checked);
         for line in &checked {
-            encode_line(line, &mut encoded);
+            encode_line(line, &mut chain, &mut encoded);
         }
     }
+}
+
+/// The chain links a chunk verifies itself: the hash of its previous chained event. An event's
+/// own `hash` never travels (only its equality with the next `prev_hash` matters to the ordered
+/// stage, and that is known here); a `prev_hash` that links to it is one byte. What does travel:
+/// the first `prev_hash` of the chunk (its link is to the chunk before), a `prev_hash` that
+/// does not link together with the hash it fails to link to (the finding quotes both), and the
+/// chunk's last hash (`LAST_HASH`, for the next chunk's first link).
+#[derive(Default)]
+struct ChunkChain {
+    previous: Option<ChainHash>,
 }
 
 /// The ordered stage over chunks: `feed` them in file order, then `finish`.
@@ -124,15 +140,37 @@ impl ChunkedChecker {
     pub fn feed(&mut self, mut encoded: &[u8]) -> Result<(), DecodeError> {
         let offset = self.checker.lines;
         let mut number = offset;
+        let mut chained = false;
         while !encoded.is_empty() {
+            if encoded[0] == LAST_HASH {
+                encoded = &encoded[1..];
+                let last = ChainHash::new(&get_str(&mut encoded)?);
+                if !encoded.is_empty() || !chained {
+                    return Err(DecodeError("misplaced last hash"));
+                }
+                self.restore_last_hash(last);
+                break;
+            }
             number += 1;
-            let mut line = decode_line(&mut encoded, number)?;
+            let (mut line, unlinked) = decode_line(&mut encoded, number, chained)?;
+            if let Some(previous) = unlinked {
+                // The finding on this line quotes the hash it fails to link to.
+                self.restore_last_hash(previous);
+            }
+            chained |= matches!(&line.outcome, Outcome::Event(facts) if facts.hash.is_some());
             for finding in &mut line.findings {
                 finding.line = finding.line.map(|local| local + offset);
             }
             self.checker.take(&mut line);
         }
         Ok(())
+    }
+
+    /// The real text of the last chained event's hash, where the decoded lines held `ELIDED`.
+    fn restore_last_hash(&mut self, hash: ChainHash) {
+        if let Some((last, _)) = &mut self.checker.last_hash {
+            *last = hash;
+        }
     }
 
     pub fn finish(mut self, interrupted: bool) -> JournalReport {
@@ -162,6 +200,11 @@ impl std::fmt::Display for DecodeError {
 const BLANK: u8 = 0;
 const INVALID: u8 = 1;
 const EVENT: u8 = 2;
+/// Not a line: the chunk's last `hash`, after its last line.
+const LAST_HASH: u8 = 3;
+const NO_PREV_HASH: u8 = 0;
+const PREV_HASH_LINKS: u8 = 1;
+const PREV_HASH_TEXT: u8 = 2;
 const NOT_RECOMPUTED: u8 = 0;
 const RECOMPUTED_SAME: u8 = 1;
 const RECOMPUTED_OTHER: u8 = 2;
@@ -191,7 +234,7 @@ fn put_optional_str(text: Option<&str>, out: &mut Vec<u8>) {
     }
 }
 
-fn encode_line(line: &CheckedLine, out: &mut Vec<u8>) {
+fn encode_line(line: &CheckedLine, chain: &mut ChunkChain, out: &mut Vec<u8>) {
     match &line.outcome {
         Outcome::Blank => out.push(BLANK),
         Outcome::Invalid => out.push(INVALID),
@@ -215,9 +258,24 @@ fn encode_line(line: &CheckedLine, out: &mut Vec<u8>) {
         ] {
             put_optional_str(member, out);
         }
-        // Shipped as the line's text: the encoding does not depend on how a hash is held.
-        for hash in [&facts.hash, &facts.prev_hash] {
-            put_optional_str(hash.as_ref().map(ChainHash::to_string).as_deref(), out);
+        out.push(u8::from(facts.hash.is_some()));
+        // Texts are shipped as the line's text: the encoding does not depend on how a hash is
+        // held.
+        let links = chain.previous.is_some() && facts.prev_hash == chain.previous;
+        match &facts.prev_hash {
+            None => out.push(NO_PREV_HASH),
+            Some(_) if links => out.push(PREV_HASH_LINKS),
+            Some(prev_hash) => {
+                out.push(PREV_HASH_TEXT);
+                put_str(&prev_hash.to_string(), out);
+            }
+        }
+        if let (Some(hash), false) = (&facts.hash, links) {
+            if let Some(previous) = chain.previous.replace(hash.clone()) {
+                put_str(&previous.to_string(), out);
+            }
+        } else if let Some(hash) = &facts.hash {
+            chain.previous = Some(hash.clone());
         }
         match &facts.recomputed {
             None => out.push(NOT_RECOMPUTED),
@@ -293,9 +351,12 @@ fn get_optional_text<const N: usize>(input: &mut &[u8]) -> Result<Option<Text<N>
     Ok(get_optional_str(input)?.as_deref().map(Text::new))
 }
 
-/// An optional hash of an event's facts.
-fn get_optional_hash(input: &mut &[u8]) -> Result<Option<ChainHash>, DecodeError> {
-    Ok(get_optional_str(input)?.as_deref().map(ChainHash::new))
+/// What an elided `hash` decodes to, and a `prev_hash` that links to it: within a chunk these
+/// are only ever compared with each other (a `prev_hash` that does not link travels with the
+/// real hash it fails to link to, restored before the ordered stage compares them, and the
+/// chunk's last hash is restored after its last line). A recomputed digest is hex, never this.
+fn elided() -> ChainHash {
+    ChainHash::new("\0")
 }
 
 /// Finding codes are `&'static str`; a decoded one is interned. Only `PFnnn` codes are accepted,
@@ -340,9 +401,16 @@ fn decode_finding(input: &mut &[u8]) -> Result<Finding, DecodeError> {
     })
 }
 
-fn decode_line(input: &mut &[u8], number: u64) -> Result<CheckedLine, DecodeError> {
+/// A line, and for an event whose `prev_hash` does not link to the chunk's previous chained
+/// event, that event's real hash.
+fn decode_line(
+    input: &mut &[u8],
+    number: u64,
+    chained: bool,
+) -> Result<(CheckedLine, Option<ChainHash>), DecodeError> {
     let tag = get_byte(input)?;
     let count = get_varint(input)?;
+    let mut unlinked = None;
     let mut findings = Vec::new();
     for _ in 0..count {
         findings.push(decode_finding(input)?);
@@ -355,8 +423,20 @@ fn decode_line(input: &mut &[u8], number: u64) -> Result<CheckedLine, DecodeErro
             let run_id = get_optional_text(input)?;
             let proposal_id = get_optional_text(input)?;
             let action_id = get_optional_text(input)?;
-            let hash = get_optional_hash(input)?;
-            let prev_hash = get_optional_hash(input)?;
+            let hash = match get_byte(input)? {
+                0 => None,
+                1 => Some(elided()),
+                _ => return Err(DecodeError("unknown hash tag")),
+            };
+            let (prev_hash, links) = match get_byte(input)? {
+                NO_PREV_HASH => (None, false),
+                PREV_HASH_LINKS if chained => (Some(elided()), true),
+                PREV_HASH_TEXT => (Some(ChainHash::new(&get_str(input)?)), false),
+                _ => return Err(DecodeError("unknown prev_hash tag")),
+            };
+            if hash.is_some() && chained && !links {
+                unlinked = Some(ChainHash::new(&get_str(input)?));
+            }
             let recomputed = match get_byte(input)? {
                 NOT_RECOMPUTED => None,
                 RECOMPUTED_SAME => Some(Ok(hash.clone().ok_or(DecodeError("no hash"))?)),
@@ -387,11 +467,14 @@ fn decode_line(input: &mut &[u8], number: u64) -> Result<CheckedLine, DecodeErro
         }
         _ => return Err(DecodeError("unknown line tag")),
     };
-    Ok(CheckedLine {
-        number,
-        outcome,
-        findings,
-    })
+    Ok((
+        CheckedLine {
+            number,
+            outcome,
+            findings,
+        },
+        unlinked,
+    ))
 }
 
 #[cfg(test)]
@@ -502,6 +585,17 @@ mod tests {
         assert_eq!(
             checker.feed(&[1, 1, 2, b'x', b'y']),
             Err(DecodeError("not a finding code"))
+        );
+        // A last hash in a chunk with no chained event, or before its last line.
+        assert_eq!(
+            checker.feed(&[LAST_HASH, 1, b'h']),
+            Err(DecodeError("misplaced last hash"))
+        );
+        // A prev_hash "linking" to a previous chained event the chunk does not have.
+        let unchained_link = [EVENT, 0, 0, 0, 0, 0, 0, PREV_HASH_LINKS, 0, 0];
+        assert_eq!(
+            checker.feed(&unchained_link),
+            Err(DecodeError("unknown prev_hash tag"))
         );
     }
 }

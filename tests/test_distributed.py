@@ -15,6 +15,7 @@ import pairling_fast as pf
 from pairling_fast import _backend, cli
 from pairling_fast import distributed as pfd
 from pairling_fast.generate.journal import generate_journal
+from pairling_fast.journal import JournalOptions
 from pairling_fast.report import Report
 from pairling_fast.validator import schema_validator
 
@@ -32,7 +33,7 @@ test_journal_chunks.py)."""
 def client() -> Iterator[Any]:
     with (
         distributed.LocalCluster(
-            processes=True, n_workers=2, threads_per_worker=1, dashboard_address=None
+            processes=True, n_workers=2, threads_per_worker=1, dashboard_address="127.0.0.1:0"
         ) as cluster,
         distributed.Client(cluster) as client,
     ):
@@ -115,6 +116,89 @@ def test_reports_equal_one_machine_on_both_backends(
             assert_identical(report, path, max_findings=None)
     small = journals["small"].read_bytes()
     assert len(small.splitlines()) < len(small) / 64 / 2, "most 64-byte chunks own no line"
+
+
+def test_a_journal_is_one_task_whole_or_the_reducer_of_its_chunks(
+    client: Any, journals: dict[str, Path]
+) -> None:
+    """Reports, not facts, reach the driver: a journal that fits a chunk is one task; a bigger
+    one is one reducer task whose chunk tasks are submitted from the worker, not the driver."""
+    from dask.utils import key_split
+
+    paths = [journals["clean"], journals["defects"]]
+    size = max(path.stat().st_size for path in paths)
+    for chunk_bytes, chunks in (
+        (size, 0),
+        (4096, sum(-(-p.stat().st_size // 4096) for p in paths)),
+    ):
+        with distributed.get_task_stream(client) as stream:
+            report = pfd.check_journal_paths_on_cluster(paths, client, chunk_bytes=chunk_bytes)
+        ran = [key_split(task["key"]) for task in stream.data]
+        assert ran.count("journal_task") == 2
+        assert ran.count("check_chunk") == chunks
+        assert not client.futures, "the driver holds no chunk result"
+        for path in paths:
+            assert report.stats["files"][str(path)] == pf.check_journal(path).stats
+
+
+def _worker_running(prefix: str, dask_scheduler: Any) -> str | None:
+    """The address of a worker running a task of ``prefix`` (on the scheduler)."""
+    for task in dask_scheduler.tasks.values():
+        if task.prefix.name == prefix and task.processing_on is not None:
+            return str(task.processing_on.address)
+    return None
+
+
+@pytest.mark.parametrize("victim", ["reducer", "chunks"])
+def test_a_worker_killed_mid_run_leaves_the_report_identical(tmp_path: Path, victim: str) -> None:
+    """SIGKILL to a worker process while a journal is checked (the reducer's worker, or the
+    other one, running chunks): Dask's nanny restarts it, the tasks it held run again, and the
+    report is the one machine's."""
+    import os
+    import signal
+    import threading
+    import time
+
+    lines, _ = generate_journal(2500, seed=21, chain=True, defects=12)
+    path = tmp_path / "journal.jsonl"
+    path.write_bytes(b"".join(lines))
+    outcome: list[Any] = []
+    with (
+        _backend.selected("python"),  # the slower backend: the run outlasts the kill
+        # Its own cluster, beside the module's (dashboards on free ports: None means :8787).
+        distributed.LocalCluster(
+            processes=True, n_workers=2, threads_per_worker=1, dashboard_address="127.0.0.1:0"
+        ) as cluster,
+        distributed.Client(cluster) as client,
+    ):
+        pids = client.run(os.getpid)
+
+        def check() -> None:
+            try:
+                outcome.append(
+                    pfd.check_journal_on_cluster(path, client, chunk_bytes=8192, max_findings=None)
+                )
+            except BaseException as error:
+                outcome.append(error)
+
+        runner = threading.Thread(target=check)
+        runner.start()
+        deadline = time.monotonic() + 60
+        reducer = chunk_worker = None
+        while chunk_worker is None and time.monotonic() < deadline and runner.is_alive():
+            reducer = client.run_on_scheduler(_worker_running, "journal_task")
+            chunk_worker = client.run_on_scheduler(_worker_running, "check_chunk")
+            time.sleep(0.02)
+        assert reducer is not None and chunk_worker is not None, "the run ended before the kill"
+        doomed = reducer if victim == "reducer" else next(w for w in pids if w != reducer)
+        os.kill(pids[doomed], signal.SIGKILL)
+        runner.join(120)
+        assert runner.is_alive() is False
+        (report,) = outcome
+        assert isinstance(report, Report), report
+        assert report.stats["events"] > 2500
+        assert_identical(report, path, max_findings=None)
+        assert doomed not in client.run(os.getpid), "the worker was killed (its nanny restarts it)"
 
 
 def test_the_tampering_sits_at_a_chunk_boundary(client: Any, journals: dict[str, Path]) -> None:
@@ -279,10 +363,12 @@ class _InterruptingClient:
 def test_ctrl_c_cancels_the_chunks_in_flight_and_keeps_the_partial_report(
     journals: dict[str, Path],
 ) -> None:
+    """The reducer (a journal's task on a worker) stops at Ctrl-C with the lines fed so far."""
     fake = _InterruptingClient()
-    with pytest.raises(pf.JournalInterrupted) as interrupted:
-        pfd.check_journal_on_cluster(journals["chained"], fake, chunk_bytes=1000)
-    stats = interrupted.value.report.stats
+    path = str(journals["chained"])
+    options = JournalOptions()
+    engine = _backend.active()
+    _, stats = pfd._reduce(engine, path, Path(path).stat().st_size, fake, options, 1000, 2)
     assert (
         stats["interrupted"]
         and 0 < stats["lines"] < pf.check_journal(journals["chained"]).stats["lines"]

@@ -92,6 +92,40 @@ def test_every_chunk_size_of_a_small_journal(backend: _backend.Engine, tmp_path:
         assert_same(path, chunk_bytes)
 
 
+def test_every_chunk_size_of_a_broken_chain(backend: _backend.Engine, tmp_path: Path) -> None:
+    """A chunk verifies its own links and ships neither hash of a link that holds: a deleted
+    event, a swapped pair, a missing ``prev_hash`` and an inserted unchained event are reported
+    word for word (each message quotes the hashes) wherever the chunk boundaries fall."""
+    previous = None
+    chained = []
+    for number in range(12):
+        second = f"{number:02d}"
+        event = {
+            "kind": "state_changed",
+            "data": {"n": number},
+            "timestamp": f"2026-01-01T00:00:{second}Z",
+        }
+        event = chain_event(event, previous)
+        previous = event["hash"]
+        chained.append(event)
+    without_prev = dict(chained[9])
+    del without_prev["prev_hash"]
+    lines = [event_line(event) for event in chained]
+    lines[9] = event_line(without_prev)
+    lines[6], lines[7] = lines[7], lines[6]
+    del lines[3]
+    unchained = {"kind": "state_changed", "data": {}, "timestamp": "2026-01-01T00:00:30Z"}
+    lines.insert(5, event_line(unchained))
+    path = write(tmp_path / "broken.jsonl", lines)
+    whole = pf.check_journal(path, **OPTIONS)
+    assert [f.code for f in whole.findings].count("PF311") >= 4
+    assert "PF312" in {f.code for f in whole.findings}
+    # Chunks of 1 to 150 bytes put a boundary at every offset (each event is ~250 bytes).
+    size = os.path.getsize(path)
+    for chunk_bytes in [*range(1, 151), *range(151, size + 2, 41)]:
+        assert_same(path, chunk_bytes)
+
+
 @pytest.mark.parametrize("chunk_bytes", [50, 997, 4096, 1 << 20])
 def test_generated_journal_with_every_defect(
     backend: _backend.Engine, tmp_path: Path, chunk_bytes: int

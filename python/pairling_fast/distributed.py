@@ -1,14 +1,18 @@
 """Check journals on a Dask cluster, with the reports one machine gives (``docs/cluster.md``).
 
-``check_journal`` of a single machine has two stages: the per-line stage (read, parse, validate,
-hash: order free, parallel) and the ordered stage (chain links, lifecycle state, timestamps,
-counts). Here the per-line stage runs on Dask workers over byte-range chunks split at line
-boundaries, and the ordered stage runs on the driver over the chunks' results, in file order, in
-the very checker ``check_journal`` uses. So the report is the single-machine one by construction,
-finding for finding, whatever the chunk size or the number of workers.
+Reports, not facts, cross the network. Each journal is one task on a worker: a journal of at
+most ``chunk_bytes`` is checked there whole, by the very ``check_journal`` of one machine; a
+bigger one is split into byte-range chunks (split at line boundaries), whose per-line stage runs
+as chunk tasks, and the journal's task becomes its *reducer*: it feeds the chunks' results, in
+file order, to the very checker ``check_journal`` uses (the ordered stage: chain links,
+lifecycle state, timestamps, counts). Chunk results move worker to worker; the driver receives
+each journal's findings and stats only. So the report is the single-machine one by
+construction, finding for finding, whatever the chunk size or the number of workers, and many
+journals reduce in parallel on different workers.
 
 Needs the ``[dask]`` extra (``dask[distributed]``); workers need the same pairling_fast (the same
-wheel) and must read the journals at the same paths as the driver (shared storage).
+wheel) and read the journals themselves: at the same paths as the driver (shared storage), or
+by URL (``s3://...``, ``https://...``: ``remote``), each worker fetching its own byte ranges.
 
 From the command line: ``pairling-fast check PATH... --dask tcp://scheduler:8786`` (or
 ``--dask local[:N]`` for a ``LocalCluster`` of N worker processes).
@@ -24,12 +28,11 @@ import warnings
 import weakref
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from contextlib import ExitStack
-from dataclasses import dataclass
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Union
 
-from . import _backend
+from . import _backend, remote
 from .errors import PairlingError
 from .journal import (
     DEFAULT_MAX_FINDINGS,
@@ -39,7 +42,7 @@ from .journal import (
     JournalOptions,
     Profile,
 )
-from .report import Finding, Report
+from .report import Finding, RawFinding, Report
 
 if TYPE_CHECKING:
     from distributed import Client, Future
@@ -67,6 +70,8 @@ JOURNAL_SUFFIXES = (".jsonl", ".ndjson")
 """What a directory argument contributes: its journals, recursively."""
 
 PathLike = Union[str, "os.PathLike[str]"]
+RawReport = tuple[list[RawFinding], dict[str, Any]]
+"""What a journal's task sends back: its findings in raw form and its stats, nothing per line."""
 
 
 class ClusterError(PairlingError, RuntimeError):
@@ -84,9 +89,124 @@ def chunk_ranges(size: int, chunk_bytes: int) -> list[tuple[int, int]]:
     ]
 
 
-def _check_chunk(backend: str, path: str, start: int, end: int, options: JournalOptions) -> bytes:
-    """The task a worker runs: the per-line stage over one chunk, on the driver's backend."""
-    return _backend.engine(backend).check_journal_chunk(path, start, end, options)
+def _check_chunk(
+    backend: str, source: remote.Redacted, start: int, end: int, options: JournalOptions
+) -> bytes:
+    """A chunk task: the per-line stage over one byte range of a journal (a local path or a URL,
+    read by byte range on this worker), on the driver's backend."""
+
+    def check() -> bytes:
+        with _readable(source.text) as readable:
+            return _backend.engine(backend).check_journal_chunk(readable, start, end, options)
+
+    return remote.bare_errors(check)
+
+
+@contextmanager
+def _readable(source: str) -> Iterator[Any]:
+    """What an engine reads: a local path as itself (the core opens it), a URL as a file that
+    fetches byte ranges (``remote.opened``)."""
+    if remote.is_url(source):
+        with remote.opened(source) as handle:
+            yield handle
+    else:
+        yield source
+
+
+def _size(source: str) -> int | None:
+    """The journal's size in bytes; None for a URL whose server does not say."""
+    return remote.stat(source).size if remote.is_url(source) else os.path.getsize(source)
+
+
+def _journal_task(
+    backend: str,
+    redacted: remote.Redacted,
+    options: JournalOptions,
+    chunk_bytes: int,
+    chunks_ahead: int | None,
+) -> RawReport:
+    """A journal's task, run on a worker; only its raw report goes back to the driver.
+
+    A journal of at most ``chunk_bytes`` is checked whole here, by the very ``check_journal`` of
+    one machine. A bigger one is split: this task becomes its *reducer*, it submits the chunk
+    tasks from this worker (``worker_client``: the thread leaves the worker's pool while it
+    waits, so the chunks can run here too) and feeds their results, in file order, to the
+    ordered stage; the results travel worker to worker, never through the driver.
+    """
+    return remote.bare_errors(
+        lambda: _journal_report(
+            _backend.engine(backend), redacted.text, options, chunk_bytes, chunks_ahead
+        )
+    )
+
+
+def _journal_report(
+    engine: _backend.Engine,
+    source: str,
+    options: JournalOptions,
+    chunk_bytes: int,
+    chunks_ahead: int | None,
+) -> RawReport:
+    """What ``_journal_task`` does, with the task's arguments unwrapped."""
+    size = _size(source)
+    if size is None or size <= chunk_bytes:
+        with _readable(source) as readable:
+            return engine.check_journal(readable, options, None)
+    from distributed import worker_client
+
+    with worker_client() as client:
+        ahead = chunks_ahead or _twice_the_threads(client)
+        return _reduce(engine, source, size, client, options, chunk_bytes, ahead)
+
+
+def _twice_the_threads(client: Client) -> int:
+    """The default number of tasks ahead: twice the cluster's task threads (a scheduler call)."""
+    return 2 * max(1, sum(client.nthreads().values()))
+
+
+def _reduce(
+    engine: _backend.Engine,
+    source: str,
+    size: int,
+    client: Client,
+    options: JournalOptions,
+    chunk_bytes: int,
+    chunks_ahead: int,
+) -> RawReport:
+    """The ordered stage of one journal over its chunks: at most ``chunks_ahead`` are submitted
+    ahead and consumed in file order, so this holds a bounded number of chunk results whatever
+    the journal's size. Ctrl-C cancels the chunks in flight and gives the partial report."""
+    backend = _backend.name_of(engine)
+    upcoming = deque(chunk_ranges(size, chunk_bytes))
+    pending: deque[Future[bytes]] = deque()
+    checker = engine.JournalChecker(options)
+    try:
+        while True:
+            while len(pending) < chunks_ahead and upcoming:
+                start, end = upcoming.popleft()
+                pending.append(
+                    client.submit(
+                        _check_chunk,
+                        backend,
+                        remote.Redacted(source),
+                        start,
+                        end,
+                        options,
+                        pure=False,
+                    )
+                )
+            if not pending:
+                return checker.finish(False)
+            future = pending.popleft()
+            encoded = future.result()
+            future.release()
+            checker.feed(encoded)
+    except KeyboardInterrupt:
+        client.cancel(list(pending))
+        return checker.finish(True)
+    except BaseException:
+        client.cancel(list(pending))
+        raise
 
 
 def _worker_build(backend: str) -> tuple[str, str | None]:
@@ -131,20 +251,21 @@ def check_workers(client: Client, backend: str | None = None) -> None:
         raise ClusterError("workers cannot check journals: " + "; ".join(problems))
 
 
-@dataclass(frozen=True)
-class _Chunk:
-    path: str
-    start: int
-    end: int
-    last: bool  # the file's last chunk: its report is complete after this one
-
-
 def journal_files(paths: Iterable[PathLike]) -> list[str]:
-    """The files to check, each once, in the order given; directories give their journals."""
+    """The files to check, each once, in the order given; directories (and URL prefixes, e.g.
+    ``s3://bucket/journals/``) give their journals."""
     files: dict[str, None] = {}
     for raw in paths:
         path = os.fsdecode(os.fspath(raw))
-        if os.path.isdir(path):
+        if remote.is_url(path):
+            objects = remote.listing(path)
+            whole = len(objects) == 1 and objects[0].url == path
+            files.update(
+                (found.url, None)
+                for found in objects
+                if whole or found.url.endswith(JOURNAL_SUFFIXES)
+            )
+        elif os.path.isdir(path):
             found = sorted(
                 str(candidate)
                 for candidate in Path(path).rglob("*")
@@ -156,13 +277,6 @@ def journal_files(paths: Iterable[PathLike]) -> list[str]:
         else:
             raise FileNotFoundError(f"{path}: no such file or directory")
     return list(files)
-
-
-def _chunks(files: Sequence[str], chunk_bytes: int) -> Iterator[_Chunk]:
-    for path in files:
-        ranges = chunk_ranges(os.path.getsize(path), chunk_bytes)
-        for number, (start, end) in enumerate(ranges, start=1):
-            yield _Chunk(path, start, end, last=number == len(ranges))
 
 
 def journal_reports(
@@ -178,11 +292,11 @@ def journal_reports(
     max_line_length: int = DEFAULT_MAX_LINE_LENGTH,
     car_version: str | None = None,
 ) -> Iterator[tuple[str, Report]]:
-    """(path, report) of each journal file, in order, as each completes: one pipeline of chunks
-    across all files. Chunks are submitted ahead (at most ``max_in_flight``, default twice the
-    cluster's threads) and consumed in file order, so the driver holds a bounded number of chunk
-    results. On Ctrl-C the chunks in flight are cancelled and ``JournalInterrupted`` carries the
-    partial report of the file being checked."""
+    """(path, report) of each journal file (a path or a URL), in order, as each completes. One
+    task per journal runs on the workers (checked whole, or as the reducer of its chunks: module
+    docstring); at most ``max_in_flight`` journals are submitted ahead (default twice the
+    cluster's threads), and each reducer keeps at most as many chunks ahead, so memory is bounded
+    on the driver and on the workers. On Ctrl-C the tasks in flight are cancelled."""
     options = JournalOptions(chain, lifecycle, max_findings, profile, max_line_length, car_version)
     return _journal_reports(_backend.active(), files, client, options, chunk_bytes, max_in_flight)
 
@@ -195,60 +309,60 @@ def _journal_reports(
     chunk_bytes: int = DEFAULT_CHUNK_BYTES,
     max_in_flight: int | None = None,
 ) -> Iterator[tuple[str, Report]]:
-    """``journal_reports`` on ``engine``: the driver's checker and the workers' tasks use it."""
+    """``journal_reports`` on ``engine``: the workers' tasks use it. One task per journal
+    (``_journal_task``), at most ``max_in_flight`` journals at a time, each reducer with at most
+    ``max_in_flight`` chunks ahead; the driver receives each journal's raw report only."""
     backend = _backend.name_of(engine)
     _check_workers_once(client, backend)
-    if max_in_flight is None:
-        max_in_flight = 2 * max(1, sum(client.nthreads().values()))
-    if max_in_flight < 1:
+    if max_in_flight is not None and max_in_flight < 1:
         raise ValueError(f"max_in_flight must be at least 1, not {max_in_flight}")
+    # One journal (each file of ``check_paths``) needs no count of the cluster's threads here:
+    # its reducer, if it has one, asks on its worker; the driver saves a scheduler round trip.
+    journals_ahead = max_in_flight or (1 if len(files) == 1 else _twice_the_threads(client))
+    if chunk_bytes < 1:
+        raise ValueError(f"chunk_bytes must be at least 1, not {chunk_bytes}")
 
-    def submit(chunk: _Chunk) -> Future[bytes]:
+    def submit(file: str) -> Future[RawReport]:
         return client.submit(
-            _check_chunk,
+            _journal_task,
             backend,
-            chunk.path,
-            chunk.start,
-            chunk.end,
+            remote.Redacted(file),
             options,
+            chunk_bytes,
+            max_in_flight,
             pure=False,
         )
 
-    pending: deque[tuple[_Chunk, Future[bytes]]] = deque()
-    upcoming = _chunks(files, chunk_bytes)
-    checker: _backend.JournalChecker | None = None
-    current = ""
+    pending: deque[tuple[str, Future[RawReport]]] = deque()
+    upcoming = iter(files)
     try:
         while True:
-            while len(pending) < max_in_flight:
-                chunk = next(upcoming, None)
-                if chunk is None:
+            while len(pending) < journals_ahead:
+                file = next(upcoming, None)
+                if file is None:
                     break
-                pending.append((chunk, submit(chunk)))
+                pending.append((file, submit(file)))
             if not pending:
                 return
-            chunk, future = pending.popleft()
-            if checker is None:
-                checker = engine.JournalChecker(options)
-                current = chunk.path
+            file, future = pending.popleft()
+            shown = remote.redact(file)
             try:
-                encoded = future.result()
+                raw, stats = future.result()
             except OSError as error:
-                raise OSError(f"{chunk.path}: cannot be read on a worker: {error}") from error
+                reason = remote.redact(error.strerror or str(error))
+                if remote.is_url(file):
+                    raise OSError(error.errno, reason, shown) from None
+                raise OSError(
+                    error.errno, f"{shown}: cannot be read on a worker: {reason}"
+                ) from None
             future.release()
-            checker.feed(encoded)
-            if chunk.last:
-                raw, stats = checker.finish(False)
-                checker = None
-                findings = [Finding.from_raw(r, chunk.path) for r in raw]
-                yield chunk.path, Report(findings=findings, stats=stats)
+            report = Report(findings=[Finding.from_raw(r, shown) for r in raw], stats=stats)
+            if stats.get("interrupted"):
+                raise JournalInterrupted(report)
+            yield file, report
     except KeyboardInterrupt:
         client.cancel([future for _, future in pending])
-        if checker is None:
-            raise
-        raw, stats = checker.finish(True)
-        report = Report(findings=[Finding.from_raw(r, current) for r in raw], stats=stats)
-        raise JournalInterrupted(report) from None
+        raise
     except BaseException:
         client.cancel([future for _, future in pending])
         raise
@@ -285,7 +399,7 @@ def journal_report_on(
     """One journal's report on the cluster, on ``engine`` (``check_paths`` hands down the one it
     resolved)."""
     file = os.fsdecode(os.fspath(path))
-    if not os.path.isfile(file):
+    if not remote.is_url(file) and not os.path.isfile(file):
         raise FileNotFoundError(f"{file}: not a file")
     ((_, report),) = _journal_reports(engine, [file], client, options, chunk_bytes, max_in_flight)
     return report

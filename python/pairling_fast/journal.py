@@ -16,7 +16,7 @@ import os
 from collections.abc import Callable, Iterable, Iterator
 from typing import IO, Any, Literal, Union
 
-from . import _backend
+from . import _backend, remote
 from ._tables import DEFAULT_MAX_FINDINGS, DEFAULT_MAX_LINE_LENGTH
 from .journal_state import JournalStateError, JournalStates, check_with_state
 from .journal_writers import JournalWriter, chain_event, chain_journal, event_line
@@ -64,8 +64,9 @@ class JournalOptions:
 JournalSource = Union[
     str, "os.PathLike[str]", bytes, bytearray, IO[bytes], Iterable[Union[bytes, str]]
 ]
-"""A path, the journal's text as bytes (as ``check_map`` takes a map's), a binary file object,
-or an iterable of lines (bytes or str, one line each)."""
+"""A path or an fsspec URL (``s3://bucket/key``, ``https://...``: read by byte ranges,
+docs/cluster.md), the journal's text as bytes (as ``check_map`` takes a map's), a binary file
+object, or an iterable of lines (bytes or str, one line each)."""
 
 
 class JournalInterrupted(KeyboardInterrupt):
@@ -174,8 +175,14 @@ def check_journal_on(
     resolved)."""
     if state is not None:
         return _check_with_state(engine, source, options, state, progress)
-    engine_source, path = _engine_source(source)
-    raw, stats = engine.check_journal(engine_source, options, progress)
+    if isinstance(source, str) and remote.is_url(source):
+        # Read by byte ranges through fsspec: memory stays bounded whatever the object's size.
+        with remote.opened(source) as handle:
+            raw, stats = engine.check_journal(handle, options, progress)
+        path: str | None = remote.redact(source)
+    else:
+        engine_source, path = _engine_source(source)
+        raw, stats = engine.check_journal(engine_source, options, progress)
     report = Report(findings=[Finding.from_raw(r, path) for r in raw], stats=stats)
     if stats.get("interrupted"):
         raise JournalInterrupted(report)
@@ -191,6 +198,14 @@ def _check_with_state(
 ) -> Report:
     if not isinstance(source, (str, os.PathLike)):
         raise TypeError("check_journal(state=...) needs the journal's path as its source")
+    if isinstance(source, str) and remote.is_url(source):
+        from .object_state import check_object_with_state
+
+        states = state if isinstance(state, JournalStates) else JournalStates.load(state)
+        report = check_object_with_state(engine, source, options, states, progress)
+        if not isinstance(state, JournalStates):
+            states.save(state)
+        return report
     path = os.fsdecode(os.fspath(source))
     if isinstance(state, JournalStates):
         return check_with_state(engine, path, options, state, progress)

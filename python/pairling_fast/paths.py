@@ -22,7 +22,7 @@ from functools import partial
 from pathlib import Path
 from typing import IO, Any, Literal, Protocol
 
-from . import _backend, _interrupt, schemas
+from . import _backend, _interrupt, remote, schemas
 from ._files import DocumentTooLarge, read_document
 from ._files import max_document_bytes as _max_document_bytes
 from .classify import KINDS, SNIFF_BYTES, Classification, classify, params_methods, rpc_methods
@@ -119,22 +119,25 @@ class _DocumentOptions:
 
 def _run_check(
     kind: str,
-    source: Path | _Replay,
+    source: Path | _Replay | str,
     method: str | None,
     options: _DocumentOptions,
     engine: _backend.Engine,
     progress: Callable[[int], object] | None = None,
 ) -> Report:
-    """One file's check on ``engine``: from its path, or streaming from a ``_Replay`` (stdin, a
-    FIFO). ``progress(bytes_read)`` is called while a journal is checked."""
+    """One file's check on ``engine``: from its path or URL (``str``), or streaming from a
+    ``_Replay`` (stdin, a FIFO). ``progress(bytes_read)`` is called while a journal is checked."""
     if kind == "journal":
         return _journal_report(engine, source, options, progress)
     if kind == "transcript":
+        if isinstance(source, str):
+            with remote.opened(source) as handle:
+                return check_transcript_on(engine, handle, car_version=options.car_version)
         lines = source if isinstance(source, Path) else source.lines()
         return check_transcript_on(engine, lines, car_version=options.car_version)
     if kind == "wire-schema":
         if not isinstance(source, Path):
-            raise OSError(errno.EINVAL, "a wire-schema bundle is read from a regular file only")
+            raise OSError(errno.EINVAL, "a wire-schema bundle is read from a local file only")
         return check_wire_schema_on(engine, source)
     data = _document(source, options.max_document_bytes)
     if kind == "map":
@@ -149,13 +152,18 @@ def _run_check(
     return check_rpc_result_on(engine, method, value, car_version=options.car_version)
 
 
-def _document(source: Path | _Replay, limit: int) -> bytes:
+def _document(source: Path | _Replay | str, limit: int) -> bytes:
     """A whole document, read up to ``limit`` (``DocumentTooLarge`` beyond)."""
     if isinstance(source, Path):
         return read_document(source, limit)
-    data = source.read(limit + 1)
+    if isinstance(source, str):
+        with remote.opened(source) as handle:
+            data = handle.read(limit + 1)
+        name = remote.redact(source)
+    else:
+        data, name = source.read(limit + 1), source.name
     if len(data) > limit:
-        raise DocumentTooLarge(source.name, len(data), limit)
+        raise DocumentTooLarge(name, len(data), limit)
     return data
 
 
@@ -173,7 +181,7 @@ def _journal_report(
             options.journal_options(),
             progress,
             # A stream (stdin, a FIFO) cannot be re-read: it is checked without a state entry.
-            state=options.state if isinstance(source, Path) else None,
+            state=options.state if isinstance(source, (Path, str)) else None,
         )
     except JournalInterrupted as stopped:
         return stopped.report
@@ -182,7 +190,7 @@ def _journal_report(
 def _run_on_cluster(
     engine: _backend.Engine,
     kind: str,
-    path: Path,
+    path: Path | str,
     method: str | None,
     options: _DocumentOptions,
     client: Any,
@@ -194,16 +202,24 @@ def _run_on_cluster(
 
         return journal_report_on(engine, path, client, options.journal_options())
     backend = _backend.name_of(engine)
-    task = client.submit(_run_on_backend, backend, kind, path, method, options, pure=False)
+    source = remote.Redacted(path) if isinstance(path, str) else path
+    task = client.submit(_run_on_backend, backend, kind, source, method, options, pure=False)
     report: Report = task.result()
     return report
 
 
 def _run_on_backend(
-    backend: str, kind: str, path: Path, method: str | None, options: _DocumentOptions
+    backend: str,
+    kind: str,
+    path: Path | remote.Redacted,
+    method: str | None,
+    options: _DocumentOptions,
 ) -> Report:
-    """A worker's task: an engine does not travel to another process, its name does."""
-    return _run_check(kind, path, method, options, _backend.engine(backend))
+    """A worker's task: an engine does not travel to another process, its name does (and a URL
+    travels ``Redacted``: Dask logs a failed task's arguments)."""
+    source = path.text if isinstance(path, remote.Redacted) else path
+    engine = _backend.engine(backend)
+    return remote.bare_errors(lambda: _run_check(kind, source, method, options, engine))
 
 
 def _apply_severities(
@@ -223,13 +239,15 @@ def _apply_severities(
 _DOCUMENT_KINDS = ("map", "rpc-result", "wire-schema", "rpc-params")
 
 
-def _with_lines(kind: str, path: Path, findings: list[Finding]) -> list[Finding]:
+def _with_lines(
+    kind: str, source: Path | str, findings: list[Finding], limit: int
+) -> list[Finding]:
     """Findings of one-document kinds that have a pointer but no line get the pointer's line."""
     if kind not in _DOCUMENT_KINDS or all(
         f.line is not None or f.pointer is None for f in findings
     ):
         return findings
-    return with_lines(path.read_bytes(), findings)
+    return with_lines(_document(source, limit), findings)
 
 
 def _not_listed(
@@ -256,10 +274,11 @@ def _capped(
     return findings[:max_findings]
 
 
-def _read_head(path: Path) -> bytes:
-    """The first ``SNIFF_BYTES``; if the first line is longer, its start, a newline and the
-    ``SNIFF_BYTES`` after its end (a first line of junk must not hide the records after it)."""
-    with path.open("rb") as handle:
+def _read_head(source: Path | str) -> bytes:
+    """The first ``SNIFF_BYTES`` of a file (or an object by URL); if the first line is longer,
+    its start, a newline and the ``SNIFF_BYTES`` after its end (a first line of junk must not
+    hide the records after it)."""
+    with remote.opened(source) if isinstance(source, str) else source.open("rb") as handle:
         head = handle.read(SNIFF_BYTES)
         if b"\n" in head or len(head) < SNIFF_BYTES:
             return head
@@ -331,7 +350,7 @@ def _check_one(
                 head = stream.read(SNIFF_BYTES)
                 complete = len(head) < SNIFF_BYTES
             else:
-                head = _read_head(candidate.path)
+                head = _read_head(candidate.url or candidate.path)
                 complete = candidate.size <= len(head)
             classification = classify(candidate.path.name, head, methods, params, complete=complete)
             if kind is None:
@@ -356,10 +375,11 @@ def _check_one(
                 limit = options.max_document_bytes
                 if result.kind in _DOCUMENT_KINDS and candidate.size > limit:
                     raise DocumentTooLarge(candidate.display, candidate.size, limit)
+                source = candidate.url or candidate.path
                 if client is None:
                     report = _run_check(
                         result.kind,
-                        candidate.path,
+                        source,
                         classification.method,
                         options,
                         engine,
@@ -367,9 +387,9 @@ def _check_one(
                     )
                 else:
                     report = _run_on_cluster(
-                        engine, result.kind, candidate.path, classification.method, options, client
+                        engine, result.kind, source, classification.method, options, client
                     )
-                findings = _with_lines(result.kind, candidate.path, report.findings)
+                findings = _with_lines(result.kind, source, report.findings, limit)
             result.stats = dict(report.stats)
     except DocumentTooLarge as error:
         findings = [Finding.of(TOO_LARGE, os_reason(error))]
@@ -473,6 +493,10 @@ def check_paths(
     if progress is not None:
         progress.start(len(walker.files), sum(c.size for c in walker.files))
     workers = max(1, jobs if jobs is not None else (os.cpu_count() or 1))
+    if client is not None and jobs is None:
+        # Each file's thread only waits for its task's report: enough of them to keep every
+        # worker thread of the cluster busy, not the driver's cores.
+        workers = max(workers, 2 * sum(client.nthreads().values()))
     pool = ThreadPoolExecutor(max_workers=workers)
     watch = _interrupt.Watch()
     futures = {

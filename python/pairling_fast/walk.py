@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from . import remote
 from ._atomic import is_temporary_name
 from ._files import special_file_kind
 from .codes import UNREADABLE
@@ -56,6 +57,7 @@ class Candidate:
     display: str
     size: int
     stream: bool = False  # "-" (stdin), or a FIFO named on the command line
+    url: str | None = None  # an object read through fsspec (``remote``); ``path`` is its name
 
 
 STDIN = "-"
@@ -94,6 +96,9 @@ class Walker:
     def add_argument(self, raw: str) -> None:
         if raw == STDIN:
             self.files.append(Candidate(Path(raw), raw, 0, stream=True))
+            return
+        if remote.is_url(raw):
+            self._add_objects(raw)
             return
         path = Path(raw)
         display = os.path.normpath(raw)
@@ -178,6 +183,25 @@ class Walker:
             return
         self._files_seen[key] = display
         self.files.append(Candidate(path, display, info.st_size))
+
+    def _add_objects(self, url: str) -> None:
+        """The object at ``url``, or every object under the prefix: a missing bucket or object
+        is that URL's read error, and the other paths are still checked."""
+        display = remote.redact(url)
+        try:
+            objects = remote.listing(url)
+        except OSError as error:
+            self._unreadable(display, os_reason(error))
+            return
+        for found in objects:
+            shown = remote.redact(found.url)
+            name = found.url.rstrip("/").rsplit("/", 1)[-1]
+            named = found.url == url
+            pattern = self._excluded_by(shown, name, self.named_excludes if named else None)
+            if pattern is not None:
+                self.skipped.append(Skipped(shown, f"excluded by {pattern!r}"))
+            else:
+                self.files.append(Candidate(Path(name), shown, found.size or 0, url=found.url))
 
     def _unreadable(self, display: str, reason: str) -> None:
         finding = Finding.of(UNREADABLE, reason, path=display)

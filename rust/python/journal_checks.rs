@@ -43,6 +43,33 @@ impl std::io::Read for PyReader {
     }
 }
 
+/// Seeking a Python file object (`seek(offset, whence)`), so a chunk of a journal can be read
+/// by byte range from any fsspec file (a bucket's object, an HTTP resource) as from a local one.
+impl std::io::Seek for PyReader {
+    fn seek(&mut self, position: std::io::SeekFrom) -> std::io::Result<u64> {
+        let (offset, whence) = match position {
+            std::io::SeekFrom::Start(offset) => (
+                i64::try_from(offset).map_err(|_| std::io::Error::other("seek beyond 2^63"))?,
+                0,
+            ),
+            std::io::SeekFrom::Current(offset) => (offset, 1),
+            std::io::SeekFrom::End(offset) => (offset, 2),
+        };
+        Python::with_gil(|py| {
+            let outcome = self
+                .file
+                .bind(py)
+                .call_method1("seek", (offset, whence))
+                .and_then(|position| position.extract::<u64>());
+            outcome.map_err(|error| {
+                let message = error.to_string();
+                self.error = Some(error);
+                std::io::Error::other(message)
+            })
+        })
+    }
+}
+
 /// `journal::Options` from a `pairling_fast.journal.JournalOptions` (any object with its
 /// attributes): the one place the Python options become the core's, so each option is named
 /// once on each side.
@@ -227,23 +254,45 @@ fn check_counted(
     outcome
 }
 
-/// The per-line stage over the lines beginning in bytes `[start, end)` of the journal at
-/// `path`, encoded for `JournalChecker.feed` (docs/cluster.md). Of `options` the per-line ones
-/// apply (lifecycle and the findings cap are the ordered stage's).
+/// The per-line stage over the lines beginning in bytes `[start, end)` of the journal `source`
+/// (a path, or a binary file object with `read` and `seek`, e.g. an fsspec file), encoded for
+/// `JournalChecker.feed` (docs/cluster.md). Of `options` the per-line ones apply (lifecycle and
+/// the findings cap are the ordered stage's).
 #[pyfunction]
 pub(super) fn check_journal_chunk<'py>(
     py: Python<'py>,
-    path: &str,
+    source: &Bound<'_, PyAny>,
     start: u64,
     end: u64,
     options: &Bound<'_, PyAny>,
 ) -> PyResult<Bound<'py, PyBytes>> {
     guarded(py, "check_journal_chunk", || {
         let options = journal_options(options)?;
-        let encoded = py.allow_threads(|| {
-            let file = std::fs::File::open(path)?;
-            journal::chunks::check_chunk(file, start..end, &options)
-        })?;
+        let encoded = if let Ok(path) = source.downcast::<PyString>() {
+            let path = path.to_cow()?.into_owned();
+            py.allow_threads(|| {
+                let file = std::fs::File::open(path)?;
+                journal::chunks::check_chunk(file, start..end, &options)
+            })?
+        } else {
+            let interrupted = Arc::new(AtomicBool::new(false));
+            let mut reader = PyReader {
+                file: source.clone().unbind(),
+                error: None,
+                interrupted: Arc::clone(&interrupted),
+            };
+            let outcome = py
+                .allow_threads(|| journal::chunks::check_chunk(&mut reader, start..end, &options));
+            // A chunk cut short by Ctrl-C would look like a shorter journal: never a result.
+            if interrupted.load(Ordering::SeqCst) {
+                return Err(PyKeyboardInterrupt::new_err("journal chunk interrupted"));
+            }
+            match (outcome, reader.error.take()) {
+                (Ok(encoded), _) => encoded,
+                (Err(_), Some(error)) => return Err(error),
+                (Err(error), None) => return Err(error.into()),
+            }
+        };
         Ok(PyBytes::new(py, &encoded))
     })
 }
