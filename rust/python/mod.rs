@@ -7,6 +7,7 @@
 mod journal_checks;
 mod json_values;
 mod map_checks;
+mod pynode;
 mod pyvalue;
 mod schemas;
 mod wire_checks;

@@ -38,7 +38,7 @@ fn utf8_of<'a>(string: &'a Bound<'_, PyString>) -> Option<&'a str> {
 ///
 /// # Safety
 /// `string` must point to a live str that outlives 'a; the GIL must be held.
-unsafe fn utf8_at<'a>(string: *mut ffi::PyObject) -> Option<&'a str> {
+pub(super) unsafe fn utf8_at<'a>(string: *mut ffi::PyObject) -> Option<&'a str> {
     let mut size: ffi::Py_ssize_t = 0;
     // SAFETY: a live str and the GIL, as the caller guarantees.
     let data = unsafe { PyUnicode_AsUTF8AndSize(string, &mut size) };
