@@ -43,17 +43,17 @@ def broken_events() -> list[dict[str, Any]]:
     out = []
     for number, event in enumerate(events()):
         broken = json.loads(json.dumps(event))
-        match number % 5:
-            case 0:
-                broken["kind"] = "no_such_kind"
-            case 1:
-                broken.pop("kind")
-            case 2:
-                broken["timestamp"] = "yesterday"
-            case 3:
-                broken["data"] = [1, 2.5, None, True]
-            case _:
-                broken["unexpected"] = {"nested": [1, {"a": "é"}]}
+        planted = number % 5
+        if planted == 0:
+            broken["kind"] = "no_such_kind"
+        elif planted == 1:
+            broken.pop("kind")
+        elif planted == 2:
+            broken["timestamp"] = "yesterday"
+        elif planted == 3:
+            broken["data"] = [1, 2.5, None, True]
+        else:
+            broken["unexpected"] = {"nested": [1, {"a": "é"}]}
         out.append(broken)
     return out
 
@@ -134,3 +134,40 @@ def test_the_value_model_holds_deep_and_at_the_limits(backend: _backend.Engine) 
     assert validator.is_valid(within)
     for fine in (2**64 - 1, -(2**63), 1e308, "\U0001f600", (1, "a"), OrderedDict(a=1), True):
         assert validator.is_valid({"v": fine}), fine
+
+
+def _mixed_batch(count: int) -> list[Any]:
+    """Valid and invalid events and values outside the JSON model, interleaved."""
+    good, bad = events(), broken_events()
+    defects = [instance for instance, _, _ in DEFECTS]
+    batch: list[Any] = []
+    for number in range(count):
+        source = (good, bad, defects)[number % 3]
+        batch.append(source[number % len(source)])
+    return batch
+
+
+@pytest.mark.parametrize("count", [0, 5, 3000])
+def test_batches_answer_as_the_loops_do(backend: _backend.Engine, count: int) -> None:
+    validator = pf.schema_validator("car.journal.event")
+    batch = _mixed_batch(count if backend is _backend.engine("rust") else min(count, 300))
+    assert validator.is_valid_many(batch) == [validator.is_valid(x) for x in batch]
+    assert validator.is_valid_many(iter(batch)) == [validator.is_valid(x) for x in batch]
+    many = validator.iter_errors_many(batch)
+    assert many == [list(validator.iter_errors(x)) for x in batch]
+    if count:
+        assert any(many) and not all(many)
+    values = [x for x in batch if not isinstance(x, dict) or validator.is_valid(x)]
+    assert pf.digest_hex_many(values) == [pf.digest_hex(x) for x in values]
+    assert pf.digest_hex_many(tuple(values)) == [pf.digest_hex(x) for x in values]
+
+
+def test_digest_hex_many_raises_the_first_defect_as_digest_hex_does(
+    backend: _backend.Engine,
+) -> None:
+    values: list[Any] = [{"n": number} for number in range(2000)]
+    values[1500] = {"bad": float("nan")}
+    values[1700] = {"bad": 2**70}
+    with pytest.raises(pf.CanonicalizationError) as raised:
+        pf.digest_hex_many(values)
+    assert (raised.value.code, raised.value.pointer) == ("PF006", "/bad")

@@ -21,7 +21,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyString;
 use serde_json::{Number, Value};
 
-use super::pyvalue::{to_value, utf8_at};
+use super::pyvalue::{float, integer, kind, to_value, utf8_at, Kind};
 use crate::parse::MAX_DEPTH;
 
 /// Python objects as jsonschema instances.
@@ -43,71 +43,6 @@ impl Json for PyJson {
         let name = PyString::new(py, string);
         f(PyNode::at(name.as_ptr()))
     }
-}
-
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Kind {
-    Null,
-    Bool,
-    Int,
-    Float,
-    Str,
-    List,
-    Tuple,
-    Dict,
-    Other,
-}
-
-/// The JSON kind of an object by its exact type: one pointer comparison per candidate, most
-/// frequent first (subclasses are `Other`, left to the exact route).
-#[inline]
-fn kind(object: *mut ffi::PyObject) -> Kind {
-    // SAFETY: a live object; the type statics are CPython's own (stable ABI).
-    unsafe {
-        let ty = ffi::Py_TYPE(object);
-        if ty == std::ptr::addr_of_mut!(ffi::PyUnicode_Type) {
-            Kind::Str
-        } else if ty == std::ptr::addr_of_mut!(ffi::PyDict_Type) {
-            Kind::Dict
-        } else if ty == std::ptr::addr_of_mut!(ffi::PyLong_Type) {
-            Kind::Int
-        } else if ty == std::ptr::addr_of_mut!(ffi::PyList_Type) {
-            Kind::List
-        } else if ty == std::ptr::addr_of_mut!(ffi::PyBool_Type) {
-            Kind::Bool
-        } else if ty == std::ptr::addr_of_mut!(ffi::PyFloat_Type) {
-            Kind::Float
-        } else if object == ffi::Py_None() {
-            Kind::Null
-        } else if ty == std::ptr::addr_of_mut!(ffi::PyTuple_Type) {
-            Kind::Tuple
-        } else {
-            Kind::Other
-        }
-    }
-}
-
-/// The 64-bit integer an exact `int` holds (signed, else unsigned); `None` beyond both.
-fn integer(object: *mut ffi::PyObject) -> Option<Number> {
-    // SAFETY: an exact int and the GIL; an overflow's exception is cleared at once.
-    unsafe {
-        let signed = ffi::PyLong_AsLongLong(object);
-        if signed != -1 || ffi::PyErr_Occurred().is_null() {
-            return Some(signed.into());
-        }
-        ffi::PyErr_Clear();
-        let unsigned = ffi::PyLong_AsUnsignedLongLong(object);
-        if unsigned != u64::MAX || ffi::PyErr_Occurred().is_null() {
-            return Some(unsigned.into());
-        }
-        ffi::PyErr_Clear();
-        None
-    }
-}
-
-fn float(object: *mut ffi::PyObject) -> f64 {
-    // SAFETY: an exact float.
-    unsafe { ffi::PyFloat_AsDouble(object) }
 }
 
 /// Whether `object` (at nesting `depth`) is inside the JSON value model as plain built-in types,

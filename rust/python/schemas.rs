@@ -39,6 +39,23 @@ impl CompiledSchema {
         }
     }
 
+    fn accepts_one(&self, instance: &Bound<'_, PyAny>) -> bool {
+        if let Some(validator) = self.in_place(instance) {
+            return validator.is_valid(PyNode::root(instance));
+        }
+        to_value(instance).is_ok_and(|value| self.inner.is_valid(&value))
+    }
+
+    fn violations_of(
+        &self,
+        instance: &Bound<'_, PyAny>,
+    ) -> Result<Vec<SchemaViolation>, CanonicalizationError> {
+        if let Some(validator) = self.in_place(instance) {
+            return Ok(validator.violations(PyNode::root(instance)));
+        }
+        to_value(instance).map(|value| self.inner.violations(&value))
+    }
+
     /// The validator for `instance` read in place, when the JSON value model admits it as plain
     /// built-in types (`pynode::plain`); otherwise the caller converts it the exact way.
     fn in_place(&self, instance: &Bound<'_, PyAny>) -> Option<&SchemaValidator<PyJson>> {
@@ -72,6 +89,51 @@ impl CompiledSchema {
             }
             let value = python_value(py, instance)?;
             Ok(self.inner.is_valid(&value))
+        })
+    }
+
+    /// `is_valid`, with a value outside the JSON model answered `false` instead of raised: what
+    /// `Validator.is_valid` answers, without a Python frame around it.
+    fn accepts(&self, py: Python<'_>, instance: &Bound<'_, PyAny>) -> PyResult<bool> {
+        guarded(py, "accepts", || Ok(self.accepts_one(instance)))
+    }
+
+    /// `accepts` of each instance, the GIL released and the cores used for a large batch.
+    fn accepts_many(&self, py: Python<'_>, instances: &Bound<'_, PyList>) -> PyResult<Vec<bool>> {
+        guarded(py, "accepts_many", || {
+            let inner = &*self.inner;
+            batches::batch(
+                py,
+                instances,
+                |instance| Ok(self.accepts_one(instance)),
+                |instance| Ok(to_value(instance).ok()),
+                |value| value.is_some_and(|value| inner.is_valid(&value)),
+            )
+        })
+    }
+
+    /// `errors` of each instance: its violations, or the `CanonicalizationError` it would raise.
+    fn errors_many(
+        &self,
+        py: Python<'_>,
+        instances: &Bound<'_, PyList>,
+    ) -> PyResult<Vec<PyObject>> {
+        guarded(py, "errors_many", || {
+            let inner = &*self.inner;
+            let outcomes = batches::batch(
+                py,
+                instances,
+                |instance| Ok(self.violations_of(instance)),
+                |instance| Ok(to_value(instance)),
+                |value| value.map(|value| inner.violations(&value)),
+            )?;
+            outcomes
+                .into_iter()
+                .map(|outcome| match outcome {
+                    Ok(violations) => Ok(raw(violations).into_pyobject(py)?.into_any().unbind()),
+                    Err(error) => Ok(canonicalization_error(py, error).into_value(py).into_any()),
+                })
+                .collect()
         })
     }
 
