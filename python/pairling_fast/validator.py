@@ -119,9 +119,7 @@ class Validator:
         """The findings ``iter_errors`` gives for each instance, in order (empty when valid);
         batched as ``is_valid_many`` is."""
         return [
-            [json_error_finding(outcome)]
-            if isinstance(outcome, CanonicalizationError)
-            else [_violation_finding(violation) for violation in outcome]
+            _outcome_findings(outcome) if outcome else []
             for outcome in self._compiled.errors_many(_as_list(instances))
         ]
 
@@ -132,6 +130,14 @@ class Validator:
         except CanonicalizationError as error:
             return Report(findings=[json_error_finding(error)])
         return Report(findings=[_violation_finding(v) for v in raw])
+
+
+def _outcome_findings(
+    outcome: list[_backend.RawViolation] | CanonicalizationError,
+) -> list[Finding]:
+    if isinstance(outcome, CanonicalizationError):
+        return [json_error_finding(outcome)]
+    return [_violation_finding(violation) for violation in outcome]
 
 
 def _as_list(items: Iterable[Any]) -> list[Any]:
