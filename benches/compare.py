@@ -60,6 +60,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 import cluster
+import pipeline as pipeline_rows_bench
 
 import pairling_fast as pf
 from pairling_fast import _backend, maps, schemas
@@ -1300,6 +1301,56 @@ def machine() -> str:
     return f"{cpu}, {os.cpu_count()} cores, {platform.system()}, Python {platform.python_version()}"
 
 
+def sizes_of(args: argparse.Namespace) -> Sizes:
+    sizes = QUICK if args.quick else FULL
+    if args.repeat:
+        sizes = dataclasses.replace(sizes, repeat=args.repeat)
+    if args.journal_events:
+        sizes = dataclasses.replace(sizes, journal_events=args.journal_events)
+    return sizes
+
+
+# --- `import pairling_fast` in a pipeline (issue #29; benches/pipeline.py) ---------------------
+
+PIPELINE_EVENTS = {True: 2_000, False: 200_000}
+
+
+def pipeline_workload(sizes: Sizes) -> list[pipeline_rows_bench.Row]:
+    """Issue #29's rows, each against its anchor, on CAR's fixture journal with fresh ids."""
+    events = PIPELINE_EVENTS[sizes is QUICK or sizes.journal_events < FULL.journal_events]
+    print(f"\n== 6. pipelines: {events} CAR-shaped events, load {os.getloadavg()}", flush=True)
+    return pipeline_rows_bench.pipeline_rows(events, max(sizes.repeat, 2))
+
+
+def print_pipeline_targets(rows: list[pipeline_rows_bench.Row]) -> None:
+    print("\nPipeline targets (issue #29; ratio = anchor time / our time):")
+    for row in rows:
+        print(f"- {row.line()}")
+
+
+def pipeline_json(rows: list[pipeline_rows_bench.Row]) -> list[dict[str, Any]]:
+    return [
+        {**dataclasses.asdict(row), "ratio": row.ratio, "verdict": "met" if row.met else "MISSED"}
+        for row in rows
+    ]
+
+
+def pipeline_report(sizes: Sizes, json_path: str | None) -> int:
+    load_before = os.getloadavg()
+    rows = pipeline_workload(sizes)
+    load_after = os.getloadavg()
+    print_pipeline_targets(rows)
+    print(f"load average (1, 5, 15 min): before {load_before}, after {load_after}")
+    if json_path:
+        document = {
+            "machine": machine(),
+            "load_average": {"before": load_before, "after": load_after},
+            "pipeline": pipeline_json(rows),
+        }
+        Path(json_path).write_text(json.dumps(document, indent=2))
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="tiny workloads: the CI smoke")
@@ -1315,12 +1366,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--journal-only", action="store_true", help="the journal workloads (1, 1b, 1c, 1d) only"
     )
     parser.add_argument("--journal-events", type=int, metavar="N", help="events in workload 1")
+    parser.add_argument(
+        "--pipeline-only",
+        action="store_true",
+        help="issue #29's rows only: `import pairling_fast` in a pipeline (benches/pipeline.py)",
+    )
     args = parser.parse_args(argv)
-    sizes = QUICK if args.quick else FULL
-    if args.repeat:
-        sizes = dataclasses.replace(sizes, repeat=args.repeat)
-    if args.journal_events:
-        sizes = dataclasses.replace(sizes, journal_events=args.journal_events)
+    if args.pipeline_only:
+        return pipeline_report(sizes_of(args), args.json)
+    sizes = sizes_of(args)
     load_before = os.getloadavg()
     build = pf.__build__
     if build.get("debug"):
@@ -1347,6 +1401,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             digest_workload(bench)
             map_workload(bench, directory)
             event_lines_workload(bench)
+            pipeline_rows = pipeline_workload(sizes)
             # Last: its worker processes must not share the cores with another workload.
             cluster_workload(bench, journal, events)
     load = {
@@ -1364,6 +1419,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     measured_targets = targets(bench.outcomes, sizes)
     for target in measured_targets:
         print(target.line())
+    if not args.journal_only:
+        print_pipeline_targets(pipeline_rows)
     if args.json:
         Path(args.json).write_text(
             json.dumps(
@@ -1380,6 +1437,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                         {**dataclasses.asdict(t), "verdict": t.verdict} for t in measured_targets
                     ],
                     "disagreements": problems,
+                    "pipeline": [] if args.journal_only else pipeline_json(pipeline_rows),
                 },
                 indent=2,
             )

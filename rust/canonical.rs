@@ -137,6 +137,11 @@ pub fn digest_hex(value: &Value) -> Result<String, CanonicalizationError> {
 const HEX: &[u8; 16] = b"0123456789abcdef";
 
 /// Lowercase hex of `bytes`, without a formatter call per byte (digests are on the hot path).
+/// Lowercase hex sha256 of `bytes`.
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    lower_hex(&Sha256::digest(bytes))
+}
+
 pub(crate) fn lower_hex(bytes: &[u8]) -> String {
     let mut text = vec![0; bytes.len() * 2];
     write_lower_hex(bytes, &mut text);

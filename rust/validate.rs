@@ -7,6 +7,7 @@ use std::collections::HashMap;
 use std::sync::OnceLock;
 
 use jsonschema::error::ValidationErrorKind;
+use jsonschema::json::{Json, JsonNumber, Node, SerdeJson};
 use jsonschema::{Draft, Keyword, Retrieve, Uri, ValidationError, Validator};
 use serde_json::Value;
 
@@ -42,13 +43,22 @@ pub struct CompileOptions {
     pub resources: Vec<(String, Value)>,
 }
 
-/// A compiled schema. Immutable, so it can be shared across threads.
-pub struct SchemaValidator {
-    validator: Validator,
+/// A compiled schema. Immutable, so it can be shared across threads. `F` is the instance
+/// representation: `serde_json::Value` by default; the Python glue compiles the same schema for
+/// Python objects read in place (`rust/python/pynode.rs`).
+pub struct SchemaValidator<F: Json = SerdeJson> {
+    validator: Validator<F>,
 }
 
 impl SchemaValidator {
     pub fn compile(schema: &Value, opts: &CompileOptions) -> Result<Self, CompileError> {
+        SchemaValidator::compile_for(schema, opts)
+    }
+}
+
+impl<F: Json> SchemaValidator<F> {
+    /// [`SchemaValidator::compile`] for instances in the representation `F`.
+    pub fn compile_for(schema: &Value, opts: &CompileOptions) -> Result<Self, CompileError> {
         let resources: HashMap<String, Value> = opts
             .resources
             .iter()
@@ -68,7 +78,7 @@ impl SchemaValidator {
         });
         // Our `multipleOf` replaces the crate's, unless the meta-schema turns validation off.
         let validates = listed("validation") != Some(false);
-        let mut options = jsonschema::options()
+        let mut options = jsonschema::options_for::<F>()
             .should_validate_formats(asserts_formats)
             .with_retriever(ResourceRetriever { resources });
         if validates {
@@ -89,14 +99,14 @@ impl SchemaValidator {
             .map_err(|error| compile_error(&error))
     }
 
-    pub fn is_valid(&self, instance: &Value) -> bool {
+    pub fn is_valid(&self, instance: F::Node<'_>) -> bool {
         self.validator.is_valid(instance)
     }
 
     /// Every violation, sorted by (pointer, schema_pointer, message).
-    pub fn violations(&self, instance: &Value) -> Vec<SchemaViolation> {
+    pub fn violations<'i>(&'i self, instance: F::Node<'i>) -> Vec<SchemaViolation> {
         // Most instances are valid, and `is_valid` stops early without building any error.
-        if self.validator.is_valid(instance) {
+        if self.validator.is_valid(instance.clone()) {
             return Vec::new();
         }
         let mut violations: Vec<SchemaViolation> = self
@@ -265,15 +275,16 @@ impl FormatCheck {
     }
 
     /// A format constrains only its own instance type; anything else passes.
-    fn accepts(self, instance: &Value) -> bool {
-        match (self, instance) {
-            (FormatCheck::DateTime, Value::String(text)) => is_date_time(text),
-            (FormatCheck::Date, Value::String(text)) => is_date(text),
-            (FormatCheck::Time, Value::String(text)) => is_time(text),
-            (FormatCheck::Integer { min, max }, Value::Number(number)) => {
-                integral_value(number).is_some_and(|value| (min..=max).contains(&value))
-            }
-            _ => true,
+    fn accepts<'i, F: Json>(self, instance: &F::Node<'i>) -> bool {
+        let text = || instance.as_string();
+        match self {
+            FormatCheck::DateTime => text().map_or(true, |text| is_date_time(&text)),
+            FormatCheck::Date => text().map_or(true, |text| is_date(&text)),
+            FormatCheck::Time => text().map_or(true, |text| is_time(&text)),
+            FormatCheck::Integer { min, max } => instance.as_number().map_or(true, |number| {
+                integral_value(&number.to_number())
+                    .is_some_and(|value| (min..=max).contains(&value))
+            }),
         }
     }
 }
@@ -301,31 +312,35 @@ struct FormatKeyword {
     builtin: Option<Validator>,
 }
 
-impl<'i> Keyword<'i> for FormatKeyword {
-    fn validate(&self, instance: &'i Value) -> Result<(), ValidationError<'i>> {
-        if Keyword::is_valid(self, instance) {
+impl<'i, F: Json> Keyword<'i, F> for FormatKeyword {
+    fn validate(&self, instance: F::Node<'i>) -> Result<(), ValidationError<'i>> {
+        if Keyword::<F>::is_valid(self, instance.clone()) {
             Ok(())
         } else {
             Err(ValidationError::custom(format!(
-                "{instance} is not a \"{}\"",
+                "{} is not a \"{}\"",
+                instance.to_value(),
                 self.name
             )))
         }
     }
 
-    fn is_valid(&self, instance: &'i Value) -> bool {
+    fn is_valid(&self, instance: F::Node<'i>) -> bool {
         match (&self.ours, &self.builtin) {
-            (Some(check), _) => check.accepts(instance),
-            (None, Some(builtin)) => builtin.is_valid(instance),
+            (Some(check), _) => check.accepts::<F>(&instance),
+            // The crate's checks are on strings; anything else passes without being copied.
+            (None, Some(builtin)) => {
+                !instance.is_string() || builtin.is_valid(&instance.to_value())
+            }
             (None, None) => true,
         }
     }
 }
 
-fn format_keyword<'a>(
+fn format_keyword<'a, F: Json>(
     draft: Draft,
     value: &'a Value,
-) -> Result<Box<dyn for<'i> Keyword<'i>>, ValidationError<'a>> {
+) -> Result<Box<dyn for<'i> Keyword<'i, F>>, ValidationError<'a>> {
     // The meta-schema has already required a string; a non-string is left to it.
     let name = value.as_str().unwrap_or_default();
     let ours = FormatCheck::by_name(name);
@@ -511,29 +526,29 @@ struct MultipleOfKeyword {
     multiple: serde_json::Number,
 }
 
-impl<'i> Keyword<'i> for MultipleOfKeyword {
-    fn validate(&self, instance: &'i Value) -> Result<(), ValidationError<'i>> {
-        if Keyword::is_valid(self, instance) {
+impl<'i, F: Json> Keyword<'i, F> for MultipleOfKeyword {
+    fn validate(&self, instance: F::Node<'i>) -> Result<(), ValidationError<'i>> {
+        if Keyword::<F>::is_valid(self, instance.clone()) {
             Ok(())
         } else {
             Err(ValidationError::custom(format!(
-                "{instance} is not a multiple of {}",
+                "{} is not a multiple of {}",
+                instance.to_value(),
                 self.multiple
             )))
         }
     }
 
-    fn is_valid(&self, instance: &'i Value) -> bool {
-        match instance {
-            Value::Number(value) => is_multiple_of(value, &self.multiple),
-            _ => true,
-        }
+    fn is_valid(&self, instance: F::Node<'i>) -> bool {
+        instance.as_number().map_or(true, |value| {
+            is_multiple_of(&value.to_number(), &self.multiple)
+        })
     }
 }
 
-fn multiple_of_keyword<'a>(
+fn multiple_of_keyword<'a, F: Json>(
     value: &'a Value,
-) -> Result<Box<dyn for<'i> Keyword<'i>>, ValidationError<'a>> {
+) -> Result<Box<dyn for<'i> Keyword<'i, F>>, ValidationError<'a>> {
     // The meta-schema has already required a number greater than 0.
     let multiple = value
         .as_number()
@@ -817,18 +832,20 @@ mod tests {
     #[test]
     fn integer_formats() {
         let uint8 = FormatCheck::by_name("uint8").unwrap();
-        assert!(uint8.accepts(&json!(255)));
-        assert!(uint8.accepts(&json!(5.0)));
-        assert!(!uint8.accepts(&json!(300)));
-        assert!(!uint8.accepts(&json!(-1)));
-        assert!(uint8.accepts(&json!("300")));
+        assert!(uint8.accepts::<SerdeJson>(&&json!(255)));
+        assert!(uint8.accepts::<SerdeJson>(&&json!(5.0)));
+        assert!(!uint8.accepts::<SerdeJson>(&&json!(300)));
+        assert!(!uint8.accepts::<SerdeJson>(&&json!(-1)));
+        assert!(uint8.accepts::<SerdeJson>(&&json!("300")));
         let uint64 = FormatCheck::by_name("uint64").unwrap();
-        assert!(uint64.accepts(&json!(u64::MAX)));
-        assert!(!uint64.accepts(&json!(-1)));
-        assert!(!FormatCheck::by_name("int32").unwrap().accepts(&json!(2.5)));
+        assert!(uint64.accepts::<SerdeJson>(&&json!(u64::MAX)));
+        assert!(!uint64.accepts::<SerdeJson>(&&json!(-1)));
+        assert!(!FormatCheck::by_name("int32")
+            .unwrap()
+            .accepts::<SerdeJson>(&&json!(2.5)));
         assert!(!FormatCheck::by_name("int64")
             .unwrap()
-            .accepts(&json!(9.3e18)));
+            .accepts::<SerdeJson>(&&json!(9.3e18)));
         assert_eq!(FormatCheck::by_name("double"), None);
     }
 

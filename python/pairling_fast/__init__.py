@@ -11,7 +11,14 @@ from functools import cache
 from typing import Any
 
 from . import _backend, schemas
-from .canonical import canonicalize, canonicalize_json, digest, digest_hex, parse_json
+from .canonical import (
+    canonicalize,
+    canonicalize_json,
+    digest,
+    digest_hex,
+    digest_hex_many,
+    parse_json,
+)
 from .errors import (
     CanonicalizationError,
     InternalError,
@@ -91,6 +98,7 @@ __all__ = [
     "check_wire_schema",
     "digest",
     "digest_hex",
+    "digest_hex_many",
     "parse_json",
     "schema_validator",
     "schemas",

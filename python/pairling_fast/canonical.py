@@ -2,11 +2,19 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from . import _backend
 
-__all__ = ["canonicalize", "canonicalize_json", "digest", "digest_hex", "parse_json"]
+__all__ = [
+    "canonicalize",
+    "canonicalize_json",
+    "digest",
+    "digest_hex",
+    "digest_hex_many",
+    "parse_json",
+]
 
 DIGEST_PREFIX = "sha256:"
 
@@ -35,3 +43,10 @@ def digest_hex(value: Any) -> str:
 def digest(value: Any) -> str:
     """``sha256:<64 hex>`` of the canonical bytes: the Pairling ``digest`` format."""
     return DIGEST_PREFIX + _backend.active().digest_hex(value)
+
+
+def digest_hex_many(values: Iterable[Any]) -> list[str]:
+    """``digest_hex`` of each value, in order. On the Rust core the hashing of a large batch runs
+    without the GIL, on every core; a value outside the JSON model raises as ``digest_hex`` does."""
+    values = values if type(values) is list else list(values)
+    return _backend.active().digest_hex_many(values)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 from . import _backend
@@ -45,6 +45,9 @@ class Validator:
     (unless the meta-schema lists the format-assertion vocabulary) treat them as
     annotations. ``resources`` maps URIs to schemas that ``$ref`` may name; any other remote
     ``$ref`` is refused at construction (``SchemaCompileError`` PF103) — nothing is fetched.
+
+    Per document: ``is_valid``, ``iter_errors``, ``validate``, ``validate_json``; per batch:
+    ``is_valid_many``, ``iter_errors_many`` (docs/pipelines.md).
     """
 
     def __init__(
@@ -59,6 +62,7 @@ class Validator:
         self.resources = dict(resources) if resources is not None else None
         self.backend = _backend.active_name()
         self._compiled = _backend.active().compile_schema(schema, validate_formats, self.resources)
+        self._bind()
 
     @classmethod
     def _from_compiled(cls, schema_id: str, compiled: _backend.CompiledSchema) -> Validator:
@@ -68,7 +72,13 @@ class Validator:
         self.resources = None
         self.backend = _backend.active_name()
         self._compiled = compiled
+        self._bind()
         return self
+
+    def _bind(self) -> None:
+        # A pipeline calls is_valid per document: the backend's own answer, with no Python frame
+        # around it (the method below says the same, for the class and its documentation).
+        self.is_valid = self._compiled.accepts  # type: ignore[method-assign]
 
     def __reduce__(self) -> tuple[Any, ...]:
         # Rebuilt from its schema (or bundled id) where it is unpickled, e.g. on a Dask worker.
@@ -80,26 +90,38 @@ class Validator:
         )
 
     def is_valid(self, instance: Any) -> bool:
-        try:
-            return self._compiled.is_valid(instance)
-        except CanonicalizationError:
-            return False
+        """Whether ``instance`` is valid; a value outside the JSON model is not."""
+        return self._compiled.accepts(instance)
 
     def iter_errors(self, instance: Any) -> Iterator[Finding]:
         """Every reason ``instance`` is invalid, in (pointer, schema_pointer) order."""
-        try:
-            raw = self._compiled.errors(instance)
-        except CanonicalizationError as error:
-            yield json_error_finding(error)
-            return
-        for violation in raw:
-            yield _violation_finding(violation)
+        return iter(self._findings(instance))
 
     def validate(self, instance: Any) -> None:
         """Raise ``ValidationError`` (a ``ValueError``) listing every finding, if invalid."""
-        findings = list(self.iter_errors(instance))
+        findings = self._findings(instance)
         if findings:
             raise ValidationError(findings)
+
+    def _findings(self, instance: Any) -> list[Finding]:
+        try:
+            raw = self._compiled.errors(instance)
+        except CanonicalizationError as error:
+            return [json_error_finding(error)]
+        return [_violation_finding(violation) for violation in raw] if raw else []
+
+    def is_valid_many(self, instances: Iterable[Any]) -> list[bool]:
+        """``is_valid`` of each instance, in order. On the Rust core a large batch is validated
+        without the GIL, on every core, while the next documents are read."""
+        return self._compiled.accepts_many(_as_list(instances))
+
+    def iter_errors_many(self, instances: Iterable[Any]) -> list[list[Finding]]:
+        """The findings ``iter_errors`` gives for each instance, in order (empty when valid);
+        batched as ``is_valid_many`` is."""
+        return [
+            _outcome_findings(outcome) if outcome else []
+            for outcome in self._compiled.errors_many(_as_list(instances))
+        ]
 
     def validate_json(self, data: bytes | str) -> Report:
         """Parse JSON text strictly and validate it, without building Python objects first."""
@@ -108,6 +130,18 @@ class Validator:
         except CanonicalizationError as error:
             return Report(findings=[json_error_finding(error)])
         return Report(findings=[_violation_finding(v) for v in raw])
+
+
+def _outcome_findings(
+    outcome: list[_backend.RawViolation] | CanonicalizationError,
+) -> list[Finding]:
+    if isinstance(outcome, CanonicalizationError):
+        return [json_error_finding(outcome)]
+    return [_violation_finding(violation) for violation in outcome]
+
+
+def _as_list(items: Iterable[Any]) -> list[Any]:
+    return items if type(items) is list else list(items)
 
 
 def _rebuild(

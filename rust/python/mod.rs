@@ -4,10 +4,12 @@
 //! checks themselves are the plain Rust modules `lib.rs` lists; `pyvalue.rs` converts Python
 //! objects to and from the JSON value model.
 
+mod batches;
 mod journal_checks;
 mod journal_stream;
 mod json_values;
 mod map_checks;
+mod pynode;
 mod pyvalue;
 mod schemas;
 mod wire_checks;
@@ -23,7 +25,7 @@ use pyo3::exceptions::{PyKeyboardInterrupt, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::pybacked::PyBackedBytes;
 use pyo3::sync::GILOnceCell;
-use pyo3::types::{PyBytes, PyDict, PyString};
+use pyo3::types::{PyBytes, PyDict, PyList, PyString};
 
 use crate::canonical::{self, CanonicalizationError};
 use crate::graph;
@@ -285,6 +287,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(canonicalize, m)?)?;
     m.add_function(wrap_pyfunction!(canonicalize_json, m)?)?;
     m.add_function(wrap_pyfunction!(digest_hex, m)?)?;
+    m.add_function(wrap_pyfunction!(digest_hex_many, m)?)?;
     m.add_function(wrap_pyfunction!(compile_schema, m)?)?;
     m.add_function(wrap_pyfunction!(bundled_schema_ids, m)?)?;
     m.add_function(wrap_pyfunction!(bundled_validator, m)?)?;

@@ -7,7 +7,6 @@ use std::os::raw::c_char;
 
 use pyo3::ffi;
 use pyo3::prelude::*;
-use pyo3::type_object::PyTypeInfo;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 use serde_json::{Map, Number, Value};
 
@@ -38,7 +37,7 @@ fn utf8_of<'a>(string: &'a Bound<'_, PyString>) -> Option<&'a str> {
 ///
 /// # Safety
 /// `string` must point to a live str that outlives 'a; the GIL must be held.
-unsafe fn utf8_at<'a>(string: *mut ffi::PyObject) -> Option<&'a str> {
+pub(super) unsafe fn utf8_at<'a>(string: *mut ffi::PyObject) -> Option<&'a str> {
     let mut size: ffi::Py_ssize_t = 0;
     // SAFETY: a live str and the GIL, as the caller guarantees.
     let data = unsafe { PyUnicode_AsUTF8AndSize(string, &mut size) };
@@ -53,6 +52,71 @@ unsafe fn utf8_at<'a>(string: *mut ffi::PyObject) -> Option<&'a str> {
     Some(unsafe {
         std::str::from_utf8_unchecked(std::slice::from_raw_parts(data.cast::<u8>(), length))
     })
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum Kind {
+    Null,
+    Bool,
+    Int,
+    Float,
+    Str,
+    List,
+    Tuple,
+    Dict,
+    Other,
+}
+
+/// The JSON kind of an object by its exact type: one pointer comparison per candidate, most
+/// frequent first (subclasses are `Other`, left to the exact route).
+#[inline]
+pub(super) fn kind(object: *mut ffi::PyObject) -> Kind {
+    // SAFETY: a live object; the type statics are CPython's own (stable ABI).
+    unsafe {
+        let ty = ffi::Py_TYPE(object);
+        if ty == std::ptr::addr_of_mut!(ffi::PyUnicode_Type) {
+            Kind::Str
+        } else if ty == std::ptr::addr_of_mut!(ffi::PyDict_Type) {
+            Kind::Dict
+        } else if ty == std::ptr::addr_of_mut!(ffi::PyLong_Type) {
+            Kind::Int
+        } else if ty == std::ptr::addr_of_mut!(ffi::PyList_Type) {
+            Kind::List
+        } else if ty == std::ptr::addr_of_mut!(ffi::PyBool_Type) {
+            Kind::Bool
+        } else if ty == std::ptr::addr_of_mut!(ffi::PyFloat_Type) {
+            Kind::Float
+        } else if object == ffi::Py_None() {
+            Kind::Null
+        } else if ty == std::ptr::addr_of_mut!(ffi::PyTuple_Type) {
+            Kind::Tuple
+        } else {
+            Kind::Other
+        }
+    }
+}
+
+/// The 64-bit integer an exact `int` holds (signed, else unsigned); `None` beyond both.
+pub(super) fn integer(object: *mut ffi::PyObject) -> Option<Number> {
+    // SAFETY: an exact int and the GIL; an overflow's exception is cleared at once.
+    unsafe {
+        let signed = ffi::PyLong_AsLongLong(object);
+        if signed != -1 || ffi::PyErr_Occurred().is_null() {
+            return Some(signed.into());
+        }
+        ffi::PyErr_Clear();
+        let unsigned = ffi::PyLong_AsUnsignedLongLong(object);
+        if unsigned != u64::MAX || ffi::PyErr_Occurred().is_null() {
+            return Some(unsigned.into());
+        }
+        ffi::PyErr_Clear();
+        None
+    }
+}
+
+pub(super) fn float(object: *mut ffi::PyObject) -> f64 {
+    // SAFETY: an exact float.
+    unsafe { ffi::PyFloat_AsDouble(object) }
 }
 
 /// A conversion failure; the pointer is collected in reverse while the error unwinds, so the
@@ -133,6 +197,44 @@ fn key_token(key: &Bound<'_, PyString>) -> String {
 }
 
 fn convert(object: &Bound<'_, PyAny>, depth: usize) -> Result<Value, Unconvertible> {
+    // Exact built-in types by their type pointer, reading containers through borrowed references
+    // (STYLE.md item 15); subclasses and defects take the checks below, which report them.
+    let pointer = object.as_ptr();
+    match kind(pointer) {
+        Kind::Str => {
+            // SAFETY: a live str, the GIL held.
+            if let Some(text) = unsafe { utf8_at(pointer) } {
+                return Ok(Value::String(text.to_owned()));
+            }
+        }
+        Kind::Dict => return convert_dict(object, depth + 1),
+        Kind::Int => {
+            if let Some(number) = integer(pointer) {
+                return Ok(Value::Number(number));
+            }
+        }
+        Kind::List => {
+            check_depth(depth + 1)?;
+            // SAFETY: the type is exactly list.
+            let list = unsafe { object.downcast_unchecked::<PyList>() };
+            return convert_items(list.iter(), list.len(), depth + 1);
+        }
+        Kind::Tuple => {
+            check_depth(depth + 1)?;
+            // SAFETY: the type is exactly tuple.
+            let tuple = unsafe { object.downcast_unchecked::<PyTuple>() };
+            return convert_items(tuple.iter(), tuple.len(), depth + 1);
+        }
+        // SAFETY: CPython's singleton.
+        Kind::Bool => return Ok(Value::Bool(pointer == unsafe { ffi::Py_True() })),
+        Kind::Null => return Ok(Value::Null),
+        Kind::Float => {
+            if let Some(number) = Number::from_f64(float(pointer)) {
+                return Ok(Value::Number(number));
+            }
+        }
+        Kind::Other => {}
+    }
     if object.is_none() {
         return Ok(Value::Null);
     }
@@ -160,24 +262,8 @@ fn convert(object: &Bound<'_, PyAny>, depth: usize) -> Result<Value, Unconvertib
         return text_of(string).map(Value::String);
     }
     let nested = depth + 1;
-    if let Ok(dict) = object.downcast::<PyDict>() {
-        check_depth(nested)?;
-        let mut members = Map::with_capacity(dict.len());
-        for (key, item) in dict.iter() {
-            let Ok(key) = key.downcast::<PyString>() else {
-                return Err(Unconvertible::new(
-                    codes::KEY_NOT_A_STRING,
-                    format!(
-                        "object key {} is not a string",
-                        key.repr().map(|r| r.to_string()).unwrap_or_default()
-                    ),
-                ));
-            };
-            let name = text_of(key).map_err(|e| e.inside(key_token(key)))?;
-            let value = convert(&item, nested).map_err(|e| e.inside(name.clone()))?;
-            members.insert(name, value);
-        }
-        return Ok(Value::Object(members));
+    if object.is_instance_of::<PyDict>() {
+        return convert_dict(object, nested);
     }
     if let Ok(list) = object.downcast::<PyList>() {
         check_depth(nested)?;
@@ -196,6 +282,49 @@ fn convert(object: &Bound<'_, PyAny>, depth: usize) -> Result<Value, Unconvertib
         codes::NOT_A_JSON_VALUE,
         format!("a {type_name} is not a JSON value"),
     ))
+}
+
+/// A dict (or subclass) entered at `depth`, its members read through borrowed references.
+fn convert_dict(object: &Bound<'_, PyAny>, depth: usize) -> Result<Value, Unconvertible> {
+    check_depth(depth)?;
+    let py = object.py();
+    let dict = object.as_ptr();
+    // SAFETY: a live dict.
+    let mut members =
+        Map::with_capacity(usize::try_from(unsafe { ffi::PyDict_Size(dict) }).unwrap_or(0));
+    let mut position: ffi::Py_ssize_t = 0;
+    let mut key = std::ptr::null_mut();
+    let mut item = std::ptr::null_mut();
+    // SAFETY: a live dict; the references are borrowed from it, and nothing here runs Python
+    // code that could change it (key_token and repr run only on the way out, with an error).
+    while unsafe { ffi::PyDict_Next(dict, &mut position, &mut key, &mut item) } != 0 {
+        // SAFETY: non-null borrowed references owned by the dict.
+        let (key, item) = unsafe { (Borrowed::from_ptr(py, key), Borrowed::from_ptr(py, item)) };
+        let name = member_name(&key)?;
+        let value = convert(&item, depth).map_err(|e| e.inside(name.clone()))?;
+        members.insert(name, value);
+    }
+    Ok(Value::Object(members))
+}
+
+/// A member's name: its key's text; a key that is not a str is PF007, one without UTF-8 PF004.
+fn member_name(key: &Bound<'_, PyAny>) -> Result<String, Unconvertible> {
+    if kind(key.as_ptr()) == Kind::Str {
+        // SAFETY: a live str.
+        if let Some(text) = unsafe { utf8_at(key.as_ptr()) } {
+            return Ok(text.to_owned());
+        }
+    }
+    let Ok(key) = key.downcast::<PyString>() else {
+        return Err(Unconvertible::new(
+            codes::KEY_NOT_A_STRING,
+            format!(
+                "object key {} is not a string",
+                key.repr().map(|r| r.to_string()).unwrap_or_default()
+            ),
+        ));
+    };
+    text_of(key).map_err(|e| e.inside(key_token(key)))
 }
 
 fn check_depth(depth: usize) -> Result<(), Unconvertible> {
@@ -262,21 +391,60 @@ struct DirectWriter<S> {
 
 impl<S: ByteSink> DirectWriter<S> {
     fn value(&mut self, object: &Bound<'_, PyAny>, depth: usize) -> Result<(), Detour> {
-        // Exact built-in types first: a pointer comparison each (abi3 makes the subclass checks
-        // below function calls); subclasses take the checks after.
-        let py = object.py();
-        let exact = object.get_type_ptr();
-        if std::ptr::eq(exact, PyString::type_object_raw(py)) {
-            // SAFETY: the type is exactly str.
-            let string = unsafe { object.downcast_unchecked::<PyString>() };
-            write_string(&mut self.sink, utf8_of(string).ok_or(Detour)?);
-        } else if std::ptr::eq(exact, PyDict::type_object_raw(py)) {
-            // SAFETY: the type is exactly dict.
-            self.object(
-                unsafe { object.downcast_unchecked::<PyDict>() },
-                enter(depth)?,
-            )?;
-        } else if let Ok(string) = object.downcast::<PyString>() {
+        // Exact built-in types by their type pointer (abi3 makes the subclass checks below
+        // function calls); subclasses take the checks after.
+        let pointer = object.as_ptr();
+        match kind(pointer) {
+            Kind::Str => {
+                // SAFETY: a live str.
+                let text = unsafe { utf8_at(pointer) }.ok_or(Detour)?;
+                write_string(&mut self.sink, text);
+                return Ok(());
+            }
+            Kind::Dict => {
+                // SAFETY: the type is exactly dict.
+                let dict = unsafe { object.downcast_unchecked::<PyDict>() };
+                return self.object(dict, enter(depth)?);
+            }
+            Kind::Int => {
+                let integer = integer(pointer).and_then(|n| n.as_i64()).ok_or(Detour)?;
+                if integer.unsigned_abs() > MAX_SAFE_INTEGER {
+                    return Err(Detour);
+                }
+                write_integer(&mut self.sink, integer);
+                return Ok(());
+            }
+            Kind::List => {
+                // SAFETY: the type is exactly list.
+                let list = unsafe { object.downcast_unchecked::<PyList>() };
+                return self.array(list.iter(), enter(depth)?);
+            }
+            Kind::Bool => {
+                // SAFETY: CPython's singleton.
+                let flag = pointer == unsafe { ffi::Py_True() };
+                self.sink.put(if flag { b"true" } else { b"false" });
+                return Ok(());
+            }
+            Kind::Float => {
+                let float = float(pointer);
+                if !float.is_finite() {
+                    return Err(Detour);
+                }
+                write_finite(&mut self.sink, &mut self.numbers, float);
+                return Ok(());
+            }
+            Kind::Null => {
+                self.sink.put(b"null");
+                return Ok(());
+            }
+            Kind::Tuple => {
+                // SAFETY: the type is exactly tuple.
+                let tuple = unsafe { object.downcast_unchecked::<PyTuple>() };
+                return self.array(tuple.iter(), enter(depth)?);
+            }
+            Kind::Other => {}
+        }
+        if let Ok(string) = object.downcast::<PyString>() {
             write_string(&mut self.sink, utf8_of(string).ok_or(Detour)?);
         } else if let Ok(dict) = object.downcast::<PyDict>() {
             self.object(dict, enter(depth)?)?;

@@ -1,6 +1,9 @@
 //! JSON Schema: compiled schemas (`CompiledSchema`, wrapped by `pairling_fast.Validator`) and the bundled ones.
 
 use super::*;
+use pynode::{PyJson, PyNode};
+use serde_json::Value;
+use std::sync::OnceLock;
 
 pub(super) enum Compiled {
     Bundled(&'static SchemaValidator),
@@ -21,6 +24,51 @@ impl std::ops::Deref for Compiled {
 #[pyclass(frozen, module = "pairling_fast._core")]
 pub(super) struct CompiledSchema {
     inner: Compiled,
+    /// The schema and options `inner` was compiled from, to compile it again for Python objects.
+    source: (Value, CompileOptions),
+    /// The same schema for Python objects validated in place (`pynode.rs`), compiled on first use.
+    in_place: OnceLock<Option<SchemaValidator<PyJson>>>,
+}
+
+impl CompiledSchema {
+    fn new(inner: Compiled, schema: Value, options: CompileOptions) -> Self {
+        CompiledSchema {
+            inner,
+            source: (schema, options),
+            in_place: OnceLock::new(),
+        }
+    }
+
+    fn accepts_one(&self, instance: &Bound<'_, PyAny>) -> bool {
+        if let Some(validator) = self.in_place(instance) {
+            return validator.is_valid(PyNode::root(instance));
+        }
+        to_value(instance).is_ok_and(|value| self.inner.is_valid(&value))
+    }
+
+    fn violations_of(
+        &self,
+        instance: &Bound<'_, PyAny>,
+    ) -> Result<Vec<SchemaViolation>, CanonicalizationError> {
+        if let Some(validator) = self.in_place(instance) {
+            return Ok(validator.violations(PyNode::root(instance)));
+        }
+        to_value(instance).map(|value| self.inner.violations(&value))
+    }
+
+    /// The validator for `instance` read in place, when the JSON value model admits it as plain
+    /// built-in types (`pynode::plain`); otherwise the caller converts it the exact way.
+    fn in_place(&self, instance: &Bound<'_, PyAny>) -> Option<&SchemaValidator<PyJson>> {
+        if !pynode::plain(instance) {
+            return None;
+        }
+        self.in_place
+            .get_or_init(|| {
+                let (schema, options) = &self.source;
+                SchemaValidator::compile_for(schema, options).ok()
+            })
+            .as_ref()
+    }
 }
 
 pub(super) type RawViolation = (String, String, String, String);
@@ -36,13 +84,64 @@ pub(super) fn raw(violations: Vec<SchemaViolation>) -> Vec<RawViolation> {
 impl CompiledSchema {
     fn is_valid(&self, py: Python<'_>, instance: &Bound<'_, PyAny>) -> PyResult<bool> {
         guarded(py, "is_valid", || {
+            if let Some(validator) = self.in_place(instance) {
+                return Ok(validator.is_valid(PyNode::root(instance)));
+            }
             let value = python_value(py, instance)?;
             Ok(self.inner.is_valid(&value))
         })
     }
 
+    /// `is_valid`, with a value outside the JSON model answered `false` instead of raised: what
+    /// `Validator.is_valid` answers, without a Python frame around it.
+    fn accepts(&self, py: Python<'_>, instance: &Bound<'_, PyAny>) -> PyResult<bool> {
+        guarded(py, "accepts", || Ok(self.accepts_one(instance)))
+    }
+
+    /// `accepts` of each instance, the GIL released and the cores used for a large batch.
+    fn accepts_many(&self, py: Python<'_>, instances: &Bound<'_, PyList>) -> PyResult<Vec<bool>> {
+        guarded(py, "accepts_many", || {
+            let inner = &*self.inner;
+            batches::batch(
+                py,
+                instances,
+                |instance| Ok(self.accepts_one(instance)),
+                |instance| Ok(to_value(instance).ok()),
+                |value| value.is_some_and(|value| inner.is_valid(&value)),
+            )
+        })
+    }
+
+    /// `errors` of each instance: its violations, or the `CanonicalizationError` it would raise.
+    fn errors_many(
+        &self,
+        py: Python<'_>,
+        instances: &Bound<'_, PyList>,
+    ) -> PyResult<Vec<PyObject>> {
+        guarded(py, "errors_many", || {
+            let inner = &*self.inner;
+            let outcomes = batches::batch(
+                py,
+                instances,
+                |instance| Ok(self.violations_of(instance)),
+                |instance| Ok(to_value(instance)),
+                |value| value.map(|value| inner.violations(&value)),
+            )?;
+            outcomes
+                .into_iter()
+                .map(|outcome| match outcome {
+                    Ok(violations) => Ok(raw(violations).into_pyobject(py)?.into_any().unbind()),
+                    Err(error) => Ok(canonicalization_error(py, error).into_value(py).into_any()),
+                })
+                .collect()
+        })
+    }
+
     fn errors(&self, py: Python<'_>, instance: &Bound<'_, PyAny>) -> PyResult<Vec<RawViolation>> {
         guarded(py, "errors", || {
+            if let Some(validator) = self.in_place(instance) {
+                return Ok(raw(validator.violations(PyNode::root(instance))));
+            }
             let value = python_value(py, instance)?;
             Ok(raw(py.allow_threads(|| self.inner.violations(&value))))
         })
@@ -83,9 +182,11 @@ pub(super) fn compile_schema(
         let validator = py
             .allow_threads(|| SchemaValidator::compile(&schema, &options))
             .map_err(|e| compile_error(py, e))?;
-        Ok(CompiledSchema {
-            inner: Compiled::Owned(Arc::new(validator)),
-        })
+        Ok(CompiledSchema::new(
+            Compiled::Owned(Arc::new(validator)),
+            schema,
+            options,
+        ))
     })
 }
 
@@ -98,9 +199,15 @@ pub(super) fn bundled_schema_ids() -> Vec<&'static str> {
 pub(super) fn bundled_validator(py: Python<'_>, schema_id: &str) -> PyResult<CompiledSchema> {
     guarded(py, "bundled_validator", || {
         let validator = py.allow_threads(|| validate::bundled_validator(schema_id));
+        let schema = validate::bundled_schema(schema_id);
         validator
-            .map(|v| CompiledSchema {
-                inner: Compiled::Bundled(v),
+            .zip(schema)
+            .map(|(v, schema)| {
+                let options = CompileOptions {
+                    validate_formats: Some(true),
+                    resources: Vec::new(),
+                };
+                CompiledSchema::new(Compiled::Bundled(v), schema.clone(), options)
             })
             .ok_or_else(|| pyo3::exceptions::PyKeyError::new_err(schema_id.to_string()))
     })

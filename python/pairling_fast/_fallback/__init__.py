@@ -11,7 +11,7 @@ cannot be built.
 
 from __future__ import annotations
 
-from .canonical import canonicalize, canonicalize_json, digest_hex
+from .canonical import canonicalize, canonicalize_json, digest_hex, digest_hex_many
 from .graph import check_map, check_map_json, seal_map, seal_map_json
 from .journal import (
     check_journal,
@@ -47,6 +47,7 @@ __all__ = [
     "check_wire_schema",
     "compile_schema",
     "digest_hex",
+    "digest_hex_many",
     "journal_chain_digest",
     "journal_event_kinds",
     "parse_json",

@@ -986,6 +986,26 @@ class CompiledSchema:
         with _deep_recursion():
             return bool(self._validator.is_valid(instance))
 
+    def accepts(self, instance: Any) -> bool:
+        """``is_valid``, with a value outside the JSON model answered ``False``."""
+        try:
+            return self.is_valid(instance)
+        except CanonicalizationError:
+            return False
+
+    def accepts_many(self, instances: list[Any]) -> list[bool]:
+        return [self.accepts(instance) for instance in instances]
+
+    def errors_many(self, instances: list[Any]) -> list[list[Violation] | CanonicalizationError]:
+        """``errors`` of each instance, or the ``CanonicalizationError`` it raises."""
+        outcomes: list[list[Violation] | CanonicalizationError] = []
+        for instance in instances:
+            try:
+                outcomes.append(self.errors(instance))
+            except CanonicalizationError as error:
+                outcomes.append(error)
+        return outcomes
+
     def errors(self, instance: Any) -> list[Violation]:
         """Every violation as (pointer, schema_pointer, keyword, message), sorted by
         (pointer, schema_pointer, message)."""

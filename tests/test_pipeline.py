@@ -1,0 +1,173 @@
+"""`import pairling_fast` in a pipeline (docs/pipelines.md): the Rust core validates plain Python
+documents in place (rust/python/pynode.rs) and converts anything else the exact way; both give
+the same answers, the JSON value model still holds, and the batch calls answer as the loops do."""
+
+from __future__ import annotations
+
+import json
+import math
+from collections import OrderedDict
+from pathlib import Path
+from typing import Any
+
+import pytest
+from test_schema_suite import Case, remotes, suite_cases
+
+import pairling_fast as pf
+from pairling_fast import _backend
+
+DATA = Path(__file__).with_name("data")
+FIXTURE = DATA / "car" / "native-car-doctor.events.jsonl"
+RPC_RESULT = DATA / "car" / "car-server-core-0.58.0.host.capabilities.list.result.json"
+
+
+class Mapping(dict):  # type: ignore[type-arg]
+    """A dict subclass: the core never reads one in place, so it takes the exact route."""
+
+
+def subclassed(value: Any) -> Any:
+    """`value` with every dict a subclass instance: the same JSON, through the exact route."""
+    if isinstance(value, dict):
+        return Mapping((key, subclassed(item)) for key, item in value.items())
+    if isinstance(value, list):
+        return [subclassed(item) for item in value]
+    return value
+
+
+def events() -> list[dict[str, Any]]:
+    return [json.loads(line) for line in FIXTURE.read_bytes().splitlines() if line.strip()]
+
+
+def broken_events() -> list[dict[str, Any]]:
+    """Every fixture event with one planted schema violation each, of several kinds."""
+    out = []
+    for number, event in enumerate(events()):
+        broken = json.loads(json.dumps(event))
+        planted = number % 5
+        if planted == 0:
+            broken["kind"] = "no_such_kind"
+        elif planted == 1:
+            broken.pop("kind")
+        elif planted == 2:
+            broken["timestamp"] = "yesterday"
+        elif planted == 3:
+            broken["data"] = [1, 2.5, None, True]
+        else:
+            broken["unexpected"] = {"nested": [1, {"a": "é"}]}
+        out.append(broken)
+    return out
+
+
+def findings(validator: pf.Validator, instance: Any) -> list[dict[str, Any]]:
+    return [finding.to_dict() for finding in validator.iter_errors(instance)]
+
+
+def test_in_place_and_exact_routes_agree_on_car_documents() -> None:
+    event = pf.schema_validator("car.journal.event")
+    for instance in events() + broken_events():
+        exact = subclassed(instance)
+        assert event.is_valid(instance) is event.is_valid(exact)
+        assert findings(event, instance) == findings(event, exact)
+    result = pf.schema_validator("car.rpc.capabilities.list.result")
+    document = json.loads(RPC_RESULT.read_text())
+    assert result.is_valid(document) and result.is_valid(subclassed(document))
+    document["methods"] = [{"id": 7}, *document["methods"][:3]]
+    document["count"] = -1.5
+    assert findings(result, document) == findings(result, subclassed(document))
+    assert findings(result, document)
+
+
+def _suite_sample() -> list[Case]:
+    return [case for case in suite_cases() if case.draft == "draft2020-12"]
+
+
+def test_in_place_and_exact_routes_agree_on_the_schema_suite() -> None:
+    with _backend.selected("rust"):
+        for case in _suite_sample():
+            try:
+                validator = pf.Validator(
+                    case.schema, validate_formats=case.validate_formats, resources=remotes()
+                )
+            except (pf.SchemaCompileError, pf.CanonicalizationError):
+                continue
+            exact = subclassed(case.data)
+            assert validator.is_valid(case.data) is validator.is_valid(exact), case
+            assert findings(validator, case.data) == findings(validator, exact), case
+
+
+DEFECTS = [
+    ({"a": float("nan")}, "PF006", "/a"),
+    ({"a": [1, math.inf]}, "PF006", "/a/1"),
+    ({"a": "\ud800"}, "PF004", "/a"),
+    ({"\udc00": 1}, "PF004", "/\ufffd"),
+    ({"a": 2**64}, "PF005", "/a"),
+    ({"a": -(2**63) - 1}, "PF005", "/a"),
+    ({1: "a"}, "PF007", ""),
+    ({"a": {1, 2}}, "PF009", "/a"),
+    ({"a": b"bytes"}, "PF009", "/a"),
+]
+
+
+@pytest.mark.parametrize("schema", [{}, {"type": "object"}, True])
+@pytest.mark.parametrize(("instance", "code", "pointer"), DEFECTS)
+def test_the_value_model_holds_for_every_schema(
+    backend: _backend.Engine, schema: Any, instance: Any, code: str, pointer: str
+) -> None:
+    validator = pf.Validator(schema)
+    assert validator.is_valid(instance) is False
+    [finding] = validator.iter_errors(instance)
+    assert (finding.code, finding.pointer) == (code, pointer)
+    with pytest.raises(pf.ValidationError):
+        validator.validate(instance)
+
+
+def test_the_value_model_holds_deep_and_at_the_limits(backend: _backend.Engine) -> None:
+    validator = pf.Validator({})
+    deep: Any = 1
+    for _ in range(513):
+        deep = [deep]
+    assert not validator.is_valid(deep)
+    assert [f.code for f in validator.iter_errors(deep)] == ["PF008"]
+    within: Any = 1
+    for _ in range(512):
+        within = [within]
+    assert validator.is_valid(within)
+    for fine in (2**64 - 1, -(2**63), 1e308, "\U0001f600", (1, "a"), OrderedDict(a=1), True):
+        assert validator.is_valid({"v": fine}), fine
+
+
+def _mixed_batch(count: int) -> list[Any]:
+    """Valid and invalid events and values outside the JSON model, interleaved."""
+    good, bad = events(), broken_events()
+    defects = [instance for instance, _, _ in DEFECTS]
+    batch: list[Any] = []
+    for number in range(count):
+        source = (good, bad, defects)[number % 3]
+        batch.append(source[number % len(source)])
+    return batch
+
+
+@pytest.mark.parametrize("count", [0, 5, 3000])
+def test_batches_answer_as_the_loops_do(backend: _backend.Engine, count: int) -> None:
+    validator = pf.schema_validator("car.journal.event")
+    batch = _mixed_batch(count if backend is _backend.engine("rust") else min(count, 300))
+    assert validator.is_valid_many(batch) == [validator.is_valid(x) for x in batch]
+    assert validator.is_valid_many(iter(batch)) == [validator.is_valid(x) for x in batch]
+    many = validator.iter_errors_many(batch)
+    assert many == [list(validator.iter_errors(x)) for x in batch]
+    if count:
+        assert any(many) and not all(many)
+    values = [x for x in batch if not isinstance(x, dict) or validator.is_valid(x)]
+    assert pf.digest_hex_many(values) == [pf.digest_hex(x) for x in values]
+    assert pf.digest_hex_many(tuple(values)) == [pf.digest_hex(x) for x in values]
+
+
+def test_digest_hex_many_raises_the_first_defect_as_digest_hex_does(
+    backend: _backend.Engine,
+) -> None:
+    values: list[Any] = [{"n": number} for number in range(2000)]
+    values[1500] = {"bad": float("nan")}
+    values[1700] = {"bad": 2**70}
+    with pytest.raises(pf.CanonicalizationError) as raised:
+        pf.digest_hex_many(values)
+    assert (raised.value.code, raised.value.pointer) == ("PF006", "/bad")
