@@ -63,6 +63,55 @@ fn leap_second(timestamp: &str) -> bool {
     bytes.len() >= 19 && b"Tt ".contains(&bytes[10]) && bytes[16] == b':' && &bytes[17..19] == b"60"
 }
 
+/// Why Python's `datetime.fromisoformat`, which Pairling's validator parses `observed_at` with,
+/// cannot hold the date and time at the start of `timestamp`: no date, or a field out of its
+/// range (Feb 30, hour 24, minute 60). Only what every Python version refuses; other spellings
+/// are the schema's `format` to judge (PF104).
+fn unreadable_date_time(timestamp: &str) -> Option<&'static str> {
+    let bytes = timestamp.as_bytes();
+    let number = |range: std::ops::Range<usize>| -> Option<u32> {
+        let digits = bytes.get(range)?;
+        digits
+            .iter()
+            .all(u8::is_ascii_digit)
+            .then(|| digits.iter().fold(0, |n, d| n * 10 + u32::from(d - b'0')))
+    };
+    let extended = bytes.get(4) == Some(&b'-') && bytes.get(7) == Some(&b'-');
+    let (year, month, day, after) = if extended {
+        (number(0..4), number(5..7), number(8..10), 10)
+    } else {
+        (number(0..4), number(4..6), number(6..8), 8)
+    };
+    let (Some(year), Some(month), Some(day)) = (year, month, day) else {
+        return Some("it does not begin with a date YYYY-MM-DD");
+    };
+    if year == 0 {
+        return Some("year 0");
+    }
+    if !(1..=12).contains(&month) {
+        return Some("no such month");
+    }
+    let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0);
+    let days = match month {
+        2 if leap => 29,
+        2 => 28,
+        4 | 6 | 9 | 11 => 30,
+        _ => 31,
+    };
+    if !(1..=days).contains(&day) {
+        return Some("no such day in its month");
+    }
+    if number(after + 1..after + 3).is_some_and(|hour| hour > 23) {
+        return Some("hour 24 or more");
+    }
+    if bytes.get(after + 3) == Some(&b':')
+        && number(after + 4..after + 6).is_some_and(|minute| minute > 59)
+    {
+        return Some("minute 60 or more");
+    }
+    None
+}
+
 fn explicit_texts(base: &str, entry: &Object, fields: &[&str], findings: &mut Vec<Finding>) {
     for field in fields {
         if text(entry, field).is_some_and(blank) {
@@ -96,6 +145,15 @@ impl<'a> Graph<'a> {
                     codes::OBSERVED_AT_NOT_UTC,
                     format!(
                         "observed_at '{observed_at}' is not in UTC (Pairling requires the 'Z' suffix)"
+                    ),
+                    "/observed_at".to_string(),
+                ));
+            } else if let Some(problem) = unreadable_date_time(observed_at) {
+                findings.push(located(
+                    codes::OBSERVED_AT_NOT_UTC,
+                    format!(
+                        "observed_at '{observed_at}' is not a date and time Pairling's timestamp \
+                         parser (Python's datetime) reads: {problem}"
                     ),
                     "/observed_at".to_string(),
                 ));

@@ -70,7 +70,19 @@ pub(super) fn schema_findings(document: &Value) -> Vec<Finding> {
         Some(validator) => validator
             .violations(document)
             .into_iter()
-            .map(Finding::from)
+            .map(|violation| {
+                if violation.keyword == "format" {
+                    // `format` is an annotation in 2020-12 and Pairling's validator does not assert
+                    // it: its own code, a warning by default (PF104).
+                    Finding {
+                        pointer: Some(violation.pointer),
+                        schema_pointer: Some(violation.schema_pointer),
+                        ..Finding::new(codes::MAP_FORMAT_VIOLATION, violation.message)
+                    }
+                } else {
+                    Finding::from(violation)
+                }
+            })
             .collect(),
         None => {
             vec![Finding::new(

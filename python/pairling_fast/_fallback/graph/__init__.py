@@ -20,7 +20,6 @@ import sys
 from typing import Any
 
 from ...codes import (
-    SCHEMA_VIOLATION,
     UNSUPPORTED_MAP_VERSION,
     severity,
 )
@@ -42,7 +41,7 @@ from .entries import (
 from .index import COLLECTIONS, MAP_SCHEMA_VERSION, _finding, _is_array, _Map, _text
 from .references import _orphans, _providers, _source_refs, _uniqueness
 from .releases import _release_join
-from .schema import map_validator
+from .schema import schema_findings
 
 __all__ = ["check_map", "check_map_json", "seal_map", "seal_map_json"]
 
@@ -109,10 +108,7 @@ def _check_document(document: Any, manifest: Any = None) -> tuple[list[RawFindin
     other_version = _other_version(document)
     if other_version is not None:
         return [other_version], stats
-    findings: list[RawFinding] = [
-        (SCHEMA_VIOLATION, severity(SCHEMA_VIOLATION), message, None, pointer, schema_pointer)
-        for pointer, schema_pointer, _keyword, message in map_validator().errors(document)
-    ]
+    findings = schema_findings(document)
     stats["schema_violations"] = len(findings)
     if not isinstance(document, dict):
         return _in_document_order(document, findings), stats

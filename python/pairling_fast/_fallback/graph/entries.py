@@ -79,6 +79,41 @@ def _direct_source_uri(uri: str, kind: Any) -> bool:
     return all(part not in ("", ".", "..") for part in uri.split("/"))
 
 
+def _unreadable_date_time(timestamp: str) -> str | None:
+    """Why ``datetime.fromisoformat``, which Pairling's validator parses ``observed_at`` with,
+    cannot hold the date and time at the start of ``timestamp`` (↔ ``unreadable_date_time``)."""
+    raw = timestamp.encode("utf-8", "surrogatepass")
+
+    def number(start: int, end: int) -> int | None:
+        digits = raw[start:end]
+        if len(digits) != end - start or not all(48 <= d <= 57 for d in digits):
+            return None
+        return int(digits)
+
+    extended = raw[4:5] == b"-" and raw[7:8] == b"-"
+    if extended:
+        year, month, day, after = number(0, 4), number(5, 7), number(8, 10), 10
+    else:
+        year, month, day, after = number(0, 4), number(4, 6), number(6, 8), 8
+    if year is None or month is None or day is None:
+        return "it does not begin with a date YYYY-MM-DD"
+    if year == 0:
+        return "year 0"
+    if not 1 <= month <= 12:
+        return "no such month"
+    leap = year % 4 == 0 and (year % 100 != 0 or year % 400 == 0)
+    days = (29 if leap else 28) if month == 2 else 30 if month in (4, 6, 9, 11) else 31
+    if not 1 <= day <= days:
+        return "no such day in its month"
+    hour = number(after + 1, after + 3)
+    if hour is not None and hour > 23:
+        return "hour 24 or more"
+    minute = number(after + 4, after + 6)
+    if raw[after + 3 : after + 4] == b":" and minute is not None and minute > 59:
+        return "minute 60 or more"
+    return None
+
+
 def _leap_second(timestamp: str) -> bool:
     """``…THH:MM:60…``: the one RFC 3339 date-time Python's ``datetime`` cannot hold."""
     return (
@@ -113,6 +148,13 @@ def _document(graph: _Map) -> Iterator[RawFinding]:
         yield _finding(
             OBSERVED_AT_NOT_UTC,
             f"observed_at '{observed_at}' is not in UTC (Pairling requires the 'Z' suffix)",
+            "/observed_at",
+        )
+    elif observed_at is not None and (problem := _unreadable_date_time(observed_at)):
+        yield _finding(
+            OBSERVED_AT_NOT_UTC,
+            f"observed_at '{observed_at}' is not a date and time Pairling's timestamp parser "
+            f"(Python's datetime) reads: {problem}",
             "/observed_at",
         )
     elif observed_at is not None and _leap_second(observed_at):

@@ -7,6 +7,8 @@ import copy
 from functools import cache
 from typing import Any
 
+from ...codes import MAP_FORMAT_VIOLATION, SCHEMA_VIOLATION, severity
+from ...report import RawFinding
 from ..validate import CompiledSchema, bundled_schema, compile_schema
 from .index import MAP_SCHEMA_ID
 
@@ -54,3 +56,13 @@ def map_validator() -> CompiledSchema:
             node = node[token]
         node[last] = value
     return compile_schema(schema, validate_formats=True)
+
+
+def schema_findings(document: Any) -> list[RawFinding]:
+    """The schema's findings; a ``format`` failure is PF104, since ``format`` is an annotation in
+    2020-12 and Pairling's validator does not assert it (a warning by default)."""
+    return [
+        (code, severity(code), message, None, pointer, schema_pointer)
+        for pointer, schema_pointer, keyword, message in map_validator().errors(document)
+        for code in (MAP_FORMAT_VIOLATION if keyword == "format" else SCHEMA_VIOLATION,)
+    ]
