@@ -54,7 +54,7 @@ def test_every_code_has_one_constant_in_both_languages() -> None:
         assert getattr(codes, name) == code
     # build.rs derives the Rust constants from the same table; the extension was built from it.
     rust_tree = "\n".join(_without_unit_tests(p) for p in sorted((ROOT / "rust").rglob("*.rs")))
-    for name in re.findall(r"codes::([A-Z_0-9]+)", rust_tree):
+    for name in re.findall(r"codes::([A-Z_0-9]+)\b", rust_tree):
         assert name in NAMES, f"codes::{name} is not in codes.toml"
 
 

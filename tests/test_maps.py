@@ -416,3 +416,39 @@ def test_an_empty_eligibility_status_is_worded_alike() -> None:
     assert located(rust) == located(python)
     assert worded(rust) == worded(python)
     assert any("is '', not" in message for message in worded(rust))
+
+
+# `format` is an annotation in 2020-12 and Pairling's validator does not assert it: a date-time
+# that Python's datetime reads but RFC 3339 does not is a PF104 warning. What Python's datetime
+# cannot hold, Pairling rejects (`datetime.fromisoformat` in validate_capability_graph): PF232.
+@pytest.mark.parametrize(
+    ("observed_at", "expected"),
+    [
+        ("2026-11-20T10:30Z", [("PF104", "warning")]),
+        ("2026-11-20 10:30:00Z", [("PF104", "warning")]),
+        ("2026-02-30T09:30:00Z", [("PF104", "warning"), ("PF232", "error")]),
+        ("2026-11-20T24:00:00Z", [("PF104", "warning"), ("PF232", "error")]),
+        ("2026-11-20T10:60:00Z", [("PF104", "warning"), ("PF232", "error")]),
+        ("Z", [("PF104", "warning"), ("PF232", "error")]),
+        ("2024-02-29T00:00:00Z", []),
+    ],
+)
+def test_observed_at_format_is_a_warning_and_unreadable_dates_an_error(
+    backend: _backend.Engine, observed_at: str, expected: list[tuple[str, str]]
+) -> None:
+    document = example()
+    document["observed_at"] = observed_at
+    report = check_map(document)
+    assert sorted((f.code, f.severity) for f in report.findings) == expected
+    assert all(f.pointer == "/observed_at" for f in report.findings)
+
+
+def test_format_findings_become_errors_on_request(backend: _backend.Engine, tmp_path: Path) -> None:
+    document = example()
+    document["observed_at"] = "2026-11-20T10:30Z"
+    path = tmp_path / "map.json"
+    path.write_text(json.dumps(document))
+    assert pairling_fast.check_paths([path]).ok
+    strict = pairling_fast.check_paths([path], severities={"PF104": "error"})
+    assert not strict.ok
+    assert [(f.code, f.severity) for f in strict.files[0].findings] == [("PF104", "error")]

@@ -74,19 +74,9 @@ def ours(case: Case) -> list[tuple[str, str | None, str]]:
     return [(f.code, f.pointer, f.message) for f in report.errors]
 
 
-# Why a case is still in a middle column: (predicate on the outcome, explanation). The first
-# that matches explains it; docs/maps.md ("Differential check") gives the same list.
-def _timestamp(outcome: Outcome) -> bool:
-    return outcome.case.name.startswith("observed_at")
-
-
-EXPLANATIONS: tuple[tuple[str, Any], ...] = (
-    (
-        "observed_at: the schema's RFC 3339 date-time (asserted) and Python's "
-        "datetime.fromisoformat (Pairling) accept different strings",
-        _timestamp,
-    ),
-)
+# Why a case is still in a middle column: (explanation, predicate on the outcome). The first that
+# matches explains it; docs/maps.md ("Differential check") gives the same list, empty today.
+EXPLANATIONS: tuple[tuple[str, Any], ...] = ()
 
 
 def explain(outcome: Outcome) -> str:

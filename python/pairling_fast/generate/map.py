@@ -72,7 +72,7 @@ class _Builder:
         # The map's collections, in the schema's order, are the fallback's table; imported here,
         # when a map is generated, so that the CLI (which registers this generator) does not load
         # the fallback on the Rust core.
-        from .._fallback.graph import COLLECTIONS
+        from .._fallback.graph.index import COLLECTIONS
 
         self.rng = random.Random(seed)
         self.bindings = bindings
