@@ -60,7 +60,9 @@ def check_journal_chunk(path: str, start: int, end: int, options: JournalOptions
             stream.seek(first)
             position = first
             for raw in _read_lines(stream.read, max_line_length):
-                checked.append(_check_line(raw, chain, profile, max_line_length, car_version))
+                checked.append(
+                    _check_line(raw, chain, profile, max_line_length, car_version, options.payloads)
+                )
                 position += raw.length + raw.terminated
                 if position >= end:
                     break
