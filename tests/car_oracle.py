@@ -26,7 +26,7 @@ ORACLES = {
 
 
 def oracle_path(release: str = "0.58.0") -> Path:
-    """The oracle binary of CAR ``release``; fails (CI) or skips (elsewhere) when it is not built."""
+    """CAR ``release``'s oracle binary; fails (CI) or skips (elsewhere) when it is not built."""
     crate, variable = ORACLES[release]
     default = ROOT / "interop" / crate / "target" / "debug" / "car-oracle"
     path = Path(os.environ.get(variable) or default)
