@@ -153,6 +153,19 @@ fn emitted(kind: &EventKind, i: usize) -> HashMap<String, Value> {
             "agent": "agent-1",
         }),
         "action_succeeded" => json!({"duration_ms": 12.5}),
+        // CAR 0.60.0 only: car-server-core handler.rs worker_started_event and its bridge.
+        "worker_started" => json!({
+            "handle": format!("worker-{i}"),
+            "at": "2026-01-01T00:00:00+00:00",
+            "seq": i,
+            "network_fence": "none",
+            "warning": "no network fence",
+        }),
+        "worker_starts_omitted" => json!({
+            "handle": format!("worker-{i}"),
+            "omitted": 2,
+            "path": "workers/starts.jsonl",
+        }),
         _ => json!({}),
     };
     serde_json::from_value(data).expect("an object")

@@ -427,6 +427,18 @@ def car_data(kind: str, index: int = 0) -> dict[str, Any]:
             "explanation": "both actions write counter",
             "resolution": "serialize",
         },
+        "worker_started": {
+            "handle": f"worker-{index}",
+            "at": "2026-01-01T00:00:00+00:00",
+            "seq": index,
+            "network_fence": "none",
+            "warning": "no network fence on this platform",
+        },
+        "worker_starts_omitted": {
+            "handle": f"worker-{index}",
+            "omitted": 3,
+            "path": f"workers/worker-{index}/starts.jsonl",
+        },
         "inference_metered": {
             "tokens_in": 100 + index % 1000,
             "tokens_out": 40,
