@@ -17,6 +17,7 @@ use std::sync::OnceLock;
 use serde_json::{json, Map, Value};
 
 use crate::car_event;
+use crate::car_payloads;
 use crate::parse::{self, escape_pointer_token};
 use crate::report::Finding;
 use crate::validate::{self, SchemaValidator};
@@ -104,6 +105,8 @@ pub struct Options {
     /// Whether common lines may take the fast path (`journal_fast.rs`); the reports are the same
     /// either way. Off only to compare the two paths or to rule the fast path out when debugging.
     pub fast_path: bool,
+    /// CAR's payload contracts (`car_payloads.rs`): off, warnings (the default) or errors.
+    pub payloads: car_payloads::Mode,
 }
 
 /// The fast path's default: on, unless `PAIRLING_FAST_JOURNAL_FAST_PATH=0` (read at every
@@ -122,6 +125,7 @@ impl Default for Options {
             max_line_length: DEFAULT_MAX_LINE_LENGTH,
             car_version: validate::default_wire_bundle().version,
             fast_path: fast_path_default(),
+            payloads: car_payloads::Mode::Warn,
         }
     }
 }
@@ -142,6 +146,8 @@ struct EventSchema {
     members: HashSet<String>,
     /// Whether the schema is the shape the fast path checks by hand.
     fast: bool,
+    /// CAR's payload contracts for the bundle's release, or the bundle's own payload schemas.
+    payloads: car_payloads::Payloads,
 }
 
 impl EventSchema {
@@ -168,10 +174,16 @@ impl EventSchema {
             .as_object()
             .map(|properties| properties.keys().cloned().collect())
             .unwrap_or_default();
+        let payloads = car_payloads::Payloads::of(
+            bundle.version,
+            &bundle.document,
+            kind_names.iter().map(String::as_str),
+        );
         EventSchema {
             validator: bundle
                 .validator(EVENT_SCHEMA)
                 .expect("every wire bundle has journal.event"),
+            payloads,
             kinds,
             kind_names,
             members,
@@ -695,6 +707,9 @@ fn check_line(raw: &RawLine, buffer: &[u8], options: &Options) -> CheckedLine {
         }
         _ => {}
     }
+    if let Some(Value::Object(object)) = &value {
+        findings.extend(payload_findings(object, schema, options));
+    }
     if car_compatible && !terminated {
         findings.push(
             Finding::new(
@@ -748,6 +763,23 @@ fn check_line(raw: &RawLine, buffer: &[u8], options: &Options) -> CheckedLine {
             ..facts
         }),
         findings,
+    }
+}
+
+/// The payload contract findings of an event whose `kind` is a kind of the bundle and whose `data`
+/// is an object (otherwise the schema has said what is wrong).
+fn payload_findings(
+    object: &Map<String, Value>,
+    schema: &EventSchema,
+    options: &Options,
+) -> Vec<Finding> {
+    match (object.get("kind"), object.get("data")) {
+        (Some(Value::String(kind)), Some(Value::Object(data)))
+            if options.payloads != car_payloads::Mode::Off =>
+        {
+            schema.payloads.findings(kind, data, options.payloads)
+        }
+        _ => Vec::new(),
     }
 }
 
@@ -1536,14 +1568,36 @@ impl Checker {
                         .on_line(*line),
                 );
             }
-            for (line, proposal_id) in &open_proposals {
-                let message =
-                    format!("proposal \"{proposal_id}\" is still open at the end of the journal");
-                at_end.push(
-                    Finding::new(codes::PROPOSAL_OPEN_AT_END, message)
-                        .at("/proposal_id")
-                        .on_line(*line),
-                );
+            // Only the CAR server writes proposal_completed (car-eventlog `EventKind` docs;
+            // car-server-core finish_pending_proposal): without any, car-engine wrote the journal
+            // alone and leaves every proposal open, which is said once.
+            let server_completes = self.kinds().contains_key("proposal_completed");
+            match open_proposals.first() {
+                Some((line, proposal_id)) if !server_completes => {
+                    let count = open_proposals.len();
+                    let message = format!(
+                        "no proposal_completed in the journal: {count} proposal(s) (e.g. \
+                         \"{proposal_id}\") received and never completed, as car-engine writes \
+                         a journal without a CAR server (only the server completes proposals)"
+                    );
+                    at_end.push(
+                        Finding::new(codes::PROPOSALS_NEVER_COMPLETED, message)
+                            .at("/proposal_id")
+                            .on_line(*line),
+                    );
+                }
+                _ => {
+                    for (line, proposal_id) in &open_proposals {
+                        let message = format!(
+                            "proposal \"{proposal_id}\" is still open at the end of the journal"
+                        );
+                        at_end.push(
+                            Finding::new(codes::PROPOSAL_OPEN_AT_END, message)
+                                .at("/proposal_id")
+                                .on_line(*line),
+                        );
+                    }
+                }
             }
             for finding in at_end {
                 self.sink.push(finding);
@@ -1681,10 +1735,8 @@ mod tests {
         report.findings.iter().map(|f| (f.code, f.line)).collect()
     }
 
-    const STARTED: &str =
-        r#"{"kind":"run_started","run_id":"r1","data":{},"timestamp":"2026-01-01T00:00:00Z"}"#;
-    const COMPLETED: &str =
-        r#"{"kind":"run_completed","run_id":"r1","data":{},"timestamp":"2026-01-01T00:00:01Z"}"#;
+    const STARTED: &str = r#"{"kind":"run_started","run_id":"r1","data":{"agent_id":"a","intent":"i","started_at":"2026-01-01T00:00:00Z"},"timestamp":"2026-01-01T00:00:00Z"}"#;
+    const COMPLETED: &str = r#"{"kind":"run_completed","run_id":"r1","data":{"termination_kind":"incomplete","completion_digest":"d","termination":{"kind":"incomplete"}},"timestamp":"2026-01-01T00:00:01Z"}"#;
 
     #[test]
     fn a_clean_journal_has_no_findings_and_counts_every_line() {
@@ -1715,7 +1767,7 @@ mod tests {
     #[test]
     fn a_too_long_line_is_skipped_but_counted() {
         let options = Options {
-            max_line_length: 100,
+            max_line_length: 300,
             ..Options::default()
         };
         let text = format!("{STARTED}\n{}\n{COMPLETED}\n", "x".repeat(1000));

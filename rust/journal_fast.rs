@@ -23,6 +23,7 @@ use sha2::{Digest, Sha256};
 use super::{
     instant, ChainHash, ChainMode, EventFacts, EventSchema, Instant, Options, Text, Uncomputable,
 };
+use crate::car_payloads::{Class, Mode};
 use crate::validate;
 
 /// Nesting the fast path follows; deeper lines take the full path, which enforces the strict
@@ -663,6 +664,14 @@ fn scanned_facts(
         return None;
     }
     member(DATA)?;
+    // A line whose `data` breaks a payload contract has a finding: the full path reports it.
+    if options.payloads != Mode::Off
+        && !schema.payloads.admits(kind, |name| {
+            data_member(scanner, data_members.clone(), name)
+        })
+    {
+        return None;
+    }
     let stamp = member(TIMESTAMP)?;
     if !validate::is_date_time(stamp) {
         return None;
@@ -722,6 +731,16 @@ fn scanned_facts(
     })
 }
 
+/// The class of `data`'s member `name`, if it has one (`members`: `data`'s, sorted by key).
+fn data_member(scanner: &Scanner<'_>, members: Range<usize>, name: &str) -> Option<Class> {
+    let text = scanner.text;
+    let members = &scanner.members[members];
+    members
+        .binary_search_by(|member| text[member.key.clone()].cmp(name.as_bytes()))
+        .ok()
+        .map(|index| Class::of_token(&text[members[index].value.clone()]))
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::{check_line, CheckedLine, Outcome, Profile, RawLine};
@@ -733,13 +752,13 @@ mod tests {
         let mut lines = Vec::new();
         let mut previous = String::new();
         let bodies = [
-            r#""kind":"run_started","run_id":"r1","data":{}"#,
+            r#""kind":"run_started","run_id":"r1","data":{"agent_id":"a","intent":"i","started_at":"2026-01-01T00:00:00Z"}"#,
             r#""kind":"state_changed","data":{"q":"a \" b \\ c \n \t \r \b \f","r":["\"\""]}"#,
             r#""kind":"action_succeeded","data":{"f":[0.1,5e-324,1E+2,-0,-0.0,2.50,1e22,0.30000000000000004]}"#,
-            r#""kind":"proposal_received","run_id":"r1","proposal_id":"p1","data":{"z":1,"a":{"y":[true,false,null,-5,18446744073709551615],"b":"é ☃"}}"#,
+            r#""kind":"proposal_received","run_id":"r1","proposal_id":"p1","data":{"z":1,"a":{"y":[true,false,null,-5,18446744073709551615],"b":"é ☃"},"source":"s","action_count":0,"proposal":{},"proposal_digest":"d","tokens_in":-0,"cost_usd":1}"#,
             r#""kind":"action_executing","run_id":"r1","proposal_id":"p1","action_id":"a0","client_id":"c","data":{"n":-9223372036854775808,"s":"x y"}"#,
             r#""kind":"action_succeeded","policy_session_id":"s","proposal_id":"p1","action_id":"a0","data":{"nested":{"k":{"j":{"i":[[],{}]}}}}"#,
-            r#""kind":"run_completed","run_id":"r1","data":{"b":"2","a":"1","ab":"3","":0}"#,
+            r#""kind":"run_completed","run_id":"r1","data":{"b":"2","a":"1","ab":"3","":0,"termination_kind":"outcome","completion_digest":"d","termination":{"kind":"incomplete"}}"#,
         ];
         for (index, body) in bodies.iter().enumerate() {
             let stamp = format!(r#""timestamp":"2026-01-01T00:00:0{index}.12{index}Z""#);
@@ -839,8 +858,38 @@ mod tests {
                     });
                 }
             }
+            for payloads in [Mode::Off, Mode::Error] {
+                sets.push(Options {
+                    car_version: bundle.version,
+                    fast_path: false,
+                    payloads,
+                    ..Options::default()
+                });
+            }
         }
         sets
+    }
+
+    #[test]
+    fn lines_breaking_a_payload_contract_take_the_full_path() {
+        let stamp = r#""timestamp":"2026-01-01T00:00:00Z""#;
+        let broken = [
+            r#""kind":"run_started","data":{"agent_id":"a","intent":"i"}"#,
+            r#""kind":"run_started","data":{"agent_id":1,"intent":"i","started_at":"t"}"#,
+            r#""kind":"inference_metered","data":{"tokens_in":"12"}"#,
+            r#""kind":"state_changed","data":{"tokens_out":-1}"#,
+            r#""kind":"state_changed","data":{"duration_ms":"5"}"#,
+            r#""kind":"state_changed","data":{"tokens_in":1.5}"#,
+        ];
+        for options in option_sets() {
+            for body in broken {
+                let line = format!("{{{body},{stamp}}}");
+                let claimed = compare(line.as_bytes(), true, &options);
+                let checked = options.payloads != Mode::Off
+                    && validate::wire_bundle_of_release(options.car_version).is_some();
+                assert_eq!(claimed, !checked, "{line} {options:?}");
+            }
+        }
     }
 
     /// Checks one line both ways under `options`; whether the fast path claimed it.

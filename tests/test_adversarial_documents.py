@@ -13,10 +13,15 @@ from typing import Any
 import pytest
 
 from pairling_fast import _backend, check_journal, check_map
+from pairling_fast.generate.journal import car_data
 from pairling_fast.generate.map import generate_map
 from pairling_fast.report import Report
 
-EVENT = {"kind": "proposal_received", "data": {}, "timestamp": "2026-12-02T14:21:11Z"}
+EVENT = {
+    "kind": "proposal_received",
+    "data": car_data("proposal_received"),
+    "timestamp": "2026-12-02T14:21:11Z",
+}
 LINE = json.dumps(EVENT).encode() + b"\n"
 
 

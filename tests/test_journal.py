@@ -13,7 +13,7 @@ import pytest
 
 import pairling_fast as pf
 from pairling_fast import _backend
-from pairling_fast.generate.journal import DEFECTS, add_arguments, generate_journal, run
+from pairling_fast.generate.journal import DEFECTS, add_arguments, car_data, generate_journal, run
 from pairling_fast.journal import JournalInterrupted, chain_event, event_kinds, event_line
 from pairling_fast.paths import check_paths
 from pairling_fast.report import Report
@@ -22,9 +22,10 @@ TS = "2026-01-01T00:00:{:02d}Z"
 
 
 def event(kind: str, second: int = 0, **members: Any) -> dict[str, Any]:
+    """An event of ``kind`` with the ``data`` CAR writes for it, unless ``data`` is given."""
     return {
         "kind": kind,
-        "data": members.pop("data", {}),
+        "data": members.pop("data", car_data(kind)),
         "timestamp": TS.format(second),
         **members,
     }
@@ -467,7 +468,12 @@ def test_a_cancelled_runs_receipt_after_its_terminal_is_cars_order(
     events = [
         event("run_started", 0, run_id=RUN),
         event("run_cancellation_requested", 1, run_id=RUN),
-        event("run_completed", 2, run_id=RUN, data={"termination_kind": "cancelled"}),
+        event(
+            "run_completed",
+            2,
+            run_id=RUN,
+            data={**car_data("run_completed"), "termination_kind": "cancelled"},
+        ),
         event("run_cancellation_result", 3, run_id=RUN),
     ]
     assert check(lines_of(*events)).findings == []
@@ -515,11 +521,28 @@ def test_open_runs_and_proposals_at_the_end(backend: _backend.Engine) -> None:
         event("run_started", run_id="live"),
         event("proposal_received", 1, run_id="live", proposal_id=P),
     ]
-    report = check(lines_of(*events))
-    assert located(report) == [(1, "PF329", "/run_id"), (2, "PF330", "/proposal_id")]
+    # The server completed another proposal: this one is open (a live tail).
+    completed = [
+        event("proposal_received", 1, run_id="live", proposal_id="done"),
+        event("proposal_completed", 1, run_id="live", proposal_id="done"),
+    ]
+    report = check(lines_of(events[0], *completed, events[1]))
+    assert located(report) == [(1, "PF329", "/run_id"), (4, "PF330", "/proposal_id")]
     assert report.stats["open_runs"] == ["live"]
     assert report.stats["open_proposals"] == [P]
     assert report.ok
+
+
+def test_a_journal_without_server_completions_is_said_once(backend: _backend.Engine) -> None:
+    """car-engine never writes proposal_completed (only car-server-core does): a journal with
+    none leaves every proposal open, correctly, and gets one PF366 note, not a PF330 each."""
+    events = [event("proposal_received", n, proposal_id=f"p{n}") for n in range(5)]
+    ids = {"proposal_id": "p1", "action_id": "a0"}
+    events += [event("action_executing", 6, **ids), event("action_succeeded", 7, **ids)]
+    report = check(lines_of(*events))
+    assert [(f.line, f.code, f.severity) for f in report.findings] == [(1, "PF366", "info")]
+    assert "5 proposal(s)" in report.findings[0].message
+    assert report.stats["open_proposals"] == [f"p{n}" for n in range(5)]
 
 
 # --- limits, sources, interruption --------------------------------------------------------------
@@ -713,7 +736,8 @@ def test_cars_selfheal_fixture_journals_have_no_errors(
     for name, events in journals.items():
         report = check(events)
         assert report.errors == [], (name, report.errors[:3])
-        assert {f.code for f in report.findings} <= {"PF343", "PF330"}, (name, report.findings)
+        allowed = {"PF343", "PF330", "PF366"}
+        assert {f.code for f in report.findings} <= allowed, (name, report.findings)
         assert report.stats["events"] == len(events)
 
 

@@ -200,6 +200,7 @@ def _command_check(args: argparse.Namespace) -> int:
             profile=args.profile,
             client=client,
             car_version=args.car_version or config.car_version,
+            payloads=args.payloads or config.payloads or "warn",
             manifest=manifest,
             max_document_bytes=args.max_document_bytes,
             max_findings=max_findings or None,
@@ -584,6 +585,12 @@ def _add_check_parser(commands: Any) -> None:
         default="strict",
         help="journals: 'strict' (the wire schema, default) or 'car-compatible' (what CAR's own "
         "parser tolerates is a PF304 warning)",
+    )
+    check.add_argument(
+        "--payloads",
+        choices=("off", "warn", "error"),
+        help="journals: check each event's data against CAR's payload contracts as warnings "
+        "(default), errors, or not at all (docs/journals.md)",
     )
     check.add_argument("--stats", action="store_true", help="per-file timings and throughput")
     check.add_argument(

@@ -15,10 +15,11 @@ import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, cast
+from typing import Any, cast, get_args
 
 from .codes import CODES
 from .errors import PairlingError
+from .journal import Payloads
 from .paths import SeverityOverride
 from .report import SEVERITIES, Severity
 from .schemas import bundle_path
@@ -39,6 +40,7 @@ KEYS = (
     "fail-on",
     "follow-symlinks",
     "max-findings",
+    "payloads",
     "require-files",
     "severity",
     "state",
@@ -65,6 +67,8 @@ class Config:
     car_version: str | None = None
     # `check --state`'s file; a relative path is taken from the configuration file's directory.
     state: str | None = None
+    # CAR's payload contracts for journals: "off", "warn" or "error" (`check --payloads`).
+    payloads: Payloads | None = None
 
 
 def _read_toml(path: Path) -> dict[str, Any]:
@@ -132,6 +136,9 @@ def load_config(section: Mapping[str, Any], where: str) -> Config:
     state = section.get("state")
     if state is not None and (not isinstance(state, str) or not state):
         raise ConfigError(f"{where}: state must be a file name (the journal state file)")
+    payloads = section.get("payloads")
+    if payloads is not None and payloads not in get_args(Payloads):
+        raise ConfigError(f'{where}: payloads must be "off", "warn" or "error"')
     return Config(
         car_version=_car_version(where, section),
         exclude=_string_list(where, "exclude", section.get("exclude", [])),
@@ -142,6 +149,7 @@ def load_config(section: Mapping[str, Any], where: str) -> Config:
         severity=_severities(where, section.get("severity", {})),
         source=where,
         state=state,
+        payloads=payloads,
     )
 
 

@@ -42,6 +42,8 @@ __all__ = [
 CHAIN_RULE = "car-eventlog-0.58.0.event_digest"
 ChainMode = Literal["auto", "require", "off"]
 Profile = Literal["strict", "car-compatible"]
+# CAR's payload contracts (docs/journals.md): off, warnings (PF360-PF362), errors (PF363-PF365).
+Payloads = Literal["off", "warn", "error"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -59,6 +61,7 @@ class JournalOptions:
     # The CAR release whose bundled ``journal.event`` events are validated against (``None``: the
     # default bundle).
     car_version: str | None = None
+    payloads: Payloads = "warn"
 
 
 JournalSource = Union[
@@ -139,6 +142,7 @@ def check_journal(
     progress: Callable[[int], object] | None = None,
     car_version: str | None = None,
     state: str | os.PathLike[str] | JournalStates | None = None,
+    payloads: Payloads = "warn",
 ) -> Report:
     """Check a CAR journal: every line, the hash chain and the lifecycles, in one streaming pass.
 
@@ -151,7 +155,9 @@ def check_journal(
     ``JournalInterrupted`` (a ``KeyboardInterrupt`` carrying the partial report) on Ctrl-C,
     ``OSError`` if the file cannot be read. ``car_version`` validates events against that bundled
     CAR release's ``journal.event`` (its event kinds; docs/wire.md) instead of the default
-    bundle's; ``ValueError`` for one not bundled.
+    bundle's; ``ValueError`` for one not bundled. ``payloads`` checks each event's ``data``
+    against CAR's payload contracts for that release (docs/journals.md): ``"warn"`` (PF360-PF362
+    warnings, the default), ``"error"`` (the same as PF363-PF365 errors) or ``"off"``.
 
     ``state`` makes the check incremental (docs/journals.md): a state file's path (read, then
     written back atomically) or a ``JournalStates`` (updated in memory; save it yourself). If the
@@ -160,7 +166,9 @@ def check_journal(
     is a PF345 error and a full check. ``source`` must then be a path; ``JournalStateError`` for
     a state file that cannot be used.
     """
-    options = JournalOptions(chain, lifecycle, max_findings, profile, max_line_length, car_version)
+    options = JournalOptions(
+        chain, lifecycle, max_findings, profile, max_line_length, car_version, payloads
+    )
     return check_journal_on(_backend.active(), source, options, progress, state)
 
 

@@ -178,6 +178,7 @@ def fingerprint(options: JournalOptions) -> dict[str, Any]:
         "bundle_sha256": bundle.digest,
         "max_line_length": options.max_line_length,
         "max_findings": options.max_findings,
+        "payloads": options.payloads,
         "pairling_fast": __version__,
     }
 

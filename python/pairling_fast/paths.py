@@ -36,6 +36,7 @@ from .journal import (
     JournalInterrupted,
     JournalOptions,
     JournalStates,
+    Payloads,
     Profile,
     check_journal_on,
 )
@@ -110,10 +111,14 @@ class _DocumentOptions:
     max_findings: int | None = None
     # Journals read from a path resume from and update their entries here (``check --state``).
     state: JournalStates | None = None
+    payloads: Payloads = "warn"
 
     def journal_options(self) -> JournalOptions:
         return JournalOptions(
-            max_findings=self.max_findings, profile=self.profile, car_version=self.car_version
+            max_findings=self.max_findings,
+            profile=self.profile,
+            car_version=self.car_version,
+            payloads=self.payloads,
         )
 
 
@@ -432,6 +437,7 @@ def check_paths(
     max_document_bytes: int | None = None,
     max_findings: int | None = DEFAULT_MAX_FINDINGS,
     state: JournalStates | None = None,
+    payloads: Payloads = "warn",
 ) -> PathsReport:
     """Check every document under ``paths`` (files or directories), in parallel.
 
@@ -454,6 +460,7 @@ def check_paths(
     in ``paths`` are read as streams (journals and transcripts streaming; devices are skipped).
     ``state`` makes journal checks incremental (``check_journal(state=...)``; docs/journals.md):
     every journal read from a path resumes from and updates its entry (save it afterwards);
+    ``payloads`` is ``check_journal``'s (CAR's payload contracts: warn, error or off);
     ``ValueError`` with a ``client``, whose chunked check does not resume.
     """
     if state is not None and client is not None:
@@ -477,7 +484,13 @@ def check_paths(
     if car_version is not None:
         schemas.bundle_path(car_version)  # ValueError for a version not bundled, before any file
     options = _DocumentOptions(
-        _max_document_bytes(max_document_bytes), profile, car_version, manifest, max_findings, state
+        _max_document_bytes(max_document_bytes),
+        profile,
+        car_version,
+        manifest,
+        max_findings,
+        state,
+        payloads,
     )
     methods = rpc_methods()
     params = params_methods()

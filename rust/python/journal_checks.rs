@@ -1,6 +1,7 @@
 //! CAR journals: the streaming check (from a path or a Python file object), chunks and `JournalChecker` for Dask, event kinds and the chain digest.
 
 use super::*;
+use crate::car_payloads;
 
 /// A Python binary file object as a `Read`: each read briefly re-acquires the GIL. Ctrl-C
 /// inside `read` ends the input and raises `interrupted`; any other exception is kept and
@@ -77,6 +78,7 @@ pub(super) fn journal_options(options: &Bound<'_, PyAny>) -> PyResult<journal::O
     let text = |name: &str| -> PyResult<String> { options.getattr(name)?.extract() };
     let (chain, profile) = (text("chain")?, text("profile")?);
     let car_version: Option<String> = options.getattr("car_version")?.extract()?;
+    let payloads = text("payloads")?;
     Ok(journal::Options {
         chain: journal::ChainMode::parse(&chain).ok_or_else(|| {
             PyValueError::new_err(format!(
@@ -92,6 +94,11 @@ pub(super) fn journal_options(options: &Bound<'_, PyAny>) -> PyResult<journal::O
         })?,
         max_line_length: options.getattr("max_line_length")?.extract()?,
         car_version: release(car_version.as_deref())?,
+        payloads: car_payloads::Mode::parse(&payloads).ok_or_else(|| {
+            PyValueError::new_err(format!(
+                "payloads must be one of off, warn, error, not {payloads:?}"
+            ))
+        })?,
         ..journal::Options::default()
     })
 }

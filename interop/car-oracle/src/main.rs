@@ -3,8 +3,8 @@
 //! Everything here calls `car-eventlog` 0.58.0 as CAR itself does; nothing re-implements its rules:
 //!
 //! - `car-oracle write DIR` writes journals through CAR's `EventLog` (plain, chained, run-bound,
-//!   partially chained, retention-compacted; every `EventKind`; awkward `data` values) and prints
-//!   their names, one a line.
+//!   partially chained, retention-compacted; every `EventKind`, with the `data` members its emit
+//!   sites write (`emitted`) and awkward `data` values) and prints their names, one a line.
 //! - `car-oracle load FILE...` loads each file with `EventLog::load_read_only` and prints CAR's
 //!   verdict as one JSON object a line.
 //! - `car-oracle parse FILE` splits FILE into lines as `load_from_journal` does and parses each
@@ -84,18 +84,102 @@ fn awkward_data(i: usize) -> HashMap<String, Value> {
     data
 }
 
+/// The `data` members CAR's emit sites write for `kind` (python/pairling_fast/car_payloads.toml
+/// cites them): a run's lifecycle from car-server-core's session.rs (`car_proto`'s structs
+/// serialized whole), `proposal_received` and `transaction_conflict` from car-engine's executor,
+/// `proposal_completed` from car-server-core's run_store.rs, the metric keys from
+/// car-eventlog's `Metrics`. Other kinds: nothing beyond what the caller adds.
+fn emitted(kind: &EventKind, i: usize) -> HashMap<String, Value> {
+    let digest = format!("{:064x}", 0x5eed_u64 * (i as u64 + 1));
+    let proposal = json!({"id": format!("p{i}"), "source": "oracle", "actions": [], "context": {}});
+    let cancellation = json!({
+        "receipt_version": 1,
+        "run_id": "run-1",
+        "idempotency_key": format!("cancel-{i}"),
+        "reason_digest": digest,
+        "principal": "operator",
+        "action_id": null,
+        "request_id": format!("request-{i}"),
+    });
+    let data = match serde_json::to_value(kind).expect("a kind").as_str().unwrap_or_default() {
+        "run_started" => json!({
+            "agent_id": "agent-1",
+            "intent": "check the oracle",
+            "started_at": "2026-01-01T00:00:00Z",
+            "outcome_description": "a journal CAR wrote",
+        }),
+        "run_completed" => json!({
+            "termination_kind": "cancelled",
+            "completion_digest": digest,
+            "termination": {"kind": "cancelled"},
+        }),
+        "run_cancellation_requested" => cancellation,
+        "run_cancellation_result" => {
+            let mut result = cancellation;
+            result["status"] = json!("cancelled_confirmed");
+            result["terminal_digest"] = json!(null);
+            result["receipt_digest"] = json!(digest);
+            result
+        }
+        "proposal_received" => json!({
+            "source": "oracle",
+            "action_count": 4,
+            "proposal": proposal,
+            "proposal_digest": digest,
+        }),
+        "proposal_completed" => json!({
+            "original_submission_id": format!("p{i}"),
+            "final_proposal_id": format!("p{i}"),
+            "original_proposal": proposal,
+            "final_proposal": proposal,
+            "original_submission": {"proposal": proposal},
+            "replan_lineage": [],
+            "all_succeeded": true,
+            "action_count": 4,
+            "proposal_result": {"proposal_id": format!("p{i}"), "results": []},
+            "result_digest": digest,
+        }),
+        "transaction_conflict" => json!({
+            "kind": "write_write",
+            "key": "counter",
+            "actions": ["a0", "a1"],
+            "explanation": "both actions write counter",
+            "resolution": "serialize the actions",
+        }),
+        "inference_metered" => json!({
+            "tokens_in": 100 + i,
+            "tokens_out": 40,
+            "cost_usd": 0.01,
+            "agent": "agent-1",
+        }),
+        "action_succeeded" => json!({"duration_ms": 12.5}),
+        // CAR 0.60.0 only: car-server-core handler.rs worker_started_event and its bridge.
+        "worker_started" => json!({
+            "handle": format!("worker-{i}"),
+            "at": "2026-01-01T00:00:00+00:00",
+            "seq": i,
+            "network_fence": "none",
+            "warning": "no network fence",
+        }),
+        "worker_starts_omitted" => json!({
+            "handle": format!("worker-{i}"),
+            "omitted": 2,
+            "path": "workers/starts.jsonl",
+        }),
+        _ => json!({}),
+    };
+    serde_json::from_value(data).expect("an object")
+}
+
 fn write_all_kinds(log: &mut EventLog, kinds: &[EventKind], offset: usize) {
     for (i, kind) in kinds.iter().enumerate() {
         let action = format!("a{}", i % 3);
         let proposal = format!("p{}", i % 2);
         let action_id = (i % 4 != 0).then_some(action.as_str());
         let proposal_id = (i % 5 != 0).then_some(proposal.as_str());
-        log.append(
-            kind.clone(),
-            action_id,
-            proposal_id,
-            awkward_data(offset + i),
-        );
+        let mut data = emitted(kind, offset + i);
+        data.extend(awkward_data(offset + i));
+        log.append(kind.clone(), action_id, proposal_id, data);
     }
 }
 
@@ -157,13 +241,17 @@ fn write(dir: &Path) -> Result<Vec<PathBuf>, String> {
             max_age_secs: None,
         }));
         log.bind_run("run-3", "client-3").expect("bind");
-        let mut data = HashMap::new();
-        data.insert("method".to_string(), json!("runs.start"));
-        log.append(EventKind::RunStarted, None, None, data);
+        log.append(
+            EventKind::RunStarted,
+            None,
+            None,
+            emitted(&EventKind::RunStarted, 0),
+        );
         for p in 0..120 {
             let proposal = format!("proposal-{p}");
             let id = Some(proposal.as_str());
-            log.append(EventKind::ProposalReceived, None, id, HashMap::new());
+            let received = emitted(&EventKind::ProposalReceived, p);
+            log.append(EventKind::ProposalReceived, None, id, received);
             let steps: &[(&str, &[EventKind])] = &[
                 (
                     "a0",
@@ -204,9 +292,15 @@ fn write(dir: &Path) -> Result<Vec<PathBuf>, String> {
                 }
             }
             log.append(EventKind::StateChanged, Some("a0"), id, HashMap::new());
-            log.append(EventKind::ProposalCompleted, None, id, HashMap::new());
+            let completed = emitted(&EventKind::ProposalCompleted, p);
+            log.append(EventKind::ProposalCompleted, None, id, completed);
         }
-        log.append(EventKind::RunCompleted, None, None, HashMap::new());
+        log.append(
+            EventKind::RunCompleted,
+            None,
+            None,
+            emitted(&EventKind::RunCompleted, 0),
+        );
     });
     journal("manually-compacted.jsonl", &|log| {
         log.enable_hash_chaining();

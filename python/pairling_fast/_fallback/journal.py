@@ -44,6 +44,7 @@ from ..codes import (
     NOT_AN_OBJECT,
     PROPOSAL_NOT_RECEIVED,
     PROPOSAL_OPEN_AT_END,
+    PROPOSALS_NEVER_COMPLETED,
     RUN_ALREADY_OPEN,
     RUN_NOT_OPEN,
     RUN_OPEN_AT_END,
@@ -55,7 +56,7 @@ from ..codes import (
 )
 from ..errors import CanonicalizationError
 from ..report import RawFinding
-from . import car_event, journal_state
+from . import car_event, car_payloads, journal_state
 from .parse import escape_pointer_token, parse_json, unescape_pointer_token
 from .validate import (
     WireBundle,
@@ -113,6 +114,13 @@ def _event_schema(car_version: str | None = None) -> tuple[frozenset[str], froze
 
 # The name of the event schema inside a wire bundle (``car.journal.event`` among bundled ids).
 EVENT_SCHEMA = "journal.event"
+
+
+@cache
+def _payloads(car_version: str | None) -> car_payloads.Payloads:
+    """CAR's payload contracts for the bundle of CAR ``car_version``, or its own payload schemas."""
+    bundle = _event_bundle(car_version)
+    return car_payloads.Payloads(bundle.version, bundle.document, journal_event_kinds(car_version))
 
 
 def _event_bundle(car_version: str | None) -> WireBundle:
@@ -259,7 +267,12 @@ def _json_type(value: Any) -> str:
 
 
 def _check_line(
-    raw: _RawLine, chain: str, profile: str, max_line_length: int, car_version: str | None = None
+    raw: _RawLine,
+    chain: str,
+    profile: str,
+    max_line_length: int,
+    car_version: str | None = None,
+    payloads: str = "warn",
 ) -> tuple[str | _EventFacts, list[RawFinding]]:
     """("blank" | "invalid" | the event's facts, findings) of one line."""
     number = raw.number
@@ -337,6 +350,10 @@ def _check_line(
             "CAR's event parser (serde_json into car-eventlog 0.58.0's Event) rejects the line"
         )
         findings.append(_finding(CAR_REJECTS, message, number, ""))
+    if isinstance(value, dict) and payloads != "off":
+        kind, data = value.get("kind"), value.get("data")
+        if isinstance(kind, str) and isinstance(data, dict):
+            findings.extend(_payloads(car_version).findings(kind, data, payloads, number))
     if car_compatible and not raw.terminated:
         message = (
             "the last line has no newline: CAR's read-only loader refuses the journal as a "
@@ -901,9 +918,23 @@ class _Checker:
             for line, run_id in open_runs:
                 message = f"run {_quoted(run_id)} is still open at the end of the journal"
                 self.push(_finding(RUN_OPEN_AT_END, message, line, "/run_id"))
-            for line, proposal_id in open_proposals:
-                message = f"proposal {_quoted(proposal_id)} is still open at the end of the journal"
-                self.push(_finding(PROPOSAL_OPEN_AT_END, message, line, "/proposal_id"))
+            # Only the CAR server writes proposal_completed (car-eventlog ``EventKind`` docs;
+            # car-server-core finish_pending_proposal): without any, car-engine wrote the journal
+            # alone and leaves every proposal open, which is said once.
+            if open_proposals and "proposal_completed" not in self.kinds:
+                line, proposal_id = open_proposals[0]
+                message = (
+                    f"no proposal_completed in the journal: {len(open_proposals)} proposal(s) "
+                    f"(e.g. {_quoted(proposal_id)}) received and never completed, as car-engine "
+                    "writes a journal without a CAR server (only the server completes proposals)"
+                )
+                self.push(_finding(PROPOSALS_NEVER_COMPLETED, message, line, "/proposal_id"))
+            else:
+                for line, proposal_id in open_proposals:
+                    message = (
+                        f"proposal {_quoted(proposal_id)} is still open at the end of the journal"
+                    )
+                    self.push(_finding(PROPOSAL_OPEN_AT_END, message, line, "/proposal_id"))
         chain: dict[str, int] | None
         if self.chain == "off":
             chain = None
@@ -940,6 +971,9 @@ def check_options(options: JournalOptions) -> None:
         raise ValueError(f"chain must be one of {', '.join(CHAIN_MODES)}, not {options.chain!r}")
     if options.profile not in PROFILES:
         raise ValueError(f"profile must be one of {', '.join(PROFILES)}, not {options.profile!r}")
+    if options.payloads not in car_payloads.MODES:
+        modes = ", ".join(car_payloads.MODES)
+        raise ValueError(f"payloads must be one of {modes}, not {options.payloads!r}")
     _event_bundle(options.car_version)  # a release not bundled
 
 
@@ -991,7 +1025,9 @@ def _check(
 ) -> tuple[list[RawFinding], dict[str, Any], str | None]:
     checker = new_checker(options, state)
     chain, profile, car_version = options.chain, options.profile, options.car_version
-    run = _Run(checker, chain, profile, options.max_line_length, car_version, snapshot)
+    run = _Run(
+        checker, chain, profile, options.max_line_length, car_version, snapshot, options.payloads
+    )
     if isinstance(source, str):
         with open(source, "rb") as stream:
             run.feed(_counted(stream.read, progress))
@@ -1035,6 +1071,7 @@ class _Run:
     max_line_length: int
     car_version: str | None
     snapshot: bool
+    payloads: str
     interrupted: bool = False
     saved: dict[str, Any] | None = None
 
@@ -1045,7 +1082,12 @@ class _Run:
                 if self.snapshot and not raw.terminated:
                     self.saved = journal_state.snapshot(checker)
                 outcome, findings = _check_line(
-                    raw, self.chain, self.profile, self.max_line_length, self.car_version
+                    raw,
+                    self.chain,
+                    self.profile,
+                    self.max_line_length,
+                    self.car_version,
+                    self.payloads,
                 )
                 checker.take(raw.number, outcome, findings)
         except KeyboardInterrupt:

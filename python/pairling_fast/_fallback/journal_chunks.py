@@ -99,7 +99,9 @@ def check_journal_chunk(source: Any, start: int, end: int, options: JournalOptio
             stream.seek(first)
             position = first
             for raw in _read_lines(stream.read, max_line_length):
-                checked.append(_check_line(raw, chain, profile, max_line_length, car_version))
+                checked.append(
+                    _check_line(raw, chain, profile, max_line_length, car_version, options.payloads)
+                )
                 position += raw.length + raw.terminated
                 if position >= end:
                     break

@@ -39,7 +39,12 @@ class JournalStream:
     def _take(self, checker: _Checker, raw: _RawLine) -> None:
         options = self._options
         outcome, findings = _check_line(
-            raw, options.chain, options.profile, options.max_line_length, options.car_version
+            raw,
+            options.chain,
+            options.profile,
+            options.max_line_length,
+            options.car_version,
+            options.payloads,
         )
         checker.take(raw.number, outcome, findings)
 

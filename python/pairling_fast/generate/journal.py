@@ -17,6 +17,7 @@ pointer under the default ``strict`` profile) are returned and, from the CLI, wr
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import random
 import sys
@@ -171,11 +172,21 @@ class _Journal:
     def text(self) -> str:
         return f"{self.rng.choice(WORDS)} {self.rng.randrange(10_000)}"
 
+    def car_data(self, kind: str) -> dict[str, Any]:
+        """``data`` as CAR writes it for ``kind`` (``car_data``), this journal's time and ids."""
+        data = car_data(kind, self.rng.getrandbits(32))
+        if kind == "run_started":
+            data.update(intent=self.text(), started_at=self.w.timestamp())
+        return data
+
+    def misc_data(self, kind: str) -> dict[str, Any]:
+        data = {"note": self.text(), "tokens": self.rng.randrange(1, 4000)}
+        return {**self.car_data(kind), **data}
+
     def misc(self, run_id: str, **ids: str | None) -> None:
         kind = self.misc_kinds[self.misc_next % len(self.misc_kinds)]
         self.misc_next += 1
-        data = {"note": self.text(), "tokens": self.rng.randrange(1, 4000)}
-        self.w.event(kind, data, run_id=run_id, **ids)
+        self.w.event(kind, self.misc_data(kind), run_id=run_id, **ids)
 
     def plant(self, where: str, run_id: str, **context: str) -> None:
         """Plant every due defect that fits this place."""
@@ -199,7 +210,7 @@ class _Journal:
         self.runs += 1
         run_id = f"run-{self.runs:06d}"
         client = f"client-{self.rng.randrange(100):02d}"
-        self.w.event("run_started", {"method": "runs.start"}, run_id=run_id, client_id=client)
+        self.w.event("run_started", self.car_data("run_started"), run_id=run_id, client_id=client)
         for _ in range(self.rng.randrange(1, 3)):
             self.misc(run_id)
         self.plant("run", run_id)
@@ -209,16 +220,20 @@ class _Journal:
             self.misc(run_id)
         self.plant("run", run_id)
         if self.runs % 3 == 2:
-            self.w.event("run_cancellation_requested", {}, run_id=run_id)
-            self.w.event("run_cancellation_result", {"cancelled": True}, run_id=run_id)
-        self.w.event("run_completed", {"status": "completed"}, run_id=run_id)
+            requested = {**self.car_data("run_cancellation_requested"), "run_id": run_id}
+            self.w.event("run_cancellation_requested", requested, run_id=run_id)
+            result = {**self.car_data("run_cancellation_result"), "run_id": run_id}
+            self.w.event("run_cancellation_result", result, run_id=run_id)
+        self.w.event("run_completed", self.car_data("run_completed"), run_id=run_id)
 
     def one_proposal(self, run_id: str) -> None:
         self.proposals += 1
         proposal_id = f"{self.rng.getrandbits(48):012x}"
         ids = {"run_id": run_id, "proposal_id": proposal_id}
-        self.w.event("proposal_received", {"source": "unknown", "actions": 3}, **ids)
-        for number in range(self.rng.randrange(1, 5)):
+        actions = self.rng.randrange(1, 5)
+        received = {**self.car_data("proposal_received"), "action_count": actions}
+        self.w.event("proposal_received", received, **ids)
+        for number in range(actions):
             action_id = f"a{number}"
             succeeded = self.one_action(ids, action_id, first=number == 0)
             if succeeded:
@@ -226,7 +241,8 @@ class _Journal:
             if self.rng.random() < 0.5:
                 self.misc(run_id, proposal_id=proposal_id)
         self.w.event("state_committed", {"keys": [self.text()]}, **ids)
-        self.w.event("proposal_completed", {"status": "succeeded"}, **ids)
+        completed = {**self.car_data("proposal_completed"), "action_count": actions}
+        self.w.event("proposal_completed", completed, **ids)
         self.completed_proposal = proposal_id
 
     def one_action(self, ids: dict[str, str], action_id: str, first: bool) -> bool:
@@ -288,21 +304,24 @@ class _Journal:
 
     def _defect_run_started_twice(self, run_id: str) -> None:
         self.w.expect(
-            codes.RUN_ALREADY_OPEN, self.w.event("run_started", {}, run_id=run_id), "/run_id"
+            codes.RUN_ALREADY_OPEN,
+            self.w.event("run_started", self.car_data("run_started"), run_id=run_id),
+            "/run_id",
         )
 
     def _defect_run_not_open(self, run_id: str) -> None:
         # An event stamped with a run after its run_completed (a run never started in the journal
         # is the journal beginning mid-run: PF343, once).
         ghost = f"run-ghost-{self.w.line}"
-        self.w.event("run_started", {}, run_id=ghost)
-        self.w.event("run_completed", {"status": "succeeded"}, run_id=ghost)
+        self.w.event("run_started", self.car_data("run_started"), run_id=ghost)
+        self.w.event("run_completed", self.car_data("run_completed"), run_id=ghost)
         self.w.expect(
             codes.RUN_NOT_OPEN, self.w.event("state_snapshot", {}, run_id=ghost), "/run_id"
         )
 
     def _defect_cancellation_not_requested(self, run_id: str) -> None:
-        line = self.w.event("run_cancellation_result", {"cancelled": False}, run_id=run_id)
+        result = {**self.car_data("run_cancellation_result"), "run_id": run_id}
+        line = self.w.event("run_cancellation_result", result, run_id=run_id)
         self.w.expect(codes.CANCELLATION_NOT_REQUESTED, line, "/run_id")
 
     def _defect_proposal_not_received(self, run_id: str) -> None:
@@ -340,10 +359,94 @@ class _Journal:
         self.runs += 1
         run_id = f"run-{self.runs:06d}"
         self.w.expect(
-            codes.RUN_OPEN_AT_END, self.w.event("run_started", {}, run_id=run_id), "/run_id"
+            codes.RUN_OPEN_AT_END,
+            self.w.event("run_started", self.car_data("run_started"), run_id=run_id),
+            "/run_id",
         )
-        line = self.w.event("proposal_received", {}, run_id=run_id, proposal_id="live-tail")
+        received = self.car_data("proposal_received")
+        line = self.w.event("proposal_received", received, run_id=run_id, proposal_id="live-tail")
         self.w.expect(codes.PROPOSAL_OPEN_AT_END, line, "/proposal_id")
+
+
+def car_data(kind: str, index: int = 0) -> dict[str, Any]:
+    """Representative ``data`` of an event of ``kind`` as CAR's emit sites write it: the members
+    CAR's payload contracts name (``pairling_fast/car_payloads.toml`` cites the emit sites),
+    deterministic in ``index``; ``{}`` for a kind CAR's code gives no fixed shape. Tests and the
+    generator build events CAR could have written from it."""
+    digest = hashlib.sha256(f"{kind}/{index}".encode()).hexdigest()
+    proposal = {"id": f"proposal-{index}", "source": "unknown", "actions": [], "context": {}}
+    cancellation: dict[str, Any] = {
+        "receipt_version": 1,
+        "run_id": f"run-{index}",
+        "idempotency_key": f"cancel-{index}",
+        "reason_digest": digest,
+        "principal": "operator",
+        "action_id": None,
+        "request_id": None,
+    }
+    examples: dict[str, dict[str, Any]] = {
+        "run_started": {
+            "agent_id": "agent-generated",
+            "intent": "generated",
+            "started_at": "2026-01-01T00:00:00Z",
+        },
+        "run_completed": {
+            "termination_kind": "outcome",
+            "completion_digest": digest,
+            "termination": {"kind": "outcome", "status": "succeeded", "outcome": {}},
+        },
+        "run_cancellation_requested": cancellation,
+        "run_cancellation_result": {
+            **cancellation,
+            "status": "cancelled_confirmed",
+            "terminal_digest": digest,
+            "receipt_digest": digest,
+        },
+        "proposal_received": {
+            "source": "unknown",
+            "action_count": 1,
+            "proposal": proposal,
+            "proposal_digest": digest,
+        },
+        "proposal_completed": {
+            "original_submission_id": proposal["id"],
+            "final_proposal_id": proposal["id"],
+            "original_proposal": proposal,
+            "final_proposal": proposal,
+            "original_submission": {"proposal": proposal},
+            "replan_lineage": [],
+            "all_succeeded": True,
+            "action_count": 1,
+            "proposal_result": {"proposal_id": proposal["id"], "results": []},
+            "result_digest": digest,
+        },
+        "transaction_conflict": {
+            "kind": "write_write",
+            "key": "counter",
+            "actions": ["a0", "a1"],
+            "explanation": "both actions write counter",
+            "resolution": "serialize",
+        },
+        "worker_started": {
+            "handle": f"worker-{index}",
+            "at": "2026-01-01T00:00:00+00:00",
+            "seq": index,
+            "network_fence": "none",
+            "warning": "no network fence on this platform",
+        },
+        "worker_starts_omitted": {
+            "handle": f"worker-{index}",
+            "omitted": 3,
+            "path": f"workers/worker-{index}/starts.jsonl",
+        },
+        "inference_metered": {
+            "tokens_in": 100 + index % 1000,
+            "tokens_out": 40,
+            "cost_usd": 0.0125,
+            "agent": "agent-generated",
+        },
+    }
+    return dict(examples.get(kind, {}))
 
 
 def write_journal(
