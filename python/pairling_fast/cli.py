@@ -32,13 +32,9 @@ from .errors import CanonicalizationError, PairlingError, ValidationError
 from .generate import journal as generate_journal
 from .generate import map as generate_map
 from .generate import transcript as generate_transcript
-from .journal import (
-    DEFAULT_MAX_FINDINGS,
-    JournalStateError,
-    JournalStates,
-    Profile,
-    chain_journal,
-)
+from .journal import DEFAULT_MAX_FINDINGS, JournalStateError, JournalStates
+from .journal_options import Profile
+from .journal_writers import chain_journal
 from .maps import load_manifest, write_sealed
 from .output import (
     FORMATS,
@@ -250,7 +246,7 @@ def _command_check(args: argparse.Namespace) -> int:
 def _command_follow(args: argparse.Namespace, config: Config) -> int:
     """``check --follow``: the journals followed as they grow until Ctrl-C (``follow.py``)."""
     from .follow import follow
-    from .journal import JournalOptions
+    from .journal_options import JournalOptions
 
     if args.format not in ("text", "jsonl"):
         _fail(

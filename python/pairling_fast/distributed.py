@@ -34,14 +34,8 @@ from typing import TYPE_CHECKING, Any, Union
 
 from . import _backend, remote
 from .errors import PairlingError
-from .journal import (
-    DEFAULT_MAX_FINDINGS,
-    DEFAULT_MAX_LINE_LENGTH,
-    ChainMode,
-    JournalInterrupted,
-    JournalOptions,
-    Profile,
-)
+from .journal import DEFAULT_MAX_FINDINGS, DEFAULT_MAX_LINE_LENGTH
+from .journal_options import ChainMode, JournalInterrupted, JournalOptions, Profile
 from .report import Finding, RawFinding, Report
 
 if TYPE_CHECKING:

@@ -15,7 +15,7 @@ from typing import Any
 
 from . import _backend
 from ._tables import DEFAULT_MAX_FINDINGS, DEFAULT_MAX_LINE_LENGTH
-from .journal import ChainMode, JournalOptions, Profile
+from .journal_options import ChainMode, JournalOptions, Profile
 from .journal_state import JournalStateError, fingerprint
 from .report import Finding, Report
 
