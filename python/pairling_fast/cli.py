@@ -263,6 +263,7 @@ def _command_follow(args: argparse.Namespace, config: Config) -> int:
         profile=args.profile,
         max_findings=max_findings or None,
         car_version=args.car_version or config.car_version,
+        payloads=args.payloads or config.payloads or "warn",
     )
     state_file = args.state or config.state
     states = _journal_states(state_file, False)
