@@ -373,7 +373,7 @@ fn known_code(name: &str) -> Parsed<Code> {
 // malformed states.
 #[cfg(test)]
 mod tests {
-    use super::super::ACTION_TERMINAL;
+    use super::super::ordered::ACTION_TERMINAL;
     use super::*;
     use serde_json::{json, Value};
 

@@ -22,7 +22,7 @@ import pairling_fast as pf
 from pairling_fast import _backend, journal_state
 from pairling_fast.codes import STATE_OPTIONS_CHANGED, VERIFIED_PREFIX_CHANGED
 from pairling_fast.generate.journal import generate_journal
-from pairling_fast.journal import JournalInterrupted
+from pairling_fast.journal_options import JournalInterrupted
 from pairling_fast.journal_state import BLOCK_SIZE, STATE_FORMAT, STATE_VERSION, _HashingReader
 
 STATE_PROPERTIES = settings(

@@ -191,3 +191,18 @@ def test_a_closed_stream_refuses_more(backend: _backend.Engine) -> None:
         (finding,) = live.feed(b"[1]\n")
         assert finding.path == "live.jsonl" and finding.code == "PF301"
     assert live.closed
+
+
+def test_a_stream_takes_the_payloads_option_as_check_journal_does(
+    backend: _backend.Engine,
+) -> None:
+    # run_started without agent_id, intent, started_at: CAR's payload contract (PF360 by
+    # default, nothing when off, PF363 as errors).
+    line = b'{"kind":"run_started","timestamp":"2026-12-03T10:00:00Z","data":{}}\n'
+    for payloads in ("warn", "off", "error"):
+        stream = pf.JournalStream(payloads=payloads, lifecycle=False)
+        stream.feed(line)
+        expected = pf.check_journal(line, payloads=payloads, lifecycle=False)
+        assert stream.close().findings == expected.findings
+    codes = {f.code for f in pf.check_journal(line, payloads="error", lifecycle=False).findings}
+    assert "PF363" in codes

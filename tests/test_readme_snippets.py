@@ -49,11 +49,14 @@ def test_the_readme_pre_commit_snippet_runs_the_installed_command(
     repo_url = re.search(r"repo: (\S+)", snippet)
     rev = re.search(r"rev: (\S+)", snippet)
     assert repo_url is not None and rev is not None
-    # This repository as users get it: a clone, tagged as docs/release.md says.
-    hooks = tmp_path / "hooks"
-    _git("clone", "--quiet", str(REPO), str(hooks), cwd=tmp_path)
-    # -f: the clone carries the release tag once it exists; the hook must run this checkout.
-    _git("tag", "-f", rev.group(1), cwd=hooks)
+    # This repository as users get it: a clone (branches, no tags), tagged by the README's own
+    # command, run as written.
+    [tag_command] = re.findall(r"^git -C \S+ tag \S+$", README, flags=re.MULTILINE)
+    clone_name, tag = tag_command.split()[2], tag_command.split()[4]
+    assert tag == rev.group(1), "the README tags what its snippet names"
+    hooks = tmp_path / clone_name
+    _git("clone", "--quiet", "--no-tags", str(REPO), str(hooks), cwd=tmp_path)
+    subprocess.run(tag_command.split(), cwd=tmp_path, check=True, capture_output=True)
     project = tmp_path / "project"
     write_tree(
         project,
@@ -123,3 +126,22 @@ def test_the_readme_ci_snippet_writes_sarif_for_code_scanning(backend: str, tmp_
         "PF310",
         "PF311",
     }
+
+
+@pytest.mark.parametrize("backend", _backend.BACKENDS)
+def test_the_readme_python_tour_runs_as_written(backend: str) -> None:
+    """Every ```python block of the README, run from a checkout's top as a user would, with its
+    asserts (the figures it states: digests verified, the tampered journal's codes...)."""
+    blocks = re.findall(r"```python\n(.*?)```", README, flags=re.DOTALL)
+    assert blocks
+    for block in blocks:
+        done = subprocess.run(
+            [sys.executable, "-c", block],
+            cwd=REPO,
+            env={**os.environ, "PAIRLING_FAST_BACKEND": backend},
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+        assert done.returncode == 0, done.stderr

@@ -27,15 +27,10 @@ from .errors import (
     SchemaCompileError,
     ValidationError,
 )
-from .journal import (
-    JournalInterrupted,
-    JournalStateError,
-    JournalStates,
-    JournalWriter,
-    chain_journal,
-    check_journal,
-)
+from .journal import JournalStateError, JournalStates, check_journal
+from .journal_options import JournalInterrupted
 from .journal_stream import JournalStream
+from .journal_writers import JournalWriter, chain_journal
 from .maps import check_map, seal_map, write_sealed
 from .paths import PathsReport, check_paths
 from .report import REPORT_VERSION, Finding, Report

@@ -155,7 +155,7 @@ class Engine(Protocol):
 
 if TYPE_CHECKING:
     from . import _core, _fallback
-    from .journal import JournalOptions
+    from .journal_options import JournalOptions
 
     # The engine API is written out in _core.pyi (checked against the extension by stubtest), in
     # _fallback and in Engine: mypy holds both backends' modules to this one protocol.

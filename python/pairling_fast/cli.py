@@ -32,13 +32,9 @@ from .errors import CanonicalizationError, PairlingError, ValidationError
 from .generate import journal as generate_journal
 from .generate import map as generate_map
 from .generate import transcript as generate_transcript
-from .journal import (
-    DEFAULT_MAX_FINDINGS,
-    JournalStateError,
-    JournalStates,
-    Profile,
-    chain_journal,
-)
+from .journal import DEFAULT_MAX_FINDINGS, JournalStateError, JournalStates
+from .journal_options import Profile
+from .journal_writers import chain_journal
 from .maps import load_manifest, write_sealed
 from .output import (
     FORMATS,
@@ -250,7 +246,7 @@ def _command_check(args: argparse.Namespace) -> int:
 def _command_follow(args: argparse.Namespace, config: Config) -> int:
     """``check --follow``: the journals followed as they grow until Ctrl-C (``follow.py``)."""
     from .follow import follow
-    from .journal import JournalOptions
+    from .journal_options import JournalOptions
 
     if args.format not in ("text", "jsonl"):
         _fail(
@@ -267,6 +263,7 @@ def _command_follow(args: argparse.Namespace, config: Config) -> int:
         profile=args.profile,
         max_findings=max_findings or None,
         car_version=args.car_version or config.car_version,
+        payloads=args.payloads or config.payloads or "warn",
     )
     state_file = args.state or config.state
     states = _journal_states(state_file, False)

@@ -34,14 +34,8 @@ from typing import TYPE_CHECKING, Any, Union
 
 from . import _backend, remote
 from .errors import PairlingError
-from .journal import (
-    DEFAULT_MAX_FINDINGS,
-    DEFAULT_MAX_LINE_LENGTH,
-    ChainMode,
-    JournalInterrupted,
-    JournalOptions,
-    Profile,
-)
+from .journal import DEFAULT_MAX_FINDINGS, DEFAULT_MAX_LINE_LENGTH
+from .journal_options import ChainMode, JournalInterrupted, JournalOptions, Payloads, Profile
 from .report import Finding, RawFinding, Report
 
 if TYPE_CHECKING:
@@ -291,13 +285,16 @@ def journal_reports(
     profile: Profile = "strict",
     max_line_length: int = DEFAULT_MAX_LINE_LENGTH,
     car_version: str | None = None,
+    payloads: Payloads = "warn",
 ) -> Iterator[tuple[str, Report]]:
     """(path, report) of each journal file (a path or a URL), in order, as each completes. One
     task per journal runs on the workers (checked whole, or as the reducer of its chunks: module
     docstring); at most ``max_in_flight`` journals are submitted ahead (default twice the
     cluster's threads), and each reducer keeps at most as many chunks ahead, so memory is bounded
     on the driver and on the workers. On Ctrl-C the tasks in flight are cancelled."""
-    options = JournalOptions(chain, lifecycle, max_findings, profile, max_line_length, car_version)
+    options = JournalOptions(
+        chain, lifecycle, max_findings, profile, max_line_length, car_version, payloads
+    )
     return _journal_reports(_backend.active(), files, client, options, chunk_bytes, max_in_flight)
 
 
@@ -380,11 +377,14 @@ def check_journal_on_cluster(
     profile: Profile = "strict",
     max_line_length: int = DEFAULT_MAX_LINE_LENGTH,
     car_version: str | None = None,
+    payloads: Payloads = "warn",
 ) -> Report:
     """``pairling_fast.check_journal(path, ...)`` with the per-line work on ``client``'s workers;
     the report is the same. ``max_in_flight`` caps the chunks submitted ahead (default: twice the
     cluster's threads)."""
-    options = JournalOptions(chain, lifecycle, max_findings, profile, max_line_length, car_version)
+    options = JournalOptions(
+        chain, lifecycle, max_findings, profile, max_line_length, car_version, payloads
+    )
     return journal_report_on(_backend.active(), path, client, options, chunk_bytes, max_in_flight)
 
 
@@ -417,6 +417,7 @@ def check_journal_paths_on_cluster(
     profile: Profile = "strict",
     max_line_length: int = DEFAULT_MAX_LINE_LENGTH,
     car_version: str | None = None,
+    payloads: Payloads = "warn",
 ) -> Report:
     """Check journals (files, or directories of ``*.jsonl`` / ``*.ndjson``) on ``client``'s
     workers, one pipeline of chunks across all files. The report lists every file's findings
@@ -433,6 +434,7 @@ def check_journal_paths_on_cluster(
         profile=profile,
         max_line_length=max_line_length,
         car_version=car_version,
+        payloads=payloads,
     )
     merged = Report(stats={"files": {}})
     for path, report in reports:

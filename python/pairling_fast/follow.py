@@ -25,7 +25,7 @@ from typing import IO, Any
 
 from . import _backend
 from .codes import JOURNAL_REPLACED_WHILE_FOLLOWING, JOURNAL_TRUNCATED_WHILE_FOLLOWING
-from .journal import JournalOptions
+from .journal_options import JournalOptions
 from .journal_state import (
     BLOCK_SIZE,
     JournalStates,

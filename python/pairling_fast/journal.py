@@ -4,22 +4,21 @@ A journal is one CAR event (``car.journal.event``) per line. ``check_journal`` v
 verifies the hash chain (CAR's ``event_digest``, ``car-eventlog-0.58.0.event_digest`` in
 ``docs/digests.md``) and the run / proposal / action lifecycles in one streaming pass whose memory
 is bounded by the open ids, not the file size. Writing chained journals (``chain_event``,
-``chain_journal``, ``JournalWriter``) is ``journal_writers.py``'s job; this module still exports
-those names.
+``chain_journal``, ``JournalWriter``) is ``journal_writers.py``'s job; the options every check
+takes are ``journal_options.py``'s (re-exported here).
 """
 
 from __future__ import annotations
 
-import dataclasses
 import io
 import os
 from collections.abc import Callable, Iterable, Iterator
-from typing import IO, Any, Literal, Union
+from typing import IO, Any, Union
 
 from . import _backend, remote
 from ._tables import DEFAULT_MAX_FINDINGS, DEFAULT_MAX_LINE_LENGTH
+from .journal_options import ChainMode, JournalInterrupted, JournalOptions, Payloads, Profile
 from .journal_state import JournalStateError, JournalStates, check_with_state
-from .journal_writers import JournalWriter, chain_event, chain_journal, event_line
 from .report import Finding, Report
 
 __all__ = [
@@ -31,57 +30,17 @@ __all__ = [
     "JournalSource",
     "JournalStateError",
     "JournalStates",
-    "JournalWriter",
-    "chain_event",
-    "chain_journal",
     "check_journal",
     "event_kinds",
-    "event_line",
 ]
 
 CHAIN_RULE = "car-eventlog-0.58.0.event_digest"
-ChainMode = Literal["auto", "require", "off"]
-Profile = Literal["strict", "car-compatible"]
-# CAR's payload contracts (docs/journals.md): off, warnings (PF360-PF362), errors (PF363-PF365).
-Payloads = Literal["off", "warn", "error"]
-
-
-@dataclasses.dataclass(frozen=True)
-class JournalOptions:
-    """How a journal is checked: the mirror of Rust's ``journal::Options``, with the defaults every
-    journal signature shares (the numbers come from ``journal_defaults.toml``, which the Rust core
-    reads too). Built once where a check starts and handed to the engine whole: the engines read
-    these attributes (Rust: ``journal_options`` in ``rust/python/journal_checks.rs``)."""
-
-    chain: ChainMode = "auto"
-    lifecycle: bool = True
-    max_findings: int | None = DEFAULT_MAX_FINDINGS
-    profile: Profile = "strict"
-    max_line_length: int = DEFAULT_MAX_LINE_LENGTH
-    # The CAR release whose bundled ``journal.event`` events are validated against (``None``: the
-    # default bundle).
-    car_version: str | None = None
-    payloads: Payloads = "warn"
-
-
 JournalSource = Union[
     str, "os.PathLike[str]", bytes, bytearray, IO[bytes], Iterable[Union[bytes, str]]
 ]
 """A path or an fsspec URL (``s3://bucket/key``, ``https://...``: read by byte ranges,
 docs/cluster.md), the journal's text as bytes (as ``check_map`` takes a map's), a binary file
 object, or an iterable of lines (bytes or str, one line each)."""
-
-
-class JournalInterrupted(KeyboardInterrupt):
-    """Ctrl-C stopped ``check_journal``; ``report`` covers the lines read until then.
-
-    A ``KeyboardInterrupt``, so an unprepared caller stops as Ctrl-C always does; a caller that
-    wants the partial result catches it (``stats["interrupted"]`` is true).
-    """
-
-    def __init__(self, report: Report) -> None:
-        super().__init__(f"interrupted after {report.stats.get('lines', 0)} lines")
-        self.report = report
 
 
 class _LinesReader:
@@ -207,10 +166,13 @@ def _check_with_state(
     if not isinstance(source, (str, os.PathLike)):
         raise TypeError("check_journal(state=...) needs the journal's path as its source")
     if isinstance(source, str) and remote.is_url(source):
+        # Loaded only for URLs: a local check does not pay for it.
         from .object_state import check_object_with_state
 
         states = state if isinstance(state, JournalStates) else JournalStates.load(state)
-        report = check_object_with_state(engine, source, options, states, progress)
+        report = check_object_with_state(
+            source, options, states, lambda: check_journal_on(engine, source, options, progress)
+        )
         if not isinstance(state, JournalStates):
             states.save(state)
         return report

@@ -30,7 +30,7 @@ from .errors import PairlingError
 from .report import Finding, Report
 
 if TYPE_CHECKING:
-    from .journal import JournalOptions
+    from .journal_options import JournalOptions
 
 __all__ = ["BLOCK_SIZE", "STATE_FORMAT", "STATE_VERSION", "JournalStateError", "JournalStates"]
 
@@ -446,7 +446,7 @@ def check_with_state(
     ``states`` when the verified prefix is unchanged, and the entry updated to where this run's
     verified prefix ends (not after Ctrl-C: ``JournalInterrupted`` as ``check_journal`` raises
     it)."""
-    from .journal import JournalInterrupted
+    from .journal_options import JournalInterrupted
 
     key = os.path.realpath(path)
     with open(path, "rb") as stream:

@@ -15,7 +15,7 @@ from typing import Any
 
 from . import _backend
 from ._tables import DEFAULT_MAX_FINDINGS, DEFAULT_MAX_LINE_LENGTH
-from .journal import ChainMode, JournalOptions, Profile
+from .journal_options import ChainMode, JournalOptions, Payloads, Profile
 from .journal_state import JournalStateError, fingerprint
 from .report import Finding, Report
 
@@ -48,12 +48,13 @@ class JournalStream:
         profile: Profile = "strict",
         max_line_length: int = DEFAULT_MAX_LINE_LENGTH,
         car_version: str | None = None,
+        payloads: Payloads = "warn",
         state: Mapping[str, Any] | None = None,
         name: str | None = None,
         backend: str | None = None,
     ) -> None:
         self.options = JournalOptions(
-            chain, lifecycle, max_findings, profile, max_line_length, car_version
+            chain, lifecycle, max_findings, profile, max_line_length, car_version, payloads
         )
         self.name = name
         self._fingerprint = fingerprint(self.options)

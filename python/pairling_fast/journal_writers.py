@@ -30,6 +30,7 @@ from .codes import (
     TRUNCATED_FINAL_LINE,
 )
 from .errors import CanonicalizationError, ValidationError
+from .journal_options import Profile
 from .report import Finding, Report
 from .validator import schema_validator
 
@@ -82,7 +83,7 @@ def chain_journal(
     src: str | os.PathLike[str],
     dst: str | os.PathLike[str],
     *,
-    profile: _journal.Profile = "strict",
+    profile: Profile = "strict",
     fsync: bool = True,
     notes: list[str] | None = None,
 ) -> Report:

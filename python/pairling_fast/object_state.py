@@ -12,28 +12,22 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from . import _backend, remote
+from . import remote
 from .journal_state import JournalStates, fingerprint
 from .report import Finding, Report
 
 if TYPE_CHECKING:
-    from .journal import JournalOptions
+    from .journal_options import JournalOptions
 
 __all__ = ["check_object_with_state"]
 
 
 def check_object_with_state(
-    engine: _backend.Engine,
-    url: str,
-    options: JournalOptions,
-    states: JournalStates,
-    progress: Callable[[int], object] | None,
+    url: str, options: JournalOptions, states: JournalStates, check: Callable[[], Report]
 ) -> Report:
     """The report of the journal object at ``url``: the recorded one when the object's version
     tag and the options are those of its entry in ``states``, else a full check, recorded (an
     object whose server gives no tag is always checked, and not recorded)."""
-    from .journal import check_journal_on
-
     found = remote.stat(url)
     key = remote.redact(url)
     expected = fingerprint(options)
@@ -53,7 +47,7 @@ def check_object_with_state(
             "object_version": found.version,
         }
         return Report(findings=[Finding.from_dict(f) for f in entry["findings"]], stats=stats)
-    report = check_journal_on(engine, url, options, progress)  # JournalInterrupted: no entry
+    report = check()  # the full check; JournalInterrupted: no entry
     if found.version is not None and not report.stats.get("interrupted"):
         record: dict[str, Any] = {
             "object_version": found.version,

@@ -30,16 +30,8 @@ from .classify import SNIFF_LINES as SNIFF_LINES
 from .classify import result_method as result_method
 from .codes import INTERNAL_ERROR, TOO_LARGE, UNREADABLE
 from .errors import CanonicalizationError
-from .journal import (
-    DEFAULT_MAX_FINDINGS,
-    DEFAULT_MAX_LINE_LENGTH,
-    JournalInterrupted,
-    JournalOptions,
-    JournalStates,
-    Payloads,
-    Profile,
-    check_journal_on,
-)
+from .journal import DEFAULT_MAX_FINDINGS, DEFAULT_MAX_LINE_LENGTH, JournalStates, check_journal_on
+from .journal_options import JournalInterrupted, JournalOptions, Payloads, Profile
 from .locate import with_lines
 from .maps import check_map_on
 from .report import SEVERITIES, Finding, Report, Severity

@@ -22,6 +22,8 @@ import re
 from dataclasses import dataclass
 from typing import Any, Callable
 
+from .journal_schema import is_event_kind
+
 __all__ = [
     "CHAIN_RULE",
     "CarEvent",
@@ -266,8 +268,6 @@ def parse(line: bytes) -> CarEvent:
 
 def _kind(member: Any) -> str:
     """An ``EventKind`` through serde's enum protocol: a name, or ``{"name": null}``."""
-    from .journal import is_event_kind
-
     if isinstance(member, dict) and len(member) == 1:
         ((name, unit),) = member.items()
         if isinstance(name, str) and is_event_kind(name):

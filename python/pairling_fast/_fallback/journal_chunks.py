@@ -19,17 +19,11 @@ from dataclasses import replace
 from typing import IO, TYPE_CHECKING, Any, Optional, Union
 
 from ..report import RawFinding
-from .journal import (
-    READ_SIZE,
-    _check_line,
-    _Checker,
-    _EventFacts,
-    _read_lines,
-    check_options,
-)
+from .journal import READ_SIZE, _check_line, _read_lines, check_options
+from .journal_ordered import _Checker, _EventFacts
 
 if TYPE_CHECKING:
-    from ..journal import JournalOptions
+    from ..journal_options import JournalOptions
 
 __all__ = ["JournalChecker", "check_journal_chunk"]
 

@@ -10,12 +10,17 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Iterator
 from itertools import repeat
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, TypeVar
 
 from ..codes import CODES, severity
-
-if TYPE_CHECKING:
-    from .journal import _Checker, _ClosedWindow
+from .journal_ordered import (
+    ACTION_TERMINAL,
+    CLOSED_WINDOW,
+    _Checker,
+    _ClosedWindow,
+    _MidRun,
+    _OpenRun,
+)
 
 K = TypeVar("K", bound=Hashable)
 V = TypeVar("V")
@@ -83,8 +88,6 @@ def restore(checker: _Checker, state: Any) -> None:
 
 
 def _restore(checker: _Checker, state: Any) -> None:
-    from .journal import _MidRun, _OpenRun
-
     checker.lines = _count(state["lines"])
     checker.events = _count(state["events"])
     checker.blank_lines = _count(state["blank_lines"])
@@ -161,8 +164,6 @@ def _restore_window(
     value: Callable[[Any], V] | None,
 ) -> None:
     """A set's (``value`` None) entries hold True, as ``_Checker`` inserts them."""
-    from .journal import CLOSED_WINDOW
-
     fields = {"generation", "keys", "gone"} | ({"values"} if value is not None else set())
     if set(_object(state)) != fields:
         raise ValueError(f"malformed journal checker state: a window of {sorted(fields)} expected")
@@ -247,8 +248,6 @@ def _text(value: Any) -> str:
 
 def _terminal(value: Any) -> str:
     """An ended action's kind: one of the kinds that end an action, as the core requires."""
-    from .journal import ACTION_TERMINAL  # journal imports this module
-
     kind = _text(value)
     if kind not in ACTION_TERMINAL:
         raise ValueError(f"malformed journal checker state: {kind!r} does not end an action")

@@ -12,10 +12,11 @@ from typing import TYPE_CHECKING, Any
 
 from ..report import RawFinding
 from . import journal_state
-from .journal import _check_line, _Checker, _LineSplitter, _RawLine, new_checker
+from .journal import _check_line, _LineSplitter, _RawLine, new_checker
+from .journal_ordered import _Checker
 
 if TYPE_CHECKING:
-    from ..journal import JournalOptions
+    from ..journal_options import JournalOptions
 
 __all__ = ["JournalStream"]
 

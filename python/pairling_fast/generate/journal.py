@@ -26,7 +26,8 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from .. import codes, schemas
-from ..journal import chain_event, event_kinds, event_line
+from ..journal import event_kinds
+from ..journal_writers import chain_event, event_line
 
 __all__ = [
     "DEFECTS",

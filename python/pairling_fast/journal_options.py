@@ -1,0 +1,48 @@
+"""The options every journal check takes, as one value (the mirror of Rust's ``journal::Options``),
+and the interruption a check raises. Imports none of the modules that use it, so the check, its
+state, the stream, the writers and both engines can all name these types without a circle."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Literal
+
+from ._tables import DEFAULT_MAX_FINDINGS, DEFAULT_MAX_LINE_LENGTH
+from .report import Report
+
+__all__ = ["ChainMode", "JournalInterrupted", "JournalOptions", "Payloads", "Profile"]
+
+ChainMode = Literal["auto", "require", "off"]
+Profile = Literal["strict", "car-compatible"]
+# CAR's payload contracts (docs/journals.md): off, warnings (PF360-PF362), errors (PF363-PF365).
+Payloads = Literal["off", "warn", "error"]
+
+
+@dataclasses.dataclass(frozen=True)
+class JournalOptions:
+    """How a journal is checked: the mirror of Rust's ``journal::Options``, with the defaults every
+    journal signature shares (the numbers come from ``journal_defaults.toml``, which the Rust core
+    reads too). Built once where a check starts and handed to the engine whole: the engines read
+    these attributes (Rust: ``journal_options`` in ``rust/python/journal_checks.rs``)."""
+
+    chain: ChainMode = "auto"
+    lifecycle: bool = True
+    max_findings: int | None = DEFAULT_MAX_FINDINGS
+    profile: Profile = "strict"
+    max_line_length: int = DEFAULT_MAX_LINE_LENGTH
+    # The CAR release whose bundled ``journal.event`` events are validated against (``None``: the
+    # default bundle).
+    car_version: str | None = None
+    payloads: Payloads = "warn"
+
+
+class JournalInterrupted(KeyboardInterrupt):
+    """Ctrl-C stopped ``check_journal``; ``report`` covers the lines read until then.
+
+    A ``KeyboardInterrupt``, so an unprepared caller stops as Ctrl-C always does; a caller that
+    wants the partial result catches it (``stats["interrupted"]`` is true).
+    """
+
+    def __init__(self, report: Report) -> None:
+        super().__init__(f"interrupted after {report.stats.get('lines', 0)} lines")
+        self.report = report
