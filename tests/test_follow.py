@@ -24,7 +24,14 @@ import pairling_fast as pf
 from pairling_fast import _backend
 from pairling_fast.generate.journal import generate_journal
 
-EVENT = {"kind": "run_started", "data": {}, "timestamp": "2026-01-01T00:00:00Z", "run_id": "r1"}
+# CAR-shaped `data` (car-server-core's append_run_started_event): no payload finding on its own.
+RUN_DATA = {"agent_id": "a1", "intent": "check", "started_at": "2026-01-01T00:00:00Z"}
+EVENT = {
+    "kind": "run_started",
+    "data": RUN_DATA,
+    "timestamp": "2026-01-01T00:00:00Z",
+    "run_id": "r1",
+}
 GOOD = (json.dumps(EVENT) + "\n").encode()
 WAIT = 60.0  # seconds for an expected finding: generous, the machine is shared
 

@@ -144,12 +144,17 @@ class _Journal:
         self.reader = _HashingReader(file, blocks or _Blocks.new(BLOCK_SIZE))
         self.read = self.reader.blocks.position
         file.seek(self.read)
-        self.stream = JournalStream(
-            **dataclasses.asdict(self.options),
-            state=entry if resumed else None,
-            name=self.path,
-            backend=_backend.name_of(self.engine),
-        )
+        try:
+            self.stream = JournalStream(
+                **dataclasses.asdict(self.options),
+                state=entry if resumed else None,
+                name=self.path,
+                backend=_backend.name_of(self.engine),
+            )
+        except BaseException:  # a state entry the stream refuses: the file is not kept open
+            file.close()
+            self.file = None
+            raise
         self.seen_file, self.told_missing = True, False
         self.summary["files"] += 1
         self.summary["missing"] = False
