@@ -19,6 +19,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benches"))
 
 import cluster
 import compare
+import compare_model
+import compare_report
 
 
 @pytest.fixture(scope="module")
@@ -70,21 +72,21 @@ def test_the_head_of_a_whole_journal_is_all_of_it(generated: Path, tmp_path: Pat
 def test_a_target_is_met_on_the_right_side_of_its_goal(
     measured: float | None, goal: float, at_most: bool, verdict: str
 ) -> None:
-    target = compare.Target("t", measured, goal, at_most=at_most)
+    target = compare_report.Target("t", measured, goal, at_most=at_most)
     assert target.verdict == verdict
     assert target.line().startswith(f"- t: {verdict}")
 
 
 def test_a_measurement_has_no_verdict() -> None:
-    assert compare.Target("crossover", None, None).verdict == "not measured"
-    measured = compare.Target("crossover", None, None, detail="none up to 323 MB")
+    assert compare_report.Target("crossover", None, None).verdict == "not measured"
+    measured = compare_report.Target("crossover", None, None, detail="none up to 323 MB")
     assert measured.verdict == "measured"
     assert measured.line() == "- crossover: measured; none up to 323 MB"
 
 
-def rss_outcome(size: int, peak_rss_mb: float) -> compare.Outcome:
-    outcome = compare.Outcome(
-        "1b. peak RSS vs journal size", compare.rss_contender(size), seconds=1.0
+def rss_outcome(size: int, peak_rss_mb: float) -> compare_model.Outcome:
+    outcome = compare_model.Outcome(
+        "1b. peak RSS vs journal size", compare_model.rss_contender(size), seconds=1.0
     )
     outcome.peak_rss_mb = peak_rss_mb
     return outcome
@@ -97,12 +99,12 @@ def rss_outcome(size: int, peak_rss_mb: float) -> compare.Outcome:
 def test_journal_memory_is_flat_within_ten_percent_either_way(
     small: float, large: float, flat: str
 ) -> None:
-    sizes = compare.FULL
+    sizes = compare_model.FULL
     outcomes = [
         rss_outcome(sizes.rss_journal_bytes[0], small),
         rss_outcome(sizes.rss_journal_bytes[1], large),
     ]
-    ceiling, flatness = compare.journal_rss_targets(outcomes, sizes)
+    ceiling, flatness = compare_report.journal_rss_targets(outcomes, sizes)
     assert ceiling.text == "journal peak RSS at 1 GB ≤ 128 MB"
     assert (ceiling.measured, ceiling.verdict) == (large, "met")
     assert flatness.measured == pytest.approx(abs(large / small - 1) * 100)
@@ -111,17 +113,17 @@ def test_journal_memory_is_flat_within_ten_percent_either_way(
 
 def test_map_targets_compare_whole_processes_on_the_same_map() -> None:
     def run(contender: str, megabytes: float, seconds: float, cpu: float, rss: float) -> Any:
-        outcome = compare.Outcome("3b. map", contender, seconds=seconds, megabytes=megabytes)
+        outcome = compare_model.Outcome("3b. map", contender, seconds=seconds, megabytes=megabytes)
         outcome.cpu_seconds, outcome.peak_rss_mb = cpu, rss
         return outcome
 
-    ours = f"{compare.RUST} pairling-fast check MAP"
+    ours = f"{compare_model.RUST} pairling-fast check MAP"
     outcomes = [
         run(f"{ours}, medium map", 24.5, 1.0, 0.8, 250.0),
         run("check-jsonschema --schemafile, medium map", 24.5, 40.0, 20.0, 170.0),
         run(f"{ours}, large map", 147.0, 4.0, 3.0, 280.0),
     ]
-    rss, *speed = compare.map_targets(outcomes)
+    rss, *speed = compare_report.map_targets(outcomes)
     assert rss.measured == pytest.approx(280.0 / 147.0)
     assert rss.verdict == "met"
     by_text = {target.text.split("(")[1]: target for target in speed}
@@ -156,42 +158,48 @@ def test_no_crossover_when_the_cluster_costs_more_per_gigabyte() -> None:
 def test_the_cluster_target_pairs_the_runs_of_each_size() -> None:
     def row(contender: str, megabytes: float, seconds: float, note: str = "") -> Any:
         name = f"{contender}, {megabytes:.0f} MB"
-        return compare.Outcome("5. Dask", name, seconds=seconds, megabytes=megabytes, note=note)
+        return compare_model.Outcome(
+            "5. Dask", name, seconds=seconds, megabytes=megabytes, note=note
+        )
 
     outcomes = []
     for megabytes in (100.0, 300.0):
         outcomes += [
-            row(compare.CLUSTER_SINGLE, megabytes, 0.5 + 0.04 * megabytes),
-            row(compare.CLUSTER_LOCAL, megabytes, 2.5 + 0.03 * megabytes, "ships 187 B/event"),
-            row(compare.CLUSTER_PER_LINE, megabytes, megabytes / 25),
-            row(compare.CLUSTER_ORDERED, megabytes, megabytes / 125),
+            row(compare_model.CLUSTER_SINGLE, megabytes, 0.5 + 0.04 * megabytes),
+            row(
+                compare_model.CLUSTER_LOCAL, megabytes, 2.5 + 0.03 * megabytes, "ships 187 B/event"
+            ),
+            row(compare_model.CLUSTER_PER_LINE, megabytes, megabytes / 25),
+            row(compare_model.CLUSTER_ORDERED, megabytes, megabytes / 125),
         ]
-    target = compare.cluster_target(outcomes)
+    target = compare_report.cluster_target(outcomes)
     assert target.verdict == "measured"
     assert "fitted: crossover at 200 MB" in target.detail
     assert "at 300 MB: ships 187 B/event, ordered stage (the driver's ceiling) 125 MB/s" in (
         target.detail
     )
     assert target.detail.endswith("one driver keeps up with ~5 such workers")
-    assert compare.cluster_target([]).verdict == "not measured"
+    assert compare_report.cluster_target([]).verdict == "not measured"
 
 
 def test_the_state_target_pairs_the_full_check_and_the_re_run_of_each_size() -> None:
     def run(contender: str, seconds: float, cpu: float) -> Any:
-        outcome = compare.Outcome(compare.INCREMENTAL, contender, seconds=seconds, megabytes=100.0)
+        outcome = compare_model.Outcome(
+            compare_model.INCREMENTAL, contender, seconds=seconds, megabytes=100.0
+        )
         outcome.cpu_seconds = cpu
         return outcome
 
     outcomes = []
     for size, full, re_run in (("323 MB", 4.0, 1.0), ("1 GB", 12.0, 1.0)):
-        full_check, re_check = compare.incremental_contenders(size)
+        full_check, re_check = compare_model.incremental_contenders(size)
         outcomes += [run(full_check, full, full * 0.9), run(re_check, re_run, re_run * 0.5)]
-    small, large = compare.incremental_targets(outcomes)
+    small, large = compare_report.incremental_targets(outcomes)
     assert small.text.endswith(", 323 MB") and large.text.endswith(", 1 GB")
     assert (small.measured, small.verdict) == (pytest.approx(4.0), "MISSED")
     assert (large.measured, large.verdict) == (pytest.approx(12.0), "met")
     assert large.detail == "CPU 21.6x"
     # A size whose re-run failed is not judged; with no size at all, the target says so.
-    assert len(compare.incremental_targets(outcomes[:3])) == 1
-    (missing,) = compare.incremental_targets([])
+    assert len(compare_report.incremental_targets(outcomes[:3])) == 1
+    (missing,) = compare_report.incremental_targets([])
     assert missing.verdict == "not measured"
