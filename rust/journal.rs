@@ -40,7 +40,7 @@ pub mod stream;
 /// The windows of recently closed ids, each id stored once.
 #[path = "journal_window.rs"]
 mod window;
-use ordered::{action_ids, action_key, terminal, Checker, FindingSink, MidRun, OpenRun};
+use ordered::{action_ids, action_key, terminal, Checker, FindingSink, MidRun};
 use window::ClosedWindow;
 
 pub const SCHEMA_ID: &str = "car.journal.event";

@@ -34,11 +34,6 @@ impl FindingSink {
     }
 }
 
-pub(super) struct OpenRun {
-    pub(super) line: u64,
-    pub(super) cancellation_requested: bool,
-}
-
 pub(super) const ACTION_TERMINAL: [&str; 5] = [
     "action_succeeded",
     "action_failed",
@@ -118,7 +113,8 @@ pub(super) struct Checker {
     pub(super) verified: u64,
     pub(super) tampered_at: Option<u64>,
     pub(super) require_reported: bool,
-    pub(super) runs: HashMap<String, OpenRun>,
+    /// Open runs: the line of each one's `run_started`.
+    pub(super) runs: HashMap<String, u64>,
     pub(super) completed_runs: ClosedWindow<()>,
     /// Runs and proposals seen without their start (the journal begins mid-run).
     pub(super) orphans: ClosedWindow<()>,
@@ -404,61 +400,36 @@ impl Checker {
 
     fn check_run(&mut self, number: u64, kind: &str, run_id: &str) {
         if kind == "run_started" {
-            if let Some(open) = self.runs.get(run_id) {
-                let message = format!(
-                    "run \"{run_id}\" is started again while open (started on line {})",
-                    open.line
-                );
-                self.sink.push(
-                    Finding::new(codes::RUN_ALREADY_OPEN, message)
-                        .at("/run_id")
-                        .on_line(number),
-                );
-            } else {
-                self.runs.insert(
-                    run_id.to_string(),
-                    OpenRun {
-                        line: number,
-                        cancellation_requested: false,
-                    },
-                );
-            }
+            // A run started again while open is not reported: CAR's startup reconciliation
+            // appends every stored run's `run_started` to the journal it loads, whether or not
+            // the journal has it (car-server-core 0.58.0 session.rs,
+            // reconcile_durable_run_journals). The run stays open from its first start.
+            self.runs.entry(run_id.to_string()).or_insert(number);
             return;
         }
-        let Some(run) = self.runs.get_mut(run_id) else {
-            if self.completed_runs.get(run_id).is_some() {
-                if kind == "run_cancellation_result" {
-                    // CAR writes a cancellation's receipt after the run's terminal, still bound
-                    // to the run (car-server-core 0.58.0 session.rs, reconcile_durable_run_journals).
-                    return;
-                }
-                let message = format!("{kind} event for run \"{run_id}\" after its run_completed");
-                self.push_once(
-                    run_id,
-                    Finding::new(codes::RUN_NOT_OPEN, message)
-                        .at("/run_id")
-                        .on_line(number),
-                );
-            } else {
-                self.mid_run_event(number, run_id, true);
-            }
-            return;
-        };
-        match kind {
-            "run_cancellation_requested" => run.cancellation_requested = true,
-            "run_cancellation_result" if !run.cancellation_requested => {
-                let message = format!("run_cancellation_result for run \"{run_id}\" without a run_cancellation_requested");
-                self.sink.push(
-                    Finding::new(codes::CANCELLATION_NOT_REQUESTED, message)
-                        .at("/run_id")
-                        .on_line(number),
-                );
-            }
-            "run_completed" => {
+        if self.runs.contains_key(run_id) {
+            // A cancellation result without its request in the journal is not reported either:
+            // CAR writes a recovered result whether or not the request is there (car-server-core
+            // 0.58.0 session.rs, append_recovered_cancellation_result_journal).
+            if kind == "run_completed" {
                 self.runs.remove(run_id);
                 self.completed_runs.insert(run_id, ());
             }
-            _ => {}
+        } else if self.completed_runs.get(run_id).is_some() {
+            if kind == "run_cancellation_result" {
+                // CAR writes a cancellation's receipt after the run's terminal, still bound to
+                // the run (car-server-core 0.58.0 session.rs, reconcile_durable_run_journals).
+                return;
+            }
+            let message = format!("{kind} event for run \"{run_id}\" after its run_completed");
+            self.push_once(
+                run_id,
+                Finding::new(codes::RUN_NOT_OPEN, message)
+                    .at("/run_id")
+                    .on_line(number),
+            );
+        } else {
+            self.mid_run_event(number, run_id, true);
         }
     }
 
@@ -592,7 +563,7 @@ impl Checker {
 
     pub(super) fn finish(&mut self, interrupted: bool) -> Value {
         let mut open_runs: Vec<(u64, &String)> =
-            self.runs.iter().map(|(id, run)| (run.line, id)).collect();
+            self.runs.iter().map(|(id, line)| (*line, id)).collect();
         open_runs.sort();
         let mut open_proposals: Vec<(u64, &String)> = self
             .proposals

@@ -17,7 +17,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{
     action_ids, action_key, terminal, ChainHash, Checker, ClosedWindow, FindingSink, MidRun,
-    OpenRun, Options, Text, CLOSED_WINDOW,
+    Options, Text, CLOSED_WINDOW,
 };
 use crate::codes::{self, Code};
 use crate::report::Finding;
@@ -58,8 +58,8 @@ struct State {
     /// (code, id, index of its finding if listed, later events), sorted.
     repeats: Vec<(String, String, Option<u64>, u64)>,
     mid_run: MidRun,
-    /// (id, line, cancellation requested), sorted.
-    runs: Vec<(String, u64, bool)>,
+    /// (id, line), sorted.
+    runs: Vec<(String, u64)>,
     completed_runs: WindowState<String, ()>,
     orphans: WindowState<String, ()>,
     /// (id, line), sorted.
@@ -136,11 +136,7 @@ impl Checker {
             errors: sink.errors,
             repeats,
             mid_run: self.mid_run.clone(),
-            runs: sorted(
-                self.runs
-                    .iter()
-                    .map(|(id, run)| (id.clone(), run.line, run.cancellation_requested)),
-            ),
+            runs: sorted(self.runs.iter().map(|(id, line)| (id.clone(), *line))),
             completed_runs: window_state(&self.completed_runs, false, str::to_string, |()| ()),
             orphans: window_state(&self.orphans, false, str::to_string, |()| ()),
             proposals: sorted(self.proposals.iter().map(|(id, line)| (id.clone(), *line))),
@@ -201,17 +197,7 @@ impl Checker {
             checker.repeats.seen.insert((code, id), (index, later));
         }
         checker.mid_run = state.mid_run;
-        checker.runs = state
-            .runs
-            .into_iter()
-            .map(|(id, line, cancellation_requested)| {
-                let run = OpenRun {
-                    line,
-                    cancellation_requested,
-                };
-                (id, run)
-            })
-            .collect();
+        checker.runs = state.runs.into_iter().collect();
         checker.completed_runs = window(state.completed_runs, false, String::into, Ok)?;
         checker.orphans = window(state.orphans, false, String::into, Ok)?;
         checker.proposals = state.proposals.into_iter().collect();
@@ -389,13 +375,7 @@ mod tests {
         let options = Options::default();
         let mut checker = Checker::new(&options);
         checker.lines = 3;
-        checker.runs.insert(
-            "r".into(),
-            OpenRun {
-                line: 2,
-                cancellation_requested: true,
-            },
-        );
+        checker.runs.insert("r".into(), 2);
         checker.completed_runs.insert("done", ());
         checker.completed_runs.remove("done");
         let mut key = String::new();

@@ -93,7 +93,7 @@ def test_reports_equal_one_machine_on_the_core(
     expected_codes = {
         "clean": set(),
         "chained": set(),
-        "defects": {"PF001", "PF101", "PF302", "PF320", "PF329", "PF330"},
+        "defects": {"PF001", "PF101", "PF302", "PF321", "PF329", "PF330"},
         "tampered": {"PF310", "PF311"},
         "truncated": {"PF302"},
     }[name]

@@ -117,7 +117,7 @@ def test_every_defect_kind_is_planted() -> None:
     _lines, expected = generate_journal(600, 1, defects=len(DEFECTS))
     codes = {e["code"] for e in expected}
     assert codes == {
-        "PF001", "PF002", "PF003", "PF101", "PF301", "PF302", "PF320", "PF321", "PF322", "PF323",
+        "PF001", "PF002", "PF003", "PF101", "PF301", "PF302", "PF321", "PF323",
         "PF324", "PF326", "PF327", "PF328", "PF329", "PF330",
     }  # fmt: skip
 
@@ -379,8 +379,6 @@ def proposal(*middle: dict[str, Any]) -> list[dict[str, Any]]:
 @pytest.mark.parametrize(
     ("middle", "expected"),
     [
-        ([event("run_started")], [(2, "PF320", "/run_id")]),
-        ([event("run_cancellation_result")], [(2, "PF322", "/run_id")]),
         ([event("run_cancellation_requested"), event("run_cancellation_result")], []),
         ([event("state_committed", proposal_id="p9")], [(2, "PF323", "/proposal_id")]),
         ([event("proposal_completed", proposal_id="p9")], [(2, "PF323", "/proposal_id")]),
@@ -484,15 +482,18 @@ def test_a_cancelled_runs_receipt_after_its_terminal_is_cars_order(
     assert located(report) == [(5, "PF321", "/run_id")]
 
 
-def test_what_cars_reconciliation_can_write_is_only_a_warning(backend: _backend.Engine) -> None:
-    """CAR's startup reconciliation (car-server-core 0.58.0 session.rs) re-appends a run's
-    run_started and writes a recovered cancellation result without the request: PF320 and PF322
-    are our lints, never errors."""
+def test_what_cars_reconciliation_writes_is_no_finding(backend: _backend.Engine) -> None:
+    """CAR's startup reconciliation (car-server-core 0.58.0 and 0.60.0 session.rs,
+    reconcile_durable_run_journals and append_recovered_cancellation_result_journal) re-appends a
+    run's run_started and writes a recovered cancellation result without the request: neither is
+    a finding (PF320 and PF322, once our lints, are gone), and the run stays open from its first
+    start, so its PF329 at the end names that line."""
     restarted = check(lines_of(*run_of(event("run_started"))))
     unrequested = check(lines_of(*run_of(event("run_cancellation_result"))))
-    assert [(f.code, f.severity) for f in restarted.findings] == [("PF320", "warning")]
-    assert [(f.code, f.severity) for f in unrequested.findings] == [("PF322", "warning")]
-    assert restarted.ok and unrequested.ok
+    assert restarted.findings == [] and unrequested.findings == []
+    reopened = check(lines_of(event("run_started", run_id=RUN), event("run_started", run_id=RUN)))
+    assert located(reopened) == [(1, "PF329", "/run_id")]
+    assert reopened.stats["open_runs"] == [RUN]
 
 
 def test_one_root_cause_gives_one_finding(backend: _backend.Engine) -> None:

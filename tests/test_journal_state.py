@@ -223,6 +223,27 @@ def test_changed_options_are_a_note_and_a_full_check(
     assert report.stats["errors"] == full.stats["errors"]
 
 
+def test_a_state_recorded_under_earlier_rules_is_checked_in_full(
+    backend: _backend.Engine, tmp_path: Path
+) -> None:
+    """A state written before PF320 and PF322 were retired (no `rules` in its options, open runs
+    as (id, line, cancellation requested)) would resume with findings a fresh check no longer
+    gives: it is checked in full, with a note naming the rules, and recorded anew."""
+    data = _journal(80, 3, chain=True, defects=2)
+    journal, states = _verified(tmp_path, data)
+    entry = _entry(states, journal)
+    del entry["options"]["rules"]
+    earlier = json.loads(entry["checker"])
+    earlier["runs"] = [[run_id, line, False] for run_id, line in earlier["runs"]]
+    entry["checker"] = json.dumps(earlier)
+    report = pf.check_journal(journal, state=states)
+    assert report.findings[0].code == STATE_OPTIONS_CHANGED
+    assert "(rules)" in report.findings[0].message
+    full = pf.check_journal(journal)
+    assert [f.to_dict() for f in report.findings[1:]] == [f.to_dict() for f in full.findings]
+    assert pf.check_journal(journal, state=states).stats["resumed"]["bytes_checked"] == 0
+
+
 def test_an_interrupted_check_saves_nothing(
     backend: _backend.Engine, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -12,7 +12,6 @@ from ..codes import (
     AFTER_ACTION_ENDED,
     AFTER_PROPOSAL_COMPLETED,
     BEGINS_MID_RUN,
-    CANCELLATION_NOT_REQUESTED,
     CHAIN_GAP,
     CHAIN_REQUIRED,
     CHAINED_WITHOUT_TIMESTAMP,
@@ -22,7 +21,6 @@ from ..codes import (
     PROPOSAL_NOT_RECEIVED,
     PROPOSAL_OPEN_AT_END,
     PROPOSALS_NEVER_COMPLETED,
-    RUN_ALREADY_OPEN,
     RUN_NOT_OPEN,
     RUN_OPEN_AT_END,
     SUCCEEDED_WITHOUT_EXECUTING,
@@ -117,12 +115,6 @@ class _ClosedWindow(Generic[K, V]):
 
 
 @dataclass
-class _OpenRun:
-    line: int
-    cancellation_requested: bool = False
-
-
-@dataclass
 class _MidRun:
     """Events of runs and proposals whose start is not in the journal: it begins mid-run (CAR's
     retention compaction keeps only the newest events; a rotated journal starts where the last
@@ -164,7 +156,8 @@ class _Checker:
     # events), counted into the first finding's message at the end.
     repeats: dict[tuple[str, str], tuple[int | None, int]] = field(default_factory=dict)
     mid_run: _MidRun = field(default_factory=_MidRun)
-    runs: dict[str, _OpenRun] = field(default_factory=dict)
+    # Open runs: the line of each one's `run_started`.
+    runs: dict[str, int] = field(default_factory=dict)
     completed_runs: _ClosedWindow[str, bool] = field(default_factory=_ClosedWindow)
     orphans: _ClosedWindow[str, bool] = field(default_factory=_ClosedWindow)
     proposals: dict[str, int] = field(default_factory=dict)
@@ -319,38 +312,28 @@ class _Checker:
             self.check_action(number, kind, (facts.proposal_id, facts.action_id))
 
     def check_run(self, number: int, kind: str, run_id: str) -> None:
-        quoted = _quoted(run_id)
         if kind == "run_started":
-            started = self.runs.get(run_id)
-            if started is not None:
-                message = (
-                    f"run {quoted} is started again while open (started on line {started.line})"
-                )
-                self.push(_finding(RUN_ALREADY_OPEN, message, number, "/run_id"))
-            else:
-                self.runs[run_id] = _OpenRun(number)
-            return
-        run = self.runs.get(run_id)
-        if run is None:
-            if kind == "run_cancellation_result" and run_id in self.completed_runs:
+            # A run started again while open is not reported: CAR's startup reconciliation
+            # appends every stored run's `run_started` to the journal it loads, whether or not
+            # the journal has it (car-server-core 0.58.0 session.rs,
+            # reconcile_durable_run_journals). The run stays open from its first start.
+            self.runs.setdefault(run_id, number)
+        elif run_id in self.runs:
+            # A cancellation result without its request in the journal is not reported either:
+            # CAR writes a recovered result whether or not the request is there (car-server-core
+            # 0.58.0 session.rs, append_recovered_cancellation_result_journal).
+            if kind == "run_completed":
+                del self.runs[run_id]
+                self.completed_runs.insert(run_id, True)
+        elif run_id in self.completed_runs:
+            if kind == "run_cancellation_result":
                 # CAR writes a cancellation's receipt after the run's terminal, still bound to
                 # the run (car-server-core 0.58.0 session.rs, reconcile_durable_run_journals).
                 return
-            if run_id in self.completed_runs:
-                message = f"{kind} event for run {quoted} after its run_completed"
-                self.push_once(run_id, _finding(RUN_NOT_OPEN, message, number, "/run_id"))
-            else:
-                self.mid_run_event(number, run_id, True)
-        elif kind == "run_cancellation_requested":
-            run.cancellation_requested = True
-        elif kind == "run_cancellation_result" and not run.cancellation_requested:
-            message = (
-                f"run_cancellation_result for run {quoted} without a run_cancellation_requested"
-            )
-            self.push(_finding(CANCELLATION_NOT_REQUESTED, message, number, "/run_id"))
-        elif kind == "run_completed":
-            del self.runs[run_id]
-            self.completed_runs.insert(run_id, True)
+            message = f"{kind} event for run {_quoted(run_id)} after its run_completed"
+            self.push_once(run_id, _finding(RUN_NOT_OPEN, message, number, "/run_id"))
+        else:
+            self.mid_run_event(number, run_id, True)
 
     def check_proposal(self, number: int, kind: str, proposal_id: str, run_id: str | None) -> bool:
         """False when the proposal has already completed (reported here, nothing more to check)."""
@@ -412,7 +395,7 @@ class _Checker:
             self.actions[key] = kind
 
     def finish(self, interrupted: bool) -> dict[str, Any]:
-        open_runs = sorted((run.line, run_id) for run_id, run in self.runs.items())
+        open_runs = sorted((line, run_id) for run_id, line in self.runs.items())
         open_proposals = sorted((line, proposal_id) for proposal_id, line in self.proposals.items())
         for index, later in self.repeats.values():
             if index is not None and later:

@@ -19,7 +19,6 @@ from .journal_ordered import (
     _Checker,
     _ClosedWindow,
     _MidRun,
-    _OpenRun,
 )
 
 K = TypeVar("K", bound=Hashable)
@@ -63,10 +62,7 @@ def snapshot(checker: _Checker) -> dict[str, Any]:
             "events": mid_run.events,
             "examples": list(mid_run.examples),
         },
-        "runs": [
-            [run_id, run.line, run.cancellation_requested]
-            for run_id, run in sorted(checker.runs.items())
-        ],
+        "runs": [[run_id, line] for run_id, line in sorted(checker.runs.items())],
         "completed_runs": _window_value(checker.completed_runs, str, None),
         "orphans": _window_value(checker.orphans, str, None),
         "proposals": [[key, line] for key, line in sorted(checker.proposals.items())],
@@ -122,10 +118,7 @@ def _restore(checker: _Checker, state: Any) -> None:
         events=_count(mid_run["events"]),
         examples=[_text(example) for example in _list(mid_run["examples"])],
     )
-    checker.runs = {
-        _text(run_id): _OpenRun(_count(line), _flag(requested))
-        for run_id, line, requested in _items(state["runs"], 3)
-    }
+    checker.runs = {_text(run_id): _count(line) for run_id, line in _items(state["runs"], 2)}
     _restore_window(checker.completed_runs, state["completed_runs"], _text, None)
     _restore_window(checker.orphans, state["orphans"], _text, None)
     checker.proposals = {_text(key): _count(line) for key, line in _items(state["proposals"], 2)}

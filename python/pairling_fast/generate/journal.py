@@ -76,9 +76,7 @@ DEFECTS: dict[str, str] = {
     "invalid_utf8": "run",
     "not_an_object": "run",
     "schema_violation": "run",
-    "run_started_twice": "run",
     "run_not_open": "run",
-    "cancellation_not_requested": "run",
     "proposal_not_received": "run",
     "timestamp_backwards": "run",
     "after_proposal_completed": "completed",
@@ -303,13 +301,6 @@ class _Journal:
             codes.SCHEMA_VIOLATION, self.w.raw_event({**event, "run_id": run_id}), "/timestamp"
         )
 
-    def _defect_run_started_twice(self, run_id: str) -> None:
-        self.w.expect(
-            codes.RUN_ALREADY_OPEN,
-            self.w.event("run_started", self.car_data("run_started"), run_id=run_id),
-            "/run_id",
-        )
-
     def _defect_run_not_open(self, run_id: str) -> None:
         # An event stamped with a run after its run_completed (a run never started in the journal
         # is the journal beginning mid-run: PF343, once).
@@ -319,11 +310,6 @@ class _Journal:
         self.w.expect(
             codes.RUN_NOT_OPEN, self.w.event("state_snapshot", {}, run_id=ghost), "/run_id"
         )
-
-    def _defect_cancellation_not_requested(self, run_id: str) -> None:
-        result = {**self.car_data("run_cancellation_result"), "run_id": run_id}
-        line = self.w.event("run_cancellation_result", result, run_id=run_id)
-        self.w.expect(codes.CANCELLATION_NOT_REQUESTED, line, "/run_id")
 
     def _defect_proposal_not_received(self, run_id: str) -> None:
         ghost = f"proposal-ghost-{self.w.line}"
