@@ -241,7 +241,7 @@ class _Journal:
                 self.plant("proposal", run_id, proposal_id=proposal_id, action_id=action_id)
             if self.rng.random() < 0.5:
                 self.misc(run_id, proposal_id=proposal_id)
-        self.w.event("state_committed", {"keys": [self.text()]}, **ids)
+        self.w.event("state_committed", self.car_data("state_committed"), **ids)
         completed = {**self.car_data("proposal_completed"), "action_count": actions}
         self.w.event("proposal_completed", completed, **ids)
         self.completed_proposal = proposal_id
@@ -327,7 +327,8 @@ class _Journal:
 
     def _defect_proposal_not_received(self, run_id: str) -> None:
         ghost = f"proposal-ghost-{self.w.line}"
-        line = self.w.event("state_committed", {}, run_id=run_id, proposal_id=ghost)
+        committed = self.car_data("state_committed")
+        line = self.w.event("state_committed", committed, run_id=run_id, proposal_id=ghost)
         self.w.expect(codes.PROPOSAL_NOT_RECEIVED, line, "/proposal_id")
 
     def _defect_timestamp_backwards(self, run_id: str) -> None:
@@ -384,6 +385,16 @@ def car_data(kind: str, index: int = 0) -> dict[str, Any]:
         "principal": "operator",
         "action_id": None,
         "request_id": None,
+    }
+    gate = {
+        "subtask": f"subtask-{index}",
+        "outcome": "accepted",
+        "basis": "verified",
+        "changed_symbols": 1,
+        "containment_violations": 0,
+        "unparsed_changed_files": [],
+        "semantic_conflicts": 0,
+        "build_test": "passed",
     }
     examples: dict[str, dict[str, Any]] = {
         "run_started": {
@@ -446,6 +457,109 @@ def car_data(kind: str, index: int = 0) -> dict[str, Any]:
             "cost_usd": 0.0125,
             "agent": "agent-generated",
         },
+        "state_committed": {
+            "affected_actions": ["a0"],
+            "committed_changes": {"a0": {"counter": index % 100}},
+            "changes_semantics": "committed_provisional_state_mutations",
+            "proposal_digest": digest,
+            "attempted": True,
+            "stage": "proposal_commit",
+        },
+        "state_rollback": {
+            "affected_actions": [],
+            "rolled_back_changes": {},
+            "changes_semantics": "proposal_rejected_no_state_commit",
+            "attempted": False,
+            "stage": "proposal_rejection",
+            "rejection_reason": "rejected by an admission gate",
+            "proposal_digest": digest,
+        },
+        "replan_attempted": {"attempt": 1, "failed_count": 1},
+        "replan_proposal_received": {
+            "attempt": 1,
+            "proposal_id": f"{proposal['id']}-replan",
+            "proposal_digest": digest,
+            "proposal": proposal,
+            "new_action_count": 0,
+        },
+        "replan_rejected": {"errors": "invalid proposal", "attempt": 1},
+        "replan_exhausted": {"attempts": 2},
+        "branch_decision": {"branch": "replan", "reason": "actions failed", "attempt": 1},
+        "alternative_rejected": {"alternative": ["a1"], "reason": "plan superseded"},
+        "session_scope": {"caller_id": "caller-generated", "tenant_id": "tenant-generated"},
+        "tool_receipt_hallucination": {"count": 1, "hallucinations": [{"kind": "phantom"}]},
+        "consolidated": {
+            "expired_pruned": 1,
+            "superseded_gc": 0,
+            "stale_embeddings_removed": 0,
+            "nodes_embedded": 2,
+            "domains_evolved": [],
+            "total_nodes": 10,
+            "total_edges": 4,
+        },
+        "candidate_promoted": {"candidate": f"skill-{index}"},
+        "candidate_rejected": {"candidate": f"skill-{index}"},
+        "skill_distilled": {"skills_count": 1, "provisional_ingested": 1, "skill_names": ["s"]},
+        "admission_gate_decision": {"gate": "policy", "phase": "admission", "decision": "allow"},
+        "permission_decision": {
+            "reversibility": "reversible",
+            "gate_decision": "allow",
+            "required_tier": "read_only",
+            "granted_tier": "full_access",
+        },
+        "approval_recorded": {
+            "fingerprint": digest,
+            "approval": "approved",
+            "reviewer": "operator",
+            "reason": "checked",
+        },
+        "goal_evaluated": {
+            "goal": "tests pass",
+            "condition": None,
+            "iteration": 1,
+            "met": True,
+            "grounded": True,
+            "reason": "receipts grounded",
+            "model_id": "openai/gpt-5.5",
+            "model_tier": "cloud",
+        },
+        "turn_completed": {
+            "decision": "empty_tool_calls",
+            "stop_reason": None,
+            "was_truncated": False,
+            "turns": 3,
+            "model_id": "openai/gpt-5.5",
+            "model_tier": "cloud",
+        },
+        "model_fallback": {"from": "a/model", "to": "b/model", "reason": "rate_limited"},
+        "model_call_refused": {"reason": "budget_reached", "message": "cap reached"},
+        "proactive_memory_maintained": {
+            "repeated_failures": 0,
+            "tool_error": False,
+            "explicit_uncertainty": False,
+            "high_risk_action": False,
+            "context_shift": False,
+            "saved_count": 0,
+            "skipped_existing": 0,
+            "status_updated": False,
+        },
+        "proactive_memory_intervention": {
+            "decision": "silent",
+            "reason": "no memory candidates matched",
+            "candidate_count": 0,
+            "bank_knowledge": 0,
+            "bank_procedural": 0,
+            "bank_open_subgoals": 0,
+        },
+        "gate_accepted": gate,
+        "gate_rejected": {**gate, "outcome": "rejected", "reasons": ["containment"]},
+        "voice_fast_turn_started": {"turn_id": index},
+        "voice_fast_turn_ended": {"turn_id": index},
+        "voice_sidecar_resolved": {"turn_id": index, "text_len": 12},
+        "voice_sidecar_failed": {"turn_id": index, "error": "inference failed"},
+        "voice_sidecar_timed_out": {"turn_id": index, "timeout_ms": 1500},
+        "voice_turn_cancelled": {"turn_id": index, "track": "fast"},
+        "voice_bridge_played": {"turn_id": index, "kind": "search", "phrase": "one moment"},
     }
     return dict(examples.get(kind, {}))
 
