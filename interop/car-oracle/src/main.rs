@@ -84,6 +84,16 @@ fn awkward_data(i: usize) -> HashMap<String, Value> {
     data
 }
 
+thread_local! {
+    /// The `data` CAR writes for the other kinds with a contract, one example each
+    /// (python/pairling_fast/car_payload_examples.json, which the generator writes too).
+    static EXAMPLES: Value = serde_json::from_str::<Value>(include_str!(
+        "../../../python/pairling_fast/car_payload_examples.json"
+    ))
+    .expect("JSON")["examples"]
+        .clone();
+}
+
 /// The `data` members CAR's emit sites write for `kind` (python/pairling_fast/car_payloads.toml
 /// cites them): a run's lifecycle from car-server-core's session.rs (`car_proto`'s structs
 /// serialized whole), `proposal_received`, `transaction_conflict`, the state boundaries and the
@@ -167,124 +177,8 @@ fn emitted(kind: &EventKind, i: usize) -> HashMap<String, Value> {
             "omitted": 2,
             "path": "workers/starts.jsonl",
         }),
-        // car-engine's executor: the commit and rollback boundaries, the replan loop.
-        "state_committed" => json!({
-            "affected_actions": ["a0"],
-            "committed_changes": {"a0": {"counter": 1}},
-            "changes_semantics": "committed_provisional_state_mutations",
-            "proposal_digest": digest,
-            "attempted": true,
-            "stage": "proposal_commit",
-        }),
-        "state_rollback" => json!({
-            "rolled_back_to": "pre-proposal snapshot",
-            "affected_actions": ["a0"],
-            "rolled_back_changes": {"a0": {"counter": 1}},
-            "changes_semantics": "rolled_back_provisional_state_mutations",
-            "proposal_digest": digest,
-            "attempted": true,
-            "durability_unknown": false,
-            "publication_succeeded": true,
-            "rollback_succeeded": true,
-            "stage": "proposal_rollback",
-        }),
-        "replan_attempted" => json!({"attempt": 1, "failed_count": 1}),
-        "replan_proposal_received" => json!({
-            "attempt": 1,
-            "proposal_id": format!("p{i}-replan"),
-            "proposal_digest": digest,
-            "proposal": proposal,
-            "new_action_count": 0,
-        }),
-        "replan_rejected" => json!({"errors": "invalid proposal", "attempt": 1}),
-        "replan_exhausted" => json!({"attempts": 2}),
-        "branch_decision" => json!({"branch": "replan", "reason": "actions failed", "attempt": 1}),
-        "alternative_rejected" => json!({"alternative": ["a1"], "reason": "plan superseded"}),
-        "session_scope" => json!({"caller_id": "caller-1", "tenant_id": "tenant-1"}),
-        "tool_receipt_hallucination" => json!({"count": 1, "hallucinations": [{"kind": "phantom_tool"}]}),
-        "consolidated" => json!({
-            "expired_pruned": 1,
-            "superseded_gc": 0,
-            "stale_embeddings_removed": 0,
-            "nodes_embedded": 2,
-            "domains_evolved": [],
-            "total_nodes": 10,
-            "total_edges": 4,
-        }),
-        "candidate_promoted" | "candidate_rejected" => json!({"candidate": format!("skill-{i}")}),
-        "skill_distilled" => json!({"skills_count": 1, "provisional_ingested": 1, "skill_names": ["s"]}),
-        "admission_gate_decision" => json!({"gate": "policy", "phase": "admission", "decision": "allow"}),
-        // car-engine's authz.rs and goal.rs.
-        "permission_decision" => json!({
-            "reversibility": "reversible",
-            "gate_decision": "allow",
-            "required_tier": "read_only",
-            "granted_tier": "full_access",
-        }),
-        "approval_recorded" => json!({
-            "fingerprint": digest,
-            "approval": "approved",
-            "required_tier": "full_access",
-            "reviewer": "operator",
-            "reason": "checked",
-        }),
-        "goal_evaluated" => json!({
-            "goal": "tests pass",
-            "condition": null,
-            "iteration": 1,
-            "met": true,
-            "grounded": true,
-            "reason": "receipts grounded",
-            "model_id": "openai/gpt-5.5",
-            "model_tier": "cloud",
-        }),
-        "turn_completed" => json!({
-            "decision": "empty_tool_calls",
-            "stop_reason": null,
-            "was_truncated": false,
-            "turns": 3,
-            "model_id": "openai/gpt-5.5",
-            "model_tier": "cloud",
-        }),
-        // car-server-core's coder session, spend refusals and proactive memory; car-multi's gate.
-        "model_fallback" => json!({"from": "a/model", "to": "b/model", "reason": "rate_limited"}),
-        "model_call_refused" => json!({"reason": "budget_reached", "message": "cap reached"}),
-        "proactive_memory_maintained" => json!({
-            "repeated_failures": 0,
-            "tool_error": false,
-            "explicit_uncertainty": false,
-            "high_risk_action": false,
-            "context_shift": false,
-            "saved_count": 0,
-            "skipped_existing": 0,
-            "status_updated": false,
-        }),
-        "proactive_memory_intervention" => json!({
-            "decision": "silent",
-            "reason": "no memory candidates matched",
-            "candidate_count": 0,
-            "bank_knowledge": 0,
-            "bank_procedural": 0,
-            "bank_open_subgoals": 0,
-        }),
-        "gate_accepted" | "gate_rejected" => json!({
-            "subtask": format!("subtask-{i}"),
-            "outcome": "accepted",
-            "basis": "verified",
-            "changed_symbols": 1,
-            "containment_violations": 0,
-            "unparsed_changed_files": [],
-            "semantic_conflicts": 0,
-            "build_test": "passed",
-        }),
-        // car-engine's voice_turn.rs VoiceTelemetry::emit: `turn_id` on every voice kind.
-        "voice_sidecar_resolved" => json!({"turn_id": i, "text_len": 12}),
-        "voice_sidecar_failed" => json!({"turn_id": i, "error": "inference failed"}),
-        "voice_sidecar_timed_out" => json!({"turn_id": i, "timeout_ms": 1500}),
-        "voice_turn_cancelled" => json!({"turn_id": i, "track": "fast"}),
-        "voice_bridge_played" => json!({"turn_id": i, "kind": "search", "phrase": "one moment"}),
-        "voice_fast_turn_started" | "voice_fast_turn_ended" => json!({"turn_id": i}),
-        _ => json!({}),
+        // Every other kind with a contract: the example pairling_fast's generator writes too.
+        kind => EXAMPLES.with(|examples| examples.get(kind).cloned().unwrap_or(json!({}))),
     };
     serde_json::from_value(data).expect("an object")
 }

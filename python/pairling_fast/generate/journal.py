@@ -23,6 +23,7 @@ import random
 import sys
 import time
 from dataclasses import dataclass, field
+from importlib import resources
 from typing import Any, Protocol
 
 from .. import codes, schemas
@@ -370,6 +371,12 @@ class _Journal:
         self.w.expect(codes.PROPOSAL_OPEN_AT_END, line, "/proposal_id")
 
 
+_CAR_EXAMPLES: dict[str, dict[str, Any]] = json.loads(
+    resources.files("pairling_fast").joinpath("car_payload_examples.json").read_text("utf-8")
+)["examples"]
+"""The other kinds' ``data`` as CAR writes it, one example each (shared with the CAR oracle)."""
+
+
 def car_data(kind: str, index: int = 0) -> dict[str, Any]:
     """Representative ``data`` of an event of ``kind`` as CAR's emit sites write it: the members
     CAR's payload contracts name (``pairling_fast/car_payloads.toml`` cites the emit sites),
@@ -385,16 +392,6 @@ def car_data(kind: str, index: int = 0) -> dict[str, Any]:
         "principal": "operator",
         "action_id": None,
         "request_id": None,
-    }
-    gate = {
-        "subtask": f"subtask-{index}",
-        "outcome": "accepted",
-        "basis": "verified",
-        "changed_symbols": 1,
-        "containment_violations": 0,
-        "unparsed_changed_files": [],
-        "semantic_conflicts": 0,
-        "build_test": "passed",
     }
     examples: dict[str, dict[str, Any]] = {
         "run_started": {
@@ -457,111 +454,8 @@ def car_data(kind: str, index: int = 0) -> dict[str, Any]:
             "cost_usd": 0.0125,
             "agent": "agent-generated",
         },
-        "state_committed": {
-            "affected_actions": ["a0"],
-            "committed_changes": {"a0": {"counter": index % 100}},
-            "changes_semantics": "committed_provisional_state_mutations",
-            "proposal_digest": digest,
-            "attempted": True,
-            "stage": "proposal_commit",
-        },
-        "state_rollback": {
-            "affected_actions": [],
-            "rolled_back_changes": {},
-            "changes_semantics": "proposal_rejected_no_state_commit",
-            "attempted": False,
-            "stage": "proposal_rejection",
-            "rejection_reason": "rejected by an admission gate",
-            "proposal_digest": digest,
-        },
-        "replan_attempted": {"attempt": 1, "failed_count": 1},
-        "replan_proposal_received": {
-            "attempt": 1,
-            "proposal_id": f"{proposal['id']}-replan",
-            "proposal_digest": digest,
-            "proposal": proposal,
-            "new_action_count": 0,
-        },
-        "replan_rejected": {"errors": "invalid proposal", "attempt": 1},
-        "replan_exhausted": {"attempts": 2},
-        "branch_decision": {"branch": "replan", "reason": "actions failed", "attempt": 1},
-        "alternative_rejected": {"alternative": ["a1"], "reason": "plan superseded"},
-        "session_scope": {"caller_id": "caller-generated", "tenant_id": "tenant-generated"},
-        "tool_receipt_hallucination": {"count": 1, "hallucinations": [{"kind": "phantom"}]},
-        "consolidated": {
-            "expired_pruned": 1,
-            "superseded_gc": 0,
-            "stale_embeddings_removed": 0,
-            "nodes_embedded": 2,
-            "domains_evolved": [],
-            "total_nodes": 10,
-            "total_edges": 4,
-        },
-        "candidate_promoted": {"candidate": f"skill-{index}"},
-        "candidate_rejected": {"candidate": f"skill-{index}"},
-        "skill_distilled": {"skills_count": 1, "provisional_ingested": 1, "skill_names": ["s"]},
-        "admission_gate_decision": {"gate": "policy", "phase": "admission", "decision": "allow"},
-        "permission_decision": {
-            "reversibility": "reversible",
-            "gate_decision": "allow",
-            "required_tier": "read_only",
-            "granted_tier": "full_access",
-        },
-        "approval_recorded": {
-            "fingerprint": digest,
-            "approval": "approved",
-            "reviewer": "operator",
-            "reason": "checked",
-        },
-        "goal_evaluated": {
-            "goal": "tests pass",
-            "condition": None,
-            "iteration": 1,
-            "met": True,
-            "grounded": True,
-            "reason": "receipts grounded",
-            "model_id": "openai/gpt-5.5",
-            "model_tier": "cloud",
-        },
-        "turn_completed": {
-            "decision": "empty_tool_calls",
-            "stop_reason": None,
-            "was_truncated": False,
-            "turns": 3,
-            "model_id": "openai/gpt-5.5",
-            "model_tier": "cloud",
-        },
-        "model_fallback": {"from": "a/model", "to": "b/model", "reason": "rate_limited"},
-        "model_call_refused": {"reason": "budget_reached", "message": "cap reached"},
-        "proactive_memory_maintained": {
-            "repeated_failures": 0,
-            "tool_error": False,
-            "explicit_uncertainty": False,
-            "high_risk_action": False,
-            "context_shift": False,
-            "saved_count": 0,
-            "skipped_existing": 0,
-            "status_updated": False,
-        },
-        "proactive_memory_intervention": {
-            "decision": "silent",
-            "reason": "no memory candidates matched",
-            "candidate_count": 0,
-            "bank_knowledge": 0,
-            "bank_procedural": 0,
-            "bank_open_subgoals": 0,
-        },
-        "gate_accepted": gate,
-        "gate_rejected": {**gate, "outcome": "rejected", "reasons": ["containment"]},
-        "voice_fast_turn_started": {"turn_id": index},
-        "voice_fast_turn_ended": {"turn_id": index},
-        "voice_sidecar_resolved": {"turn_id": index, "text_len": 12},
-        "voice_sidecar_failed": {"turn_id": index, "error": "inference failed"},
-        "voice_sidecar_timed_out": {"turn_id": index, "timeout_ms": 1500},
-        "voice_turn_cancelled": {"turn_id": index, "track": "fast"},
-        "voice_bridge_played": {"turn_id": index, "kind": "search", "phrase": "one moment"},
     }
-    return dict(examples.get(kind, {}))
+    return dict(examples.get(kind) or _CAR_EXAMPLES.get(kind, {}))
 
 
 def write_journal(
