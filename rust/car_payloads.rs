@@ -255,14 +255,29 @@ impl Payloads {
         Payloads { rules }
     }
 
-    /// Whether `kind`'s `data` members, looked up by name with `class_of`, break no rule; a kind
-    /// the bundle covers itself is never decided here (the full path validates it).
-    pub fn admits(&self, kind: &str, mut class_of: impl FnMut(&str) -> Option<Class>) -> bool {
+    /// Whether `kind`'s `data` breaks no rule, `data`'s members given as (key, value text) in
+    /// byte order of their keys: one merge walk of those and the rule's members (sorted by name
+    /// too), not a search per member. A kind the bundle covers itself is never decided here (the
+    /// full path validates it).
+    pub fn admits<'t>(
+        &self,
+        kind: &str,
+        mut data: impl Iterator<Item = (&'t [u8], &'t [u8])>,
+    ) -> bool {
         match self.rules.get(kind) {
             Some(Rule::Members(members)) => {
-                members.iter().all(|member| match class_of(member.name) {
-                    Some(class) => admitted(member.types, class),
-                    None => !member.required,
+                let mut next = data.next();
+                members.iter().all(|member| {
+                    let name = member.name.as_bytes();
+                    while next.is_some_and(|(key, _)| key < name) {
+                        next = data.next();
+                    }
+                    match next {
+                        Some((key, value)) if key == name => {
+                            admitted(member.types, Class::of_token(value))
+                        }
+                        _ => !member.required,
+                    }
                 })
             }
             Some(Rule::Schema(_)) => false,
@@ -394,9 +409,12 @@ mod tests {
             );
             let data = json!({"tokens_in": value});
             let by_value = found(&rules, "state_changed", data.clone()).is_empty();
-            let by_span = rules.admits("state_changed", |name| {
-                (name == "tokens_in").then(|| Class::of_token(text.as_bytes()))
-            });
+            let members = [
+                (&b"a"[..], &b"1"[..]),
+                (b"tokens_in", text.as_bytes()),
+                (b"z", b"2"),
+            ];
+            let by_span = rules.admits("state_changed", members.into_iter());
             assert_eq!(by_value, by_span, "{text}");
         }
     }
@@ -417,7 +435,10 @@ mod tests {
             found(&rules, "run_started", json!({"run_label": 1})),
             [("PF362".to_owned(), "/data/run_label".to_owned())]
         );
-        assert!(!rules.admits("run_started", |_| Some(Class::String)));
+        assert!(!rules.admits(
+            "run_started",
+            [(&b"run_label"[..], &b"\"x\""[..])].into_iter()
+        ));
         // Other kinds keep the contracts.
         assert_eq!(
             found(&rules, "inference_metered", json!({"agent": 1})),

@@ -23,7 +23,7 @@ use sha2::{Digest, Sha256};
 use super::{
     instant, ChainHash, ChainMode, EventFacts, EventSchema, Instant, Options, Text, Uncomputable,
 };
-use crate::car_payloads::{Class, Mode};
+use crate::car_payloads::Mode;
 use crate::validate;
 
 /// Nesting the fast path follows; deeper lines take the full path, which enforces the strict
@@ -666,9 +666,12 @@ fn scanned_facts(
     member(DATA)?;
     // A line whose `data` breaks a payload contract has a finding: the full path reports it.
     if options.payloads != Mode::Off
-        && !schema.payloads.admits(kind, |name| {
-            data_member(scanner, data_members.clone(), name)
-        })
+        && !schema.payloads.admits(
+            kind,
+            scanner.members[data_members.clone()]
+                .iter()
+                .map(|member| (&text[member.key.clone()], &text[member.value.clone()])),
+        )
     {
         return None;
     }
@@ -729,16 +732,6 @@ fn scanned_facts(
         recomputed,
         timestamp: Some(time.instant),
     })
-}
-
-/// The class of `data`'s member `name`, if it has one (`members`: `data`'s, sorted by key).
-fn data_member(scanner: &Scanner<'_>, members: Range<usize>, name: &str) -> Option<Class> {
-    let text = scanner.text;
-    let members = &scanner.members[members];
-    members
-        .binary_search_by(|member| text[member.key.clone()].cmp(name.as_bytes()))
-        .ok()
-        .map(|index| Class::of_token(&text[members[index].value.clone()]))
 }
 
 #[cfg(test)]

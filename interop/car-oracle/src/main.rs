@@ -84,11 +84,22 @@ fn awkward_data(i: usize) -> HashMap<String, Value> {
     data
 }
 
+thread_local! {
+    /// The `data` CAR writes for the other kinds with a contract, one example each
+    /// (python/pairling_fast/car_payload_examples.json, which the generator writes too).
+    static EXAMPLES: Value = serde_json::from_str::<Value>(include_str!(
+        "../../../python/pairling_fast/car_payload_examples.json"
+    ))
+    .expect("JSON")["examples"]
+        .clone();
+}
+
 /// The `data` members CAR's emit sites write for `kind` (python/pairling_fast/car_payloads.toml
 /// cites them): a run's lifecycle from car-server-core's session.rs (`car_proto`'s structs
-/// serialized whole), `proposal_received` and `transaction_conflict` from car-engine's executor,
-/// `proposal_completed` from car-server-core's run_store.rs, the metric keys from
-/// car-eventlog's `Metrics`. Other kinds: nothing beyond what the caller adds.
+/// serialized whole), `proposal_received`, `transaction_conflict`, the state boundaries and the
+/// replan loop from car-engine's executor, `proposal_completed` from car-server-core's
+/// run_store.rs, the metric keys from car-eventlog's `Metrics`, and so on for every kind with a
+/// contract. Kinds CAR's code gives no fixed shape: nothing beyond what the caller adds.
 fn emitted(kind: &EventKind, i: usize) -> HashMap<String, Value> {
     let digest = format!("{:064x}", 0x5eed_u64 * (i as u64 + 1));
     let proposal = json!({"id": format!("p{i}"), "source": "oracle", "actions": [], "context": {}});
@@ -166,7 +177,8 @@ fn emitted(kind: &EventKind, i: usize) -> HashMap<String, Value> {
             "omitted": 2,
             "path": "workers/starts.jsonl",
         }),
-        _ => json!({}),
+        // Every other kind with a contract: the example pairling_fast's generator writes too.
+        kind => EXAMPLES.with(|examples| examples.get(kind).cloned().unwrap_or(json!({}))),
     };
     serde_json::from_value(data).expect("an object")
 }

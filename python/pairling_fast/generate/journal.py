@@ -23,6 +23,7 @@ import random
 import sys
 import time
 from dataclasses import dataclass, field
+from importlib import resources
 from typing import Any, Protocol
 
 from .. import codes, schemas
@@ -239,7 +240,7 @@ class _Journal:
                 self.plant("proposal", run_id, proposal_id=proposal_id, action_id=action_id)
             if self.rng.random() < 0.5:
                 self.misc(run_id, proposal_id=proposal_id)
-        self.w.event("state_committed", {"keys": [self.text()]}, **ids)
+        self.w.event("state_committed", self.car_data("state_committed"), **ids)
         completed = {**self.car_data("proposal_completed"), "action_count": actions}
         self.w.event("proposal_completed", completed, **ids)
         self.completed_proposal = proposal_id
@@ -313,7 +314,8 @@ class _Journal:
 
     def _defect_proposal_not_received(self, run_id: str) -> None:
         ghost = f"proposal-ghost-{self.w.line}"
-        line = self.w.event("state_committed", {}, run_id=run_id, proposal_id=ghost)
+        committed = self.car_data("state_committed")
+        line = self.w.event("state_committed", committed, run_id=run_id, proposal_id=ghost)
         self.w.expect(codes.PROPOSAL_NOT_RECEIVED, line, "/proposal_id")
 
     def _defect_timestamp_backwards(self, run_id: str) -> None:
@@ -353,6 +355,12 @@ class _Journal:
         received = self.car_data("proposal_received")
         line = self.w.event("proposal_received", received, run_id=run_id, proposal_id="live-tail")
         self.w.expect(codes.PROPOSAL_OPEN_AT_END, line, "/proposal_id")
+
+
+_CAR_EXAMPLES: dict[str, dict[str, Any]] = json.loads(
+    resources.files("pairling_fast").joinpath("car_payload_examples.json").read_text("utf-8")
+)["examples"]
+"""The other kinds' ``data`` as CAR writes it, one example each (shared with the CAR oracle)."""
 
 
 def car_data(kind: str, index: int = 0) -> dict[str, Any]:
@@ -433,7 +441,7 @@ def car_data(kind: str, index: int = 0) -> dict[str, Any]:
             "agent": "agent-generated",
         },
     }
-    return dict(examples.get(kind, {}))
+    return dict(examples.get(kind) or _CAR_EXAMPLES.get(kind, {}))
 
 
 def write_journal(
