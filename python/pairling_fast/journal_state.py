@@ -42,9 +42,10 @@ STATE_VERSION = 3
 _READABLE_VERSIONS = (2, 3)
 # The revision of the journal rules, recorded with each state: a state recorded under other rules
 # is checked in full, as one recorded under other options, since resuming it would keep findings
-# a fresh check no longer gives (or miss ones it now gives). Raised with every change to what the
-# ordered stage reports. 2: PF320 and PF322 retired (CAR's own reconciliation writes both).
-RULES_REVISION = 2
+# a fresh check no longer gives (or miss ones it now gives). Raised with every change to what a
+# check reports. 2: PF320 and PF322 retired (CAR's own reconciliation writes both). 3: payload
+# contracts for 32 more event kinds.
+RULES_REVISION = 3
 # The verified prefix is recorded in blocks of 8 MiB. Each is one task of the parallel
 # re-hash: at ~1.6 GB/s per core a block is ~5 ms of hashing, far above a task's overhead, and
 # a 300 MB prefix is still ~36 tasks to share out. It is how closely PF345 locates a change
