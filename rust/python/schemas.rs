@@ -198,16 +198,8 @@ impl CompiledSchema {
 static NEW_REPORT: GILOnceCell<(Py<PyAny>, Py<PyAny>)> = GILOnceCell::new();
 static REPORT_OF: GILOnceCell<Py<PyAny>> = GILOnceCell::new();
 
-fn report_of(py: Python<'_>) -> PyResult<&Bound<'_, PyAny>> {
-    REPORT_OF
-        .get_or_try_init(py, || {
-            Ok::<_, PyErr>(
-                py.import("pairling_fast.validator")?
-                    .getattr("_report_of")?
-                    .unbind(),
-            )
-        })
-        .map(|f| f.bind(py))
+fn report_of(py: Python<'_>) -> PyResult<Bound<'_, PyAny>> {
+    imported(py, &REPORT_OF, "pairling_fast.validator", "_report_of")
 }
 
 /// `Report(findings=[])` without running the dataclass's `__init__` in Python: a new instance
