@@ -12,7 +12,7 @@ use std::fmt;
 use serde_json::{Number, Value};
 use sha2::{Digest, Sha256};
 
-use crate::parse::{UnwindingPointer, MAX_DEPTH, STRING_SPECIAL, TOO_DEEP};
+use crate::parse::{next_special, UnwindingPointer, MAX_DEPTH, TOO_DEEP};
 
 pub(crate) const MAX_SAFE_INTEGER: u64 = (1 << 53) - 1;
 
@@ -320,11 +320,8 @@ pub(crate) fn write_string<S: ByteSink + ?Sized>(sink: &mut S, string: &str) {
     let bytes = string.as_bytes();
     sink.put(b"\"");
     let mut chunk_start = 0;
-    // Most strings need no escape at all: one table lookup per byte finds the next one.
-    while let Some(offset) = bytes[chunk_start..]
-        .iter()
-        .position(|&byte| STRING_SPECIAL[usize::from(byte)])
-    {
+    // Most strings need no escape at all: `next_special` finds the next one eight bytes a time.
+    while let Some(offset) = next_special(&bytes[chunk_start..]) {
         let index = chunk_start + offset;
         let byte = bytes[index];
         let unicode_escape;

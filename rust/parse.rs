@@ -522,10 +522,7 @@ impl<'a> Parser<'a> {
         let mut chunk_start = quote + 1;
         let mut pos = chunk_start;
         loop {
-            pos += bytes[pos..]
-                .iter()
-                .position(|&byte| STRING_SPECIAL[usize::from(byte)])
-                .unwrap_or(bytes.len() - pos);
+            pos += next_special(&bytes[pos..]).unwrap_or(bytes.len() - pos);
             match bytes.get(pos) {
                 Some(b'"') => {
                     decoded.push_str(&self.text[chunk_start..pos]);
@@ -626,6 +623,36 @@ impl<'a> Parser<'a> {
     }
 }
 
+/// The offset of the first byte of `bytes` that [`STRING_SPECIAL`] marks, if any. Eight bytes are
+/// tested at a time (SWAR: a word has a special byte when one of its bytes is `"`, `\\` or below
+/// 0x20), and only a word that has one is scanned byte by byte. The string scan was half of
+/// parsing a journal event for `validate_json` (benches/RESULTS.md, #29); canonical output's
+/// escaping scan is the same.
+#[inline]
+pub(crate) fn next_special(bytes: &[u8]) -> Option<usize> {
+    const ONES: u64 = u64::from_ne_bytes([0x01; 8]);
+    const HIGHS: u64 = u64::from_ne_bytes([0x80; 8]);
+    // A byte of `word` is zero: the classic `(w - 1…1) & !w & 0x80…80`, exact as to whether any is.
+    let has_zero = |word: u64| word.wrapping_sub(ONES) & !word & HIGHS != 0;
+    let mut start = 0;
+    let mut words = bytes.chunks_exact(8);
+    for chunk in &mut words {
+        let word = u64::from_ne_bytes(chunk.try_into().unwrap_or([0; 8]));
+        let control = word.wrapping_sub(ONES * 0x20) & !word & HIGHS != 0;
+        if control
+            || has_zero(word ^ (ONES * u64::from(b'"')))
+            || has_zero(word ^ (ONES * u64::from(b'\\')))
+        {
+            break;
+        }
+        start += 8;
+    }
+    bytes[start..]
+        .iter()
+        .position(|&byte| STRING_SPECIAL[usize::from(byte)])
+        .map(|offset| start + offset)
+}
+
 /// The bytes that end a run of literal string content, in JSON text (`"`, `\\`, the C0 controls,
 /// which are errors) and equally in canonical output, where exactly these are escaped.
 pub(crate) const STRING_SPECIAL: [bool; 256] = {
@@ -701,6 +728,27 @@ mod tests {
 
     fn parse(text: &str) -> Result<Value, JsonError> {
         parse_strict(text.as_bytes())
+    }
+
+    #[test]
+    fn next_special_finds_what_the_table_finds() {
+        let by_table = |bytes: &[u8]| bytes.iter().position(|&b| STRING_SPECIAL[usize::from(b)]);
+        // Every byte value at every position of words and tails, among plain and high bytes.
+        for filler in [b'a', 0x7f, 0x80, 0xff, 0x21, b'!', b']', b'#'] {
+            for len in 0..40 {
+                for at in 0..len {
+                    for special in 0..=255u8 {
+                        let mut bytes = vec![filler; len];
+                        bytes[at] = special;
+                        assert_eq!(next_special(&bytes), by_table(&bytes), "{bytes:?}");
+                    }
+                }
+                assert_eq!(
+                    next_special(&vec![filler; len]),
+                    by_table(&vec![filler; len])
+                );
+            }
+        }
     }
 
     fn value_defect(text: &str) -> (&'static str, String) {

@@ -4,6 +4,7 @@ the same answers, the JSON value model still holds, and the batch calls answer a
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 from collections import OrderedDict
@@ -15,6 +16,7 @@ from test_schema_suite import Case, remotes, suite_cases
 
 import pairling_fast as pf
 from pairling_fast import _backend
+from pairling_fast.report import Report
 
 DATA = Path(__file__).with_name("data")
 FIXTURE = DATA / "car" / "native-car-doctor.events.jsonl"
@@ -171,3 +173,24 @@ def test_digest_hex_many_raises_the_first_defect_as_digest_hex_does(
     with pytest.raises(pf.CanonicalizationError) as raised:
         pf.digest_hex_many(values)
     assert (raised.value.code, raised.value.pointer) == ("PF006", "/bad")
+
+
+def test_validate_json_reports_as_the_dataclass_does(backend: _backend.Engine) -> None:
+    """The Rust core builds a valid document's Report without running `Report.__init__`
+    (rust/python/schemas.rs, `empty_report`): it must be the same value, a new one each call, and
+    `Report` must have no field that construction would leave unset."""
+    assert [field.name for field in dataclasses.fields(Report)] == ["findings", "stats"]
+    validator = pf.schema_validator("car.journal.event")
+    line = FIXTURE.read_bytes().splitlines()[0]
+    first, second = validator.validate_json(line), validator.validate_json(line.decode())
+    assert type(first) is Report and first == Report(findings=[]) == second and first.ok
+    assert first.findings is not second.findings and first.stats is not second.stats
+    event = json.loads(line)
+    event["kind"] = 7
+    invalid = validator.validate_json(json.dumps(event).encode())
+    assert invalid == Report(findings=list(validator.iter_errors(event))) and not invalid.ok
+    for text, code in ((b'{"a": NaN}', "PF006"), (b'{"a": 1, "a": 2}', "PF002"), (b"[", "PF001")):
+        [finding] = validator.validate_json(text).findings
+        assert finding.code == code, text
+    large = b'{"pad": "' + b"x" * (64 << 10) + b'", "kind": 1}'
+    assert not validator.validate_json(large).ok

@@ -5,6 +5,7 @@ from typing import Any, Literal, final
 
 from pairling_fast.errors import CanonicalizationError
 from pairling_fast.journal_options import JournalOptions
+from pairling_fast.report import Report
 
 __all__ = [
     "CompiledSchema",
@@ -111,6 +112,7 @@ class CompiledSchema:
         self, instances: list[Any]
     ) -> list[list[_RawViolation] | CanonicalizationError]: ...
     def errors_json(self, data: bytes | str) -> list[_RawViolation]: ...
+    def report_json(self, data: bytes | str) -> Report: ...
 
 def check_rpc_result(
     method: str,

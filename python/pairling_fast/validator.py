@@ -79,6 +79,10 @@ class Validator:
         # A pipeline calls is_valid per document: the backend's own answer, with no Python frame
         # around it (the method below says the same, for the class and its documentation).
         self.is_valid = self._compiled.accepts  # type: ignore[method-assign]
+        # The same for validate_json where the backend builds the Report itself (the Rust core).
+        report_json = getattr(self._compiled, "report_json", None)
+        if report_json is not None:
+            self.validate_json = report_json  # type: ignore[method-assign]
 
     def __reduce__(self) -> tuple[Any, ...]:
         # Rebuilt from its schema (or bundled id) where it is unpickled, e.g. on a Dask worker.
@@ -128,8 +132,13 @@ class Validator:
         try:
             raw = self._compiled.errors_json(data)
         except CanonicalizationError as error:
-            return Report(findings=[json_error_finding(error)])
-        return Report(findings=[_violation_finding(v) for v in raw])
+            return _report_of(error)
+        return _report_of(raw)
+
+
+def _report_of(outcome: list[_backend.RawViolation] | CanonicalizationError) -> Report:
+    """The ``validate_json`` report of the core's outcome (its violations, or the parse error)."""
+    return Report(findings=_outcome_findings(outcome))
 
 
 def _outcome_findings(

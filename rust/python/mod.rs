@@ -122,16 +122,27 @@ fn stop_requested(py: Python<'_>) -> bool {
     if py.check_signals().is_err() {
         return true;
     }
-    STOP_REQUESTED
-        .get_or_try_init(py, || {
-            Ok::<_, PyErr>(
-                py.import("pairling_fast._interrupt")?
-                    .getattr("stop_requested")?
-                    .unbind(),
-            )
-        })
-        .and_then(|ask| ask.bind(py).call0()?.is_truthy())
-        .unwrap_or(true)
+    imported(
+        py,
+        &STOP_REQUESTED,
+        "pairling_fast._interrupt",
+        "stop_requested",
+    )
+    .and_then(|ask| ask.call0()?.is_truthy())
+    .unwrap_or(true)
+}
+
+/// `module.name`, imported once into `cell`.
+fn imported<'py>(
+    py: Python<'py>,
+    cell: &'static GILOnceCell<Py<PyAny>>,
+    module: &str,
+    name: &str,
+) -> PyResult<Bound<'py, PyAny>> {
+    cell.get_or_try_init(py, || {
+        Ok::<_, PyErr>(py.import(module)?.getattr(name)?.unbind())
+    })
+    .map(|attribute| attribute.bind(py).clone())
 }
 
 /// From this input size on, `interruptible` works on a helper thread (below it, a thread's
@@ -282,6 +293,7 @@ fn build_info(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
 
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    pyvalue::probe_str_layout(m.py());
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_function(wrap_pyfunction!(parse_json, m)?)?;
     m.add_function(wrap_pyfunction!(canonicalize, m)?)?;

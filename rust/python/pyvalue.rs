@@ -4,6 +4,7 @@
 
 use crate::codes::{self, Code};
 use std::os::raw::c_char;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use pyo3::ffi;
 use pyo3::prelude::*;
@@ -37,7 +38,21 @@ fn utf8_of<'a>(string: &'a Bound<'_, PyString>) -> Option<&'a str> {
 ///
 /// # Safety
 /// `string` must point to a live str that outlives 'a; the GIL must be held.
+#[inline]
 pub(super) unsafe fn utf8_at<'a>(string: *mut ffi::PyObject) -> Option<&'a str> {
+    // SAFETY: as the caller guarantees.
+    if let Some(text) = unsafe { compact_ascii(string) } {
+        return Some(text);
+    }
+    // SAFETY: as the caller guarantees.
+    unsafe { utf8_by_call(string) }
+}
+
+/// [`utf8_at`] through CPython's `PyUnicode_AsUTF8AndSize`.
+///
+/// # Safety
+/// As [`utf8_at`].
+unsafe fn utf8_by_call<'a>(string: *mut ffi::PyObject) -> Option<&'a str> {
     let mut size: ffi::Py_ssize_t = 0;
     // SAFETY: a live str and the GIL, as the caller guarantees.
     let data = unsafe { PyUnicode_AsUTF8AndSize(string, &mut size) };
@@ -52,6 +67,90 @@ pub(super) unsafe fn utf8_at<'a>(string: *mut ffi::PyObject) -> Option<&'a str> 
     Some(unsafe {
         std::str::from_utf8_unchecked(std::slice::from_raw_parts(data.cast::<u8>(), length))
     })
+}
+
+/// Where a compact ASCII str keeps its characters, as an offset from the object, when
+/// [`probe_str_layout`] verified that this interpreter lays strs out as read below; 0 otherwise.
+static ASCII_DATA_OFFSET: AtomicUsize = AtomicUsize::new(0);
+
+/// The `state` bits of CPython's `PyASCIIObject` (3.9 to 3.14, GIL builds): `interned:2, kind:3,
+/// compact:1, ascii:1`, after the object header, `length` and `hash`.
+const STATE_OFFSET: usize = 2 * std::mem::size_of::<usize>() + 2 * std::mem::size_of::<isize>();
+const LENGTH_OFFSET: usize = 2 * std::mem::size_of::<usize>();
+const KIND_SHIFT: u32 = 2;
+const COMPACT_ASCII: u32 = 0b11 << 5;
+
+/// The text of a compact ASCII str read from its header, without a call into CPython: a pure
+/// ASCII str is its own UTF-8 form and has no lone surrogate. `None` for any other str (or when
+/// the layout was not verified), which then takes `PyUnicode_AsUTF8AndSize`. Walking a document
+/// (`pynode::plain`) and writing its canonical form read every str; under the stable ABI
+/// (`abi3-py39`) that call was a tenth of the walk (benches/RESULTS.md, #29).
+///
+/// # Safety
+/// As [`utf8_at`].
+#[inline]
+unsafe fn compact_ascii<'a>(string: *mut ffi::PyObject) -> Option<&'a str> {
+    let offset = ASCII_DATA_OFFSET.load(Ordering::Relaxed);
+    if offset == 0 {
+        return None;
+    }
+    let base = string.cast::<u8>();
+    // SAFETY: every str object is at least a `PyASCIIObject`, whose layout was verified.
+    let state = unsafe { base.add(STATE_OFFSET).cast::<u32>().read_unaligned() };
+    if state & COMPACT_ASCII != COMPACT_ASCII {
+        return None;
+    }
+    // SAFETY: as above; a compact ASCII str keeps `length` bytes of ASCII right after its header.
+    unsafe {
+        let length = base.add(LENGTH_OFFSET).cast::<isize>().read_unaligned();
+        let bytes = std::slice::from_raw_parts(base.add(offset), usize::try_from(length).ok()?);
+        Some(std::str::from_utf8_unchecked(bytes))
+    }
+}
+
+/// Verifies, once at import, that this interpreter's strs are laid out as [`compact_ascii`]
+/// reads them: on sample strs of each kind, the header's kind and ASCII bits say what Python
+/// says, and an ASCII str's characters are where `PyUnicode_AsUTF8AndSize` finds them. Any
+/// disagreement (another interpreter, a future layout) leaves the fast read off: the answers are
+/// the same either way, only slower.
+pub(super) fn probe_str_layout(py: Python<'_>) {
+    let version = py.version_info();
+    let known =
+        (version.major, version.minor) >= (3, 9) && (version.major, version.minor) <= (3, 14);
+    let samples: [(&str, u32, bool); 5] = [
+        ("a", 1, true),
+        ("pairling_fast", 1, true),
+        ("\u{e9}t\u{e9}", 1, false),
+        ("\u{20ac}", 2, false),
+        ("\u{1f600}", 4, false),
+    ];
+    let mut offset = None;
+    let agrees = known
+        && samples.iter().all(|&(text, kind, ascii)| {
+            let string = PyString::new(py, text);
+            let base = string.as_ptr().cast::<u8>();
+            // SAFETY: a live str, at least a `PyASCIIObject`.
+            let state = unsafe { base.add(STATE_OFFSET).cast::<u32>().read_unaligned() };
+            if (state >> KIND_SHIFT) & 0b111 != kind
+                || (state & COMPACT_ASCII == COMPACT_ASCII) != ascii
+            {
+                return false;
+            }
+            if !ascii {
+                return true;
+            }
+            // SAFETY: a live str, the GIL held.
+            let Some(utf8) = (unsafe { utf8_by_call(string.as_ptr()) }) else {
+                return false;
+            };
+            let at = (utf8.as_ptr() as usize).wrapping_sub(base as usize);
+            // SAFETY: as above.
+            let length = unsafe { base.add(LENGTH_OFFSET).cast::<isize>().read_unaligned() };
+            let same = *offset.get_or_insert(at) == at && (16..=128).contains(&at);
+            same && usize::try_from(length).ok() == Some(text.len()) && utf8 == text
+        });
+    let offset = if agrees { offset.unwrap_or(0) } else { 0 };
+    ASCII_DATA_OFFSET.store(offset, Ordering::Relaxed);
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]

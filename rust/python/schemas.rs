@@ -149,13 +149,73 @@ impl CompiledSchema {
 
     fn errors_json(&self, py: Python<'_>, data: &Bound<'_, PyAny>) -> PyResult<Vec<RawViolation>> {
         guarded(py, "errors_json", || {
-            let bytes = text_bytes(data)?;
-            let inner = &*self.inner;
-            let outcome =
-                py.allow_threads(|| parse::parse_strict(&bytes).map(|v| inner.violations(&v)));
-            outcome.map(raw).map_err(|e| json_error(py, e))
+            self.violations_json(py, data)?
+                .map(raw)
+                .map_err(|e| json_error(py, e))
         })
     }
+
+    /// `Validator.validate_json` without a Python frame: the `Report` of `data` parsed strictly
+    /// and validated. A valid document's empty report is built here; findings are turned into
+    /// one by `pairling_fast.validator._report_of`, as the fallback's path does.
+    fn report_json(&self, py: Python<'_>, data: &Bound<'_, PyAny>) -> PyResult<PyObject> {
+        guarded(py, "report_json", || {
+            let outcome = match self.violations_json(py, data)? {
+                Ok(violations) if violations.is_empty() => return empty_report(py),
+                Ok(violations) => raw(violations).into_pyobject(py)?.into_any(),
+                Err(error) => json_error(py, error)
+                    .into_value(py)
+                    .into_bound(py)
+                    .into_any(),
+            };
+            Ok(report_of(py)?.call1((outcome,))?.unbind())
+        })
+    }
+}
+
+/// From this size on, `validate_json` parses and validates without the GIL. Below it (a
+/// pipeline's document, a few hundred bytes to a few KiB) releasing and taking the GIL back
+/// costs more than the work it would let other threads overlap.
+const RELEASE_GIL_FROM: usize = 32 << 10;
+
+impl CompiledSchema {
+    fn violations_json(
+        &self,
+        py: Python<'_>,
+        data: &Bound<'_, PyAny>,
+    ) -> PyResult<Result<Vec<SchemaViolation>, JsonError>> {
+        let bytes = text_bytes(data)?;
+        let inner = &*self.inner;
+        let work = || parse::parse_strict(&bytes).map(|value| inner.violations(&value));
+        Ok(if bytes.len() < RELEASE_GIL_FROM {
+            work()
+        } else {
+            py.allow_threads(work)
+        })
+    }
+}
+
+static NEW_REPORT: GILOnceCell<(Py<PyAny>, Py<PyAny>)> = GILOnceCell::new();
+static REPORT_OF: GILOnceCell<Py<PyAny>> = GILOnceCell::new();
+
+fn report_of(py: Python<'_>) -> PyResult<Bound<'_, PyAny>> {
+    imported(py, &REPORT_OF, "pairling_fast.validator", "_report_of")
+}
+
+/// `Report(findings=[])` without running the dataclass's `__init__` in Python: a new instance
+/// with its two fields set, `findings` an empty list and `stats` an empty dict, as `__init__`
+/// sets them (`tests/test_pipeline.py` holds the two equal and checks that `Report` has no other
+/// field). Half the cost of a valid document's `validate_json` was that `__init__`.
+fn empty_report(py: Python<'_>) -> PyResult<PyObject> {
+    let (new, class) = NEW_REPORT.get_or_try_init(py, || {
+        let class = py.import("pairling_fast.report")?.getattr("Report")?;
+        let new = py.get_type::<PyAny>().getattr("__new__")?;
+        Ok::<_, PyErr>((new.unbind(), class.unbind()))
+    })?;
+    let report = new.bind(py).call1((class.bind(py),))?;
+    report.setattr(pyo3::intern!(py, "findings"), PyList::empty(py))?;
+    report.setattr(pyo3::intern!(py, "stats"), PyDict::new(py))?;
+    Ok(report.unbind())
 }
 
 #[pyfunction]
