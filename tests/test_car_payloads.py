@@ -117,6 +117,25 @@ def test_every_dropped_or_retyped_member_is_found_at_its_pointer(
     assert all(f.severity == "warning" for f in report.findings)
 
 
+@pytest.mark.parametrize("fast_path", ["1", "0"])
+def test_a_member_named_with_escapes_is_the_member(
+    backend: _backend.Engine, fast_path: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A key is its decoded text: `tokens\\u005fin` and a raw-escaped twin are `tokens_in`, so
+    the fast path may not skip a contract for a key it would have to decode."""
+    monkeypatch.setenv("PAIRLING_FAST_JOURNAL_FAST_PATH", fast_path)
+    stamp = '"timestamp":"2026-01-01T00:00:00Z"'
+    text = (
+        f'{{"kind":"inference_metered","data":{{"tokens\\u005fin":"x"}},{stamp}}}\n'
+        f'{{"kind":"inference_metered","data":{{"to\\nkens":1,"tokens_out":"y"}},{stamp}}}\n'
+    ).encode()
+    report = pf.check_journal(text, lifecycle=False)
+    assert payload_findings(report) == {
+        (1, "PF361", "/data/tokens_in"),
+        (2, "PF361", "/data/tokens_out"),
+    }
+
+
 def test_payloads_error_reports_errors_and_off_reports_nothing(backend: _backend.Engine) -> None:
     text, expected = mutation_corpus("0.60.0")
     as_errors = pf.check_journal(text, payloads="error", max_findings=None, lifecycle=False)
