@@ -11,13 +11,15 @@ completed decide; the partial line after the last newline is kept inside until t
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from . import _backend
-from ._tables import DEFAULT_MAX_FINDINGS, DEFAULT_MAX_LINE_LENGTH
-from .journal_options import ChainMode, JournalOptions, Payloads, Profile
+from .journal_options import JournalKeywords, JournalOptions
 from .journal_state import JournalStateError, fingerprint
 from .report import Finding, Report
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
 
 __all__ = ["JournalStream"]
 
@@ -42,20 +44,12 @@ class JournalStream:
     def __init__(
         self,
         *,
-        chain: ChainMode = "auto",
-        lifecycle: bool = True,
-        max_findings: int | None = DEFAULT_MAX_FINDINGS,
-        profile: Profile = "strict",
-        max_line_length: int = DEFAULT_MAX_LINE_LENGTH,
-        car_version: str | None = None,
-        payloads: Payloads = "warn",
         state: Mapping[str, Any] | None = None,
         name: str | None = None,
         backend: str | None = None,
+        **keywords: Unpack[JournalKeywords],
     ) -> None:
-        self.options = JournalOptions(
-            chain, lifecycle, max_findings, profile, max_line_length, car_version, payloads
-        )
+        self.options = JournalOptions(**keywords)
         self.name = name
         self._fingerprint = fingerprint(self.options)
         self._engine = _backend.resolve(backend)
