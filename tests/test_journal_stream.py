@@ -185,8 +185,19 @@ def test_a_closed_stream_refuses_more(backend: _backend.Engine) -> None:
     stream.feed(b"{}\n{")
     interrupted = stream.close(interrupted=True)
     assert interrupted.stats["lines"] == 1 and interrupted.stats["interrupted"]
-    with pytest.raises(ValueError, match="closed"):
-        stream.feed(b"{}\n")
+    assert stream.closed
+    refused = [
+        lambda: stream.feed(b"{}\n"),
+        lambda: stream.close(),
+        lambda: stream.state(),
+        lambda: stream.lines,
+        lambda: stream.events,
+        lambda: stream.pending,
+        lambda: stream.offset,
+    ]
+    for call in refused:
+        with pytest.raises(ValueError, match=r"^this JournalStream is closed$"):
+            call()
     with pf.JournalStream(name="live.jsonl") as live:
         (finding,) = live.feed(b"[1]\n")
         assert finding.path == "live.jsonl" and finding.code == "PF301"
