@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import os
@@ -9,6 +10,7 @@ import pickle
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -23,6 +25,8 @@ from pairling_fast import (
     schema_validator,
     schemas,
 )
+from pairling_fast import distributed as pfd
+from pairling_fast.journal_options import JournalKeywords, JournalOptions
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -228,3 +232,26 @@ def test_missing_extension_falls_back_with_one_warning() -> None:
     assert result.stdout.strip() == "python"
     warning_lines = [line for line in result.stderr.splitlines() if "RuntimeWarning" in line]
     assert len(warning_lines) == 1 and "fallback" in warning_lines[0]
+
+
+def test_the_journal_keywords_are_the_options_fields() -> None:
+    """The journal checks take ``**keywords: Unpack[JournalKeywords]`` and build
+    ``JournalOptions(**keywords)``: a name in one list and not the other would be a keyword mypy
+    refuses or an option no call can set."""
+    fields = [field.name for field in dataclasses.fields(JournalOptions)]
+    assert list(JournalKeywords.__annotations__) == fields
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: pairling_fast.check_journal(b"{}\n", chian="off"),
+        lambda: pairling_fast.JournalStream(chian="off"),
+        lambda: pfd.journal_reports([], None, chian="off"),
+        lambda: pfd.check_journal_on_cluster("events.jsonl", None, chian="off"),
+        lambda: pfd.check_journal_paths_on_cluster([], None, chian="off"),
+    ],
+)
+def test_an_unknown_journal_keyword_is_a_type_error(call: Any) -> None:
+    with pytest.raises(TypeError, match="chian"):
+        call()

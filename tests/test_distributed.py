@@ -266,6 +266,16 @@ def test_check_paths_runs_one_pipeline_over_many_files(
     assert not report.ok
 
 
+def test_many_files_take_check_journals_keywords(client: Any, journals: dict[str, Path]) -> None:
+    path = journals["defects"]
+    options: dict[str, Any] = {"max_findings": 2, "chain": "require", "profile": "car-compatible"}
+    report = pfd.check_journal_paths_on_cluster([path], client, chunk_bytes=1000, **options)
+    single = pf.check_journal(path, **options)
+    assert single.stats != pf.check_journal(path).stats
+    assert report.stats["files"][str(path)] == single.stats
+    assert [f.to_dict() for f in report.findings] == [f.to_dict() for f in single.findings]
+
+
 def test_the_old_names_warn_and_give_the_same_reports(
     client: Any, journals: dict[str, Path]
 ) -> None:

@@ -15,31 +15,20 @@ from unittest import mock
 
 import pytest
 from cli_helpers import Cli
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
+from journal_samples import JOURNAL_PROPERTIES, generated, journals
 
 import pairling_fast as pf
 from pairling_fast import _backend, journal_state
 from pairling_fast.codes import STATE_OPTIONS_CHANGED, VERIFIED_PREFIX_CHANGED
-from pairling_fast.generate.journal import generate_journal
 from pairling_fast.journal_options import JournalInterrupted
 from pairling_fast.journal_state import BLOCK_SIZE, STATE_FORMAT, STATE_VERSION, _HashingReader
-
-STATE_PROPERTIES = settings(
-    max_examples=40,
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
-)
 
 
 def _comparable(report: pf.Report) -> tuple[list[Any], dict[str, Any]]:
     stats = {key: value for key, value in report.stats.items() if key != "resumed"}
     return [f.to_dict() for f in report.findings], stats
-
-
-def _journal(events: int, seed: int, chain: bool, defects: int) -> bytes:
-    lines, _ = generate_journal(events, seed, chain=chain, defects=defects)
-    return b"".join(lines)
 
 
 def _blocks(prefix: bytes, size: int) -> list[dict[str, Any]]:
@@ -66,12 +55,9 @@ def _entry(states: pf.JournalStates, journal: Path) -> dict[str, Any]:
     return entry
 
 
-@STATE_PROPERTIES
+@JOURNAL_PROPERTIES
 @given(
-    events=st.integers(5, 120),
-    seed=st.integers(0, 10_000),
-    chain=st.booleans(),
-    defects=st.integers(0, 6),
+    journal_bytes=journals(max_events=120, max_defects=6),
     splits=st.lists(st.floats(0, 1), min_size=1, max_size=3),
     max_findings=st.sampled_from([None, 2, 1000]),
     tail=st.sampled_from([b"", b'{"kind"', b"\n\n", b"not json\n"]),
@@ -80,10 +66,7 @@ def _entry(states: pf.JournalStates, journal: Path) -> dict[str, Any]:
 def test_a_resumed_check_equals_a_full_check(
     backend: _backend.Engine,
     tmp_path_factory: pytest.TempPathFactory,
-    events: int,
-    seed: int,
-    chain: bool,
-    defects: int,
+    journal_bytes: bytes,
     splits: list[float],
     max_findings: int | None,
     tail: bytes,
@@ -91,7 +74,7 @@ def test_a_resumed_check_equals_a_full_check(
 ) -> None:
     """Appended in pieces cut anywhere (inside lines too), checked after every piece; the blocks
     recorded as the checks go on are those of the whole prefix hashed at once."""
-    data = _journal(events, seed, chain, defects) + tail
+    data = journal_bytes + tail
     journal = tmp_path_factory.mktemp("state") / "events.jsonl"
     states = pf.JournalStates()
     cuts = sorted({int(fraction * len(data)) for fraction in splits} | {len(data)})
@@ -114,7 +97,7 @@ def test_a_resumed_check_equals_a_full_check(
 
 
 def test_only_the_appended_bytes_are_checked(backend: _backend.Engine, tmp_path: Path) -> None:
-    data = _journal(300, 1, chain=True, defects=0)
+    data = generated(300, 1, chain=True, defects=0)
     half = data.index(b"\n", len(data) // 2) + 1
     journal = tmp_path / "events.jsonl"
     journal.write_bytes(data[:half])
@@ -137,7 +120,7 @@ def test_only_the_appended_bytes_are_checked(backend: _backend.Engine, tmp_path:
 
 
 def test_both_backends_resume_from_each_others_state(tmp_path: Path) -> None:
-    data = _journal(200, 5, chain=True, defects=4)
+    data = generated(200, 5, chain=True, defects=4)
     cut = len(data) // 3
     journal = tmp_path / "events.jsonl"
     for first, second in (("rust", "python"), ("python", "rust")):
@@ -191,7 +174,7 @@ def _edits(data: bytes) -> dict[str, Any]:
 def test_a_changed_prefix_is_an_error_and_a_full_check(
     backend: _backend.Engine, tmp_path: Path, edit: str
 ) -> None:
-    data = _journal(120, 2, chain=False, defects=0)
+    data = generated(120, 2, chain=False, defects=0)
     journal, states = _verified(tmp_path, data)
     _edits(data)[edit](journal)
     report = pf.check_journal(journal, state=states)
@@ -212,7 +195,7 @@ def test_a_changed_prefix_is_an_error_and_a_full_check(
 def test_changed_options_are_a_note_and_a_full_check(
     backend: _backend.Engine, tmp_path: Path
 ) -> None:
-    data = _journal(80, 3, chain=True, defects=2)
+    data = generated(80, 3, chain=True, defects=2)
     journal, states = _verified(tmp_path, data)
     report = pf.check_journal(journal, state=states, profile="car-compatible")
     assert report.findings[0].code == STATE_OPTIONS_CHANGED
@@ -247,7 +230,7 @@ def test_a_state_recorded_under_earlier_rules_is_checked_in_full(
 def test_an_interrupted_check_saves_nothing(
     backend: _backend.Engine, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    data = _journal(3000, 4, chain=True, defects=0)
+    data = generated(3000, 4, chain=True, defects=0)
     journal = tmp_path / "events.jsonl"
     journal.write_bytes(data)
     state = tmp_path / "journal.state"
@@ -267,7 +250,7 @@ def test_an_interrupted_check_saves_nothing(
 
 def test_a_state_file_keeps_its_permissions(backend: _backend.Engine, tmp_path: Path) -> None:
     journal = tmp_path / "events.jsonl"
-    journal.write_bytes(_journal(20, 6, chain=False, defects=0))
+    journal.write_bytes(generated(20, 6, chain=False, defects=0))
     state = tmp_path / "journal.state"
     pf.check_journal(journal, state=state)
     state.chmod(0o600)
@@ -301,7 +284,7 @@ def test_an_unusable_state_file_is_one_line_and_exit_2(
     backend: _backend.Engine, tmp_path: Path, content: bytes, said: str
 ) -> None:
     journal = tmp_path / "events.jsonl"
-    journal.write_bytes(_journal(20, 6, chain=False, defects=0))
+    journal.write_bytes(generated(20, 6, chain=False, defects=0))
     state = tmp_path / "journal.state"
     state.write_bytes(content)
     with pytest.raises(pf.JournalStateError, match=said):
@@ -316,7 +299,7 @@ def test_the_state_digest_holds_for_its_bytes_and_for_its_json(tmp_path: Path) -
     # `save` writes the state around the text its sha256 is taken of and `load` checks those
     # bytes; a file rewritten by another tool (same JSON, other layout) is checked over its JSON.
     journal = tmp_path / "events.jsonl"
-    journal.write_bytes(_journal(60, 8, chain=True, defects=2))
+    journal.write_bytes(generated(60, 8, chain=True, defects=2))
     state = tmp_path / "journal.state"
     first = pf.check_journal(journal, state=str(state))
     saved = state.read_bytes()
@@ -340,7 +323,7 @@ def test_the_cli_resumes_and_records_only_journals(
     backend: _backend.Engine, tmp_path: Path
 ) -> None:
     cli = Cli(_backend.active_name(), tmp_path)
-    data = _journal(100, 8, chain=True, defects=0)
+    data = generated(100, 8, chain=True, defects=0)
     half = data.index(b"\n", len(data) // 2) + 1
     (tmp_path / "logs").mkdir()
     (tmp_path / "logs" / "a.jsonl").write_bytes(data[:half])
@@ -367,7 +350,7 @@ def test_the_cli_resumes_and_records_only_journals(
 def test_state_is_refused_with_dask(backend: _backend.Engine, tmp_path: Path) -> None:
     pytest.importorskip("distributed")
     journal = tmp_path / "events.jsonl"
-    journal.write_bytes(_journal(20, 6, chain=False, defects=0))
+    journal.write_bytes(generated(20, 6, chain=False, defects=0))
     done = Cli(_backend.active_name(), tmp_path)(
         "check", str(journal), "--state", "s.json", "--dask", "local:1"
     )
@@ -385,7 +368,7 @@ def test_an_ended_action_that_no_kind_ends_is_refused_by_both_backends(tmp_path:
     # A state whose sha256 holds but whose ended-action window records a kind that does not end
     # an action (no engine writes one): each backend refuses it rather than resuming from it.
     journal = tmp_path / "events.jsonl"
-    journal.write_bytes(_journal(200, 8, chain=True, defects=0))
+    journal.write_bytes(generated(200, 8, chain=True, defects=0))
     state = tmp_path / "journal.state"
     pf.check_journal(journal, state=str(state))
     document = json.loads(state.read_bytes())
@@ -423,7 +406,7 @@ def _located(report: pf.Report, start: int, end: int, block: dict[str, Any]) -> 
 def test_blocks_at_their_boundaries(
     backend: _backend.Engine, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, prefix: str
 ) -> None:
-    data = _journal(40, 11, chain=True, defects=0)
+    data = generated(40, 11, chain=True, defects=0)
     cut = 0 if prefix == "empty" else data.index(b"\n", len(data) // 2) + 1
     size = {"a block": cut, "a block and a byte": cut - 1, "a block but a byte": cut + 1}.get(
         prefix, 100
@@ -452,7 +435,7 @@ def test_a_change_is_located_in_the_first_changed_block(
 ) -> None:
     size = 512
     monkeypatch.setattr(journal_state, "BLOCK_SIZE", size)
-    data = _journal(150, 12, chain=False, defects=0)
+    data = generated(150, 12, chain=False, defects=0)
     blocks = _blocks(data, size)
     for index in (0, 1, len(blocks) // 2, len(blocks) - 1):
         journal, states = _verified(tmp_path, data)
@@ -487,7 +470,7 @@ def _saved_as_version_2(state: Path, states: pf.JournalStates) -> None:
 def test_a_version_2_state_resumes_and_is_recorded_in_blocks(
     backend: _backend.Engine, tmp_path: Path
 ) -> None:
-    data = _journal(200, 13, chain=True, defects=2)
+    data = generated(200, 13, chain=True, defects=2)
     half = data.index(b"\n", len(data) // 2) + 1
     growing, kept, edited = (tmp_path / f"{name}.jsonl" for name in ("growing", "kept", "edited"))
     growing.write_bytes(data[:half])
@@ -529,7 +512,7 @@ def test_parallel_verification_equals_serial(
     """One worker, four, and four taking turns to read (where ``os.preadv`` is missing): the
     same reports and the same entries."""
     monkeypatch.setattr(journal_state, "BLOCK_SIZE", 256)
-    data = _journal(120, 14, chain=True, defects=1)
+    data = generated(120, 14, chain=True, defects=1)
     half = data.index(b"\n", len(data) // 2) + 1
     reports, entries = [], []
     for workers, preadv in ((1, True), (4, True), (4, False)):
@@ -552,7 +535,7 @@ def test_an_interrupted_rehash_records_nothing(
 ) -> None:
     monkeypatch.setattr(journal_state, "BLOCK_SIZE", 256)
     journal = tmp_path / "events.jsonl"
-    journal.write_bytes(_journal(60, 15, chain=True, defects=0))
+    journal.write_bytes(generated(60, 15, chain=True, defects=0))
     state = tmp_path / "journal.state"
     pf.check_journal(journal, state=state)
     saved = state.read_bytes()
@@ -583,7 +566,7 @@ def test_an_interrupted_rehash_records_nothing(
 def test_an_entry_with_blocks_that_do_not_fit_is_malformed(
     backend: _backend.Engine, tmp_path: Path, damage: Any
 ) -> None:
-    journal, states = _verified(tmp_path, _journal(30, 16, chain=False, defects=0))
+    journal, states = _verified(tmp_path, generated(30, 16, chain=False, defects=0))
     damage(_entry(states, journal))
     with pytest.raises(pf.JournalStateError, match="its entry in the state file is malformed"):
         pf.check_journal(journal, state=states)

@@ -11,24 +11,14 @@ from typing import Any
 
 import car_oracle
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
+from journal_samples import JOURNAL_PROPERTIES, journals
 
 import pairling_fast as pf
 from pairling_fast import _backend
-from pairling_fast.generate.journal import generate_journal
 
-STREAM_PROPERTIES = settings(
-    max_examples=40,
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
-)
 REPEATED = " later event"  # the count a repeated cause's first finding gets at the end
-
-
-def _journal(events: int, seed: int, chain: bool, defects: int) -> bytes:
-    lines, _ = generate_journal(events, seed, chain=chain, defects=defects)
-    return b"".join(lines)
 
 
 def _pieces(data: bytes, cuts: list[float]) -> list[bytes]:
@@ -72,12 +62,9 @@ def _assert_streams_like_check(data: bytes, pieces: list[bytes], **options: Any)
         assert finding.code in {"PF329", "PF330", "PF343"} or (torn and finding.line == last)
 
 
-@STREAM_PROPERTIES
+@JOURNAL_PROPERTIES
 @given(
-    events=st.integers(5, 150),
-    seed=st.integers(0, 10_000),
-    chain=st.booleans(),
-    defects=st.integers(0, 8),
+    journal=journals(max_events=150, max_defects=8),
     cuts=st.lists(st.floats(0, 1), min_size=0, max_size=12),
     max_findings=st.sampled_from([None, 3, 1000]),
     tail=st.sampled_from([b"", b'{"kind"', b"\n\n", b"not json\n", '{"é'.encode()[:-1]]),
@@ -85,16 +72,13 @@ def _assert_streams_like_check(data: bytes, pieces: list[bytes], **options: Any)
 )
 def test_a_stream_cut_anywhere_is_checked_as_a_whole(
     backend: _backend.Engine,
-    events: int,
-    seed: int,
-    chain: bool,
-    defects: int,
+    journal: bytes,
     cuts: list[float],
     max_findings: int | None,
     tail: bytes,
     profile: Any,
 ) -> None:
-    data = _journal(events, seed, chain, defects) + tail
+    data = journal + tail
     _assert_streams_like_check(
         data, _pieces(data, cuts), max_findings=max_findings, profile=profile
     )
@@ -133,26 +117,22 @@ def test_a_long_partial_line_is_counted_not_held(backend: _backend.Engine) -> No
     assert [f.code for f in report.findings][-2:] == ["PF303", "PF303"]
 
 
-@STREAM_PROPERTIES
+@JOURNAL_PROPERTIES
 @given(
-    events=st.integers(5, 100),
-    seed=st.integers(0, 10_000),
-    defects=st.integers(0, 5),
+    journal=journals(max_events=100, max_defects=5, chained=True),
     stop=st.floats(0, 1),
     resumer=st.sampled_from(_backend.BACKENDS),
 )
 def test_a_stream_resumes_from_its_state(
     backend: _backend.Engine,
     tmp_path_factory: pytest.TempPathFactory,
-    events: int,
-    seed: int,
-    defects: int,
+    journal: bytes,
     stop: float,
     resumer: str,
 ) -> None:
     """A stream that stops is saved in a state file and resumed, on either backend, from its
     ``offset``: the report is the whole journal's."""
-    data = _journal(events, seed, True, defects)
+    data = journal
     first = pf.JournalStream(chain="require")
     first.feed(data[: int(stop * len(data))])
     states = pf.JournalStates()
@@ -185,8 +165,19 @@ def test_a_closed_stream_refuses_more(backend: _backend.Engine) -> None:
     stream.feed(b"{}\n{")
     interrupted = stream.close(interrupted=True)
     assert interrupted.stats["lines"] == 1 and interrupted.stats["interrupted"]
-    with pytest.raises(ValueError, match="closed"):
-        stream.feed(b"{}\n")
+    assert stream.closed
+    refused = [
+        lambda: stream.feed(b"{}\n"),
+        lambda: stream.close(),
+        lambda: stream.state(),
+        lambda: stream.lines,
+        lambda: stream.events,
+        lambda: stream.pending,
+        lambda: stream.offset,
+    ]
+    for call in refused:
+        with pytest.raises(ValueError, match=r"^this JournalStream is closed$"):
+            call()
     with pf.JournalStream(name="live.jsonl") as live:
         (finding,) = live.feed(b"[1]\n")
         assert finding.path == "live.jsonl" and finding.code == "PF301"

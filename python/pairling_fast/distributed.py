@@ -34,12 +34,12 @@ from typing import TYPE_CHECKING, Any, Union
 
 from . import _backend, remote
 from .errors import PairlingError
-from .journal import DEFAULT_MAX_FINDINGS, DEFAULT_MAX_LINE_LENGTH
-from .journal_options import ChainMode, JournalInterrupted, JournalOptions, Payloads, Profile
+from .journal_options import JournalInterrupted, JournalKeywords, JournalOptions
 from .report import Finding, RawFinding, Report
 
 if TYPE_CHECKING:
     from distributed import Client, Future
+    from typing_extensions import Unpack
 
 __all__ = [
     "CONNECT_TIMEOUT",
@@ -279,22 +279,14 @@ def journal_reports(
     *,
     chunk_bytes: int = DEFAULT_CHUNK_BYTES,
     max_in_flight: int | None = None,
-    chain: ChainMode = "auto",
-    lifecycle: bool = True,
-    max_findings: int | None = DEFAULT_MAX_FINDINGS,
-    profile: Profile = "strict",
-    max_line_length: int = DEFAULT_MAX_LINE_LENGTH,
-    car_version: str | None = None,
-    payloads: Payloads = "warn",
+    **keywords: Unpack[JournalKeywords],
 ) -> Iterator[tuple[str, Report]]:
     """(path, report) of each journal file (a path or a URL), in order, as each completes. One
     task per journal runs on the workers (checked whole, or as the reducer of its chunks: module
     docstring); at most ``max_in_flight`` journals are submitted ahead (default twice the
     cluster's threads), and each reducer keeps at most as many chunks ahead, so memory is bounded
     on the driver and on the workers. On Ctrl-C the tasks in flight are cancelled."""
-    options = JournalOptions(
-        chain, lifecycle, max_findings, profile, max_line_length, car_version, payloads
-    )
+    options = JournalOptions(**keywords)
     return _journal_reports(_backend.active(), files, client, options, chunk_bytes, max_in_flight)
 
 
@@ -371,20 +363,12 @@ def check_journal_on_cluster(
     *,
     chunk_bytes: int = DEFAULT_CHUNK_BYTES,
     max_in_flight: int | None = None,
-    chain: ChainMode = "auto",
-    lifecycle: bool = True,
-    max_findings: int | None = DEFAULT_MAX_FINDINGS,
-    profile: Profile = "strict",
-    max_line_length: int = DEFAULT_MAX_LINE_LENGTH,
-    car_version: str | None = None,
-    payloads: Payloads = "warn",
+    **keywords: Unpack[JournalKeywords],
 ) -> Report:
     """``pairling_fast.check_journal(path, ...)`` with the per-line work on ``client``'s workers;
     the report is the same. ``max_in_flight`` caps the chunks submitted ahead (default: twice the
     cluster's threads)."""
-    options = JournalOptions(
-        chain, lifecycle, max_findings, profile, max_line_length, car_version, payloads
-    )
+    options = JournalOptions(**keywords)
     return journal_report_on(_backend.active(), path, client, options, chunk_bytes, max_in_flight)
 
 
@@ -411,13 +395,7 @@ def check_journal_paths_on_cluster(
     *,
     chunk_bytes: int = DEFAULT_CHUNK_BYTES,
     max_in_flight: int | None = None,
-    chain: ChainMode = "auto",
-    lifecycle: bool = True,
-    max_findings: int | None = DEFAULT_MAX_FINDINGS,
-    profile: Profile = "strict",
-    max_line_length: int = DEFAULT_MAX_LINE_LENGTH,
-    car_version: str | None = None,
-    payloads: Payloads = "warn",
+    **keywords: Unpack[JournalKeywords],
 ) -> Report:
     """Check journals (files, or directories of ``*.jsonl`` / ``*.ndjson``) on ``client``'s
     workers, one pipeline of chunks across all files. The report lists every file's findings
@@ -428,13 +406,7 @@ def check_journal_paths_on_cluster(
         client,
         chunk_bytes=chunk_bytes,
         max_in_flight=max_in_flight,
-        chain=chain,
-        lifecycle=lifecycle,
-        max_findings=max_findings,
-        profile=profile,
-        max_line_length=max_line_length,
-        car_version=car_version,
-        payloads=payloads,
+        **keywords,
     )
     merged = Report(stats={"files": {}})
     for path, report in reports:

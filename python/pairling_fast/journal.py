@@ -13,13 +13,16 @@ from __future__ import annotations
 import io
 import os
 from collections.abc import Callable, Iterable, Iterator
-from typing import IO, Any, Union
+from typing import IO, TYPE_CHECKING, Any, Union
 
 from . import _backend, remote
 from ._tables import DEFAULT_MAX_FINDINGS, DEFAULT_MAX_LINE_LENGTH
-from .journal_options import ChainMode, JournalInterrupted, JournalOptions, Payloads, Profile
+from .journal_options import JournalInterrupted, JournalKeywords, JournalOptions
 from .journal_state import JournalStateError, JournalStates, check_with_state
 from .report import Finding, Report
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
 
 __all__ = [
     "CHAIN_RULE",
@@ -93,15 +96,9 @@ def _engine_source(source: JournalSource) -> tuple[Any, str | None]:
 def check_journal(
     source: JournalSource,
     *,
-    chain: ChainMode = "auto",
-    lifecycle: bool = True,
-    max_findings: int | None = DEFAULT_MAX_FINDINGS,
-    profile: Profile = "strict",
-    max_line_length: int = DEFAULT_MAX_LINE_LENGTH,
     progress: Callable[[int], object] | None = None,
-    car_version: str | None = None,
     state: str | os.PathLike[str] | JournalStates | None = None,
-    payloads: Payloads = "warn",
+    **keywords: Unpack[JournalKeywords],
 ) -> Report:
     """Check a CAR journal: every line, the hash chain and the lifecycles, in one streaming pass.
 
@@ -125,9 +122,7 @@ def check_journal(
     is a PF345 error and a full check. ``source`` must then be a path; ``JournalStateError`` for
     a state file that cannot be used.
     """
-    options = JournalOptions(
-        chain, lifecycle, max_findings, profile, max_line_length, car_version, payloads
-    )
+    options = JournalOptions(**keywords)
     return check_journal_on(_backend.active(), source, options, progress, state)
 
 

@@ -5,12 +5,19 @@ state, the stream, the writers and both engines can all name these types without
 from __future__ import annotations
 
 import dataclasses
-from typing import Literal
+from typing import Literal, TypedDict
 
 from ._tables import DEFAULT_MAX_FINDINGS, DEFAULT_MAX_LINE_LENGTH
 from .report import Report
 
-__all__ = ["ChainMode", "JournalInterrupted", "JournalOptions", "Payloads", "Profile"]
+__all__ = [
+    "ChainMode",
+    "JournalInterrupted",
+    "JournalKeywords",
+    "JournalOptions",
+    "Payloads",
+    "Profile",
+]
 
 ChainMode = Literal["auto", "require", "off"]
 Profile = Literal["strict", "car-compatible"]
@@ -34,6 +41,22 @@ class JournalOptions:
     # default bundle).
     car_version: str | None = None
     payloads: Payloads = "warn"
+
+
+class JournalKeywords(TypedDict, total=False):
+    """``JournalOptions``'s fields as the keyword arguments every journal check takes
+    (``check_journal``, ``JournalStream``, the cluster's journal calls), so their signatures do
+    not each repeat the list: a check declares ``**keywords: Unpack[JournalKeywords]`` and builds
+    ``JournalOptions(**keywords)``; a keyword left out gets the dataclass's default, an unknown
+    one is a ``TypeError``. tests/test_api.py holds the two lists of names equal."""
+
+    chain: ChainMode
+    lifecycle: bool
+    max_findings: int | None
+    profile: Profile
+    max_line_length: int
+    car_version: str | None
+    payloads: Payloads
 
 
 class JournalInterrupted(KeyboardInterrupt):

@@ -11,13 +11,15 @@ completed decide; the partial line after the last newline is kept inside until t
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from . import _backend
-from ._tables import DEFAULT_MAX_FINDINGS, DEFAULT_MAX_LINE_LENGTH
-from .journal_options import ChainMode, JournalOptions, Payloads, Profile
+from .journal_options import JournalKeywords, JournalOptions
 from .journal_state import JournalStateError, fingerprint
 from .report import Finding, Report
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
 
 __all__ = ["JournalStream"]
 
@@ -42,20 +44,12 @@ class JournalStream:
     def __init__(
         self,
         *,
-        chain: ChainMode = "auto",
-        lifecycle: bool = True,
-        max_findings: int | None = DEFAULT_MAX_FINDINGS,
-        profile: Profile = "strict",
-        max_line_length: int = DEFAULT_MAX_LINE_LENGTH,
-        car_version: str | None = None,
-        payloads: Payloads = "warn",
         state: Mapping[str, Any] | None = None,
         name: str | None = None,
         backend: str | None = None,
+        **keywords: Unpack[JournalKeywords],
     ) -> None:
-        self.options = JournalOptions(
-            chain, lifecycle, max_findings, profile, max_line_length, car_version, payloads
-        )
+        self.options = JournalOptions(**keywords)
         self.name = name
         self._fingerprint = fingerprint(self.options)
         self._engine = _backend.resolve(backend)
@@ -63,13 +57,15 @@ class JournalStream:
         if state is not None:
             checker, self._fed = self._resumed(state)
         try:
-            self._stream: _backend.JournalStreamEngine | None = self._engine.JournalStream(
+            # Once finished, the engine's stream raises "this JournalStream is closed" itself.
+            self._stream: _backend.JournalStreamEngine = self._engine.JournalStream(
                 self.options, checker
             )
         except ValueError as error:
             if checker is None:
                 raise
             raise JournalStateError(f"the stream's state is malformed ({error})") from None
+        self._closed = False
 
     def _resumed(self, state: Mapping[str, Any]) -> tuple[str, int]:
         try:
@@ -87,16 +83,10 @@ class JournalStream:
             )
         return checker, offset
 
-    def _active(self) -> _backend.JournalStreamEngine:
-        if self._stream is None:
-            raise ValueError("this JournalStream is closed")
-        return self._stream
-
     def feed(self, data: bytes | bytearray | memoryview) -> list[Finding]:
         """Takes the next piece of the journal; returns the findings its completed lines decide."""
-        stream = self._active()
         piece = data if isinstance(data, bytes) else bytes(data)
-        raw = stream.feed(piece)
+        raw = self._stream.feed(piece)
         self._fed += len(piece)
         return [Finding.from_raw(finding, self.name) for finding in raw]
 
@@ -105,29 +95,28 @@ class JournalStream:
         partial line is a last line without a newline). ``interrupted``: the stream stopped
         rather than ended (as after Ctrl-C): the partial line is dropped, no end-of-journal
         findings, ``stats["interrupted"]`` is true."""
-        stream = self._active()
-        self._stream = None
-        raw, stats = stream.finish(interrupted)
+        self._closed = True
+        raw, stats = self._stream.finish(interrupted)
         return Report(findings=[Finding.from_raw(f, self.name) for f in raw], stats=stats)
 
     @property
     def closed(self) -> bool:
-        return self._stream is None
+        return self._closed
 
     @property
     def lines(self) -> int:
         """The complete lines fed (counted from the journal's start when resumed)."""
-        return self._active().lines
+        return self._stream.lines
 
     @property
     def events(self) -> int:
         """The events among the complete lines (counted from the journal's start when resumed)."""
-        return self._active().events
+        return self._stream.events
 
     @property
     def pending(self) -> int:
         """The bytes of the partial line after the last newline."""
-        return self._active().pending
+        return self._stream.pending
 
     @property
     def offset(self) -> int:
@@ -140,7 +129,7 @@ class JournalStream:
         fingerprint and the checker's state. A file's entry also has its device, inode and the
         sha256 of its bytes in blocks (``check --state`` and ``check --follow`` record them); a
         stream has no file, so they are ``None`` and absent."""
-        stream = self._active()
+        stream = self._stream
         return {
             "device": None,
             "inode": None,
@@ -154,5 +143,5 @@ class JournalStream:
         return self
 
     def __exit__(self, *exc_info: object) -> None:
-        if self._stream is not None:
+        if not self._closed:
             self.close(interrupted=exc_info[0] is not None)

@@ -310,13 +310,7 @@ pub(super) struct JournalChecker {
     inner: Option<journal::chunks::ChunkedChecker>,
 }
 
-impl JournalChecker {
-    fn checker(&mut self) -> PyResult<&mut journal::chunks::ChunkedChecker> {
-        self.inner
-            .as_mut()
-            .ok_or_else(|| PyValueError::new_err("this JournalChecker has finished"))
-    }
-}
+const FINISHED: &str = "this JournalChecker has finished";
 
 #[pymethods]
 impl JournalChecker {
@@ -330,7 +324,7 @@ impl JournalChecker {
 
     fn feed(&mut self, py: Python<'_>, chunk: &[u8]) -> PyResult<()> {
         guarded(py, "JournalChecker.feed", || {
-            let checker = self.checker()?;
+            let checker = open_checker(&mut self.inner, FINISHED)?;
             py.allow_threads(|| checker.feed(chunk))
                 .map_err(|error| PyValueError::new_err(error.to_string()))
         })
@@ -342,12 +336,13 @@ impl JournalChecker {
         py: Python<'_>,
         interrupted: bool,
     ) -> PyResult<(Vec<RawFinding>, PyObject)> {
-        guarded(py, "JournalChecker.finish", || {
-            self.checker()?;
-            let checker = self.inner.take().expect("checked above");
-            let report = py.allow_threads(|| checker.finish(interrupted));
-            Ok((raw_findings(report.findings), to_python(py, &report.stats)?))
-        })
+        finish_checker(
+            py,
+            "JournalChecker.finish",
+            &mut self.inner,
+            FINISHED,
+            |checker| checker.finish(interrupted),
+        )
     }
 }
 

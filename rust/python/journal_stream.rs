@@ -7,13 +7,7 @@ pub(super) struct JournalStream {
     inner: Option<journal::stream::StreamChecker>,
 }
 
-impl JournalStream {
-    fn stream(&mut self) -> PyResult<&mut journal::stream::StreamChecker> {
-        self.inner
-            .as_mut()
-            .ok_or_else(|| PyValueError::new_err("this JournalStream is closed"))
-    }
-}
+const CLOSED: &str = "this JournalStream is closed";
 
 #[pymethods]
 impl JournalStream {
@@ -31,7 +25,7 @@ impl JournalStream {
 
     fn feed(&mut self, py: Python<'_>, data: &[u8]) -> PyResult<Vec<RawFinding>> {
         guarded(py, "JournalStream.feed", || {
-            let stream = self.stream()?;
+            let stream = open_checker(&mut self.inner, CLOSED)?;
             let findings = py.allow_threads(|| stream.feed(data).to_vec());
             Ok(raw_findings(findings))
         })
@@ -39,22 +33,22 @@ impl JournalStream {
 
     #[getter]
     fn lines(&mut self) -> PyResult<u64> {
-        Ok(self.stream()?.lines())
+        Ok(open_checker(&mut self.inner, CLOSED)?.lines())
     }
 
     #[getter]
     fn events(&mut self) -> PyResult<u64> {
-        Ok(self.stream()?.events())
+        Ok(open_checker(&mut self.inner, CLOSED)?.events())
     }
 
     #[getter]
     fn pending(&mut self) -> PyResult<u64> {
-        Ok(self.stream()?.pending())
+        Ok(open_checker(&mut self.inner, CLOSED)?.pending())
     }
 
     fn snapshot(&mut self, py: Python<'_>) -> PyResult<String> {
         guarded(py, "JournalStream.snapshot", || {
-            Ok(self.stream()?.snapshot())
+            Ok(open_checker(&mut self.inner, CLOSED)?.snapshot())
         })
     }
 
@@ -64,11 +58,12 @@ impl JournalStream {
         py: Python<'_>,
         interrupted: bool,
     ) -> PyResult<(Vec<RawFinding>, PyObject)> {
-        guarded(py, "JournalStream.finish", || {
-            self.stream()?;
-            let stream = self.inner.take().expect("checked above");
-            let report = py.allow_threads(|| stream.finish(interrupted));
-            Ok((raw_findings(report.findings), to_python(py, &report.stats)?))
-        })
+        finish_checker(
+            py,
+            "JournalStream.finish",
+            &mut self.inner,
+            CLOSED,
+            |stream| stream.finish(interrupted),
+        )
     }
 }

@@ -263,6 +263,31 @@ fn raw_findings(findings: Vec<crate::report::Finding>) -> Vec<RawFinding> {
         .collect()
 }
 
+/// The checker a `JournalStream` or `JournalChecker` holds until `finish` takes it;
+/// `ValueError(closed)` once it has.
+fn open_checker<'a, T>(inner: &'a mut Option<T>, closed: &str) -> PyResult<&'a mut T> {
+    inner
+        .as_mut()
+        .ok_or_else(|| PyValueError::new_err(closed.to_string()))
+}
+
+/// `finish` of a `JournalStream` or `JournalChecker`: takes the checker out of `inner` (so
+/// the object is closed whatever happens next) and returns its report's findings and stats.
+fn finish_checker<T: Send>(
+    py: Python<'_>,
+    context: &str,
+    inner: &mut Option<T>,
+    closed: &str,
+    finish: impl FnOnce(T) -> journal::JournalReport + Send,
+) -> PyResult<(Vec<RawFinding>, PyObject)> {
+    guarded(py, context, || {
+        open_checker(inner, closed)?;
+        let checker = inner.take().expect("checked above");
+        let report = py.allow_threads(|| finish(checker));
+        Ok((raw_findings(report.findings), to_python(py, &report.stats)?))
+    })
+}
+
 /// Panics inside `guarded`, so a test can prove a panic reaches Python as `InternalError`.
 /// Compiled into every build on purpose: the guarantee is checked on the shipped artifact.
 #[pyfunction]

@@ -394,6 +394,25 @@ class _Checker:
         else:
             self.actions[key] = kind
 
+    def counts(self) -> dict[str, Any]:
+        """The line counts that open both the report's stats (``finish``) and the checker's state
+        (``journal_state.snapshot``), in that order."""
+        return {
+            "lines": self.lines,
+            "events": self.events,
+            "blank_lines": self.blank_lines,
+            "invalid_lines": self.invalid_lines,
+            "kinds": dict(sorted(self.kinds.items())),
+        }
+
+    def sorted_suppressed_codes(self) -> dict[str, dict[str, int]]:
+        """``suppressed_codes`` in the order the stats and the state give it: by code, then
+        severity."""
+        return {
+            code: dict(sorted(counts.items()))
+            for code, counts in sorted(self.suppressed_codes.items())
+        }
+
     def finish(self, interrupted: bool) -> dict[str, Any]:
         open_runs = sorted((line, run_id) for run_id, line in self.runs.items())
         open_proposals = sorted((line, proposal_id) for proposal_id, line in self.proposals.items())
@@ -446,20 +465,13 @@ class _Checker:
         else:
             chain = {"verified": self.verified}
         return {
-            "lines": self.lines,
-            "events": self.events,
-            "blank_lines": self.blank_lines,
-            "invalid_lines": self.invalid_lines,
-            "kinds": dict(sorted(self.kinds.items())),
+            **self.counts(),
             "chained": self.chained,
             "unchained": self.unchained,
             "verified": self.verified,
             "chain": chain,
             "suppressed_findings": self.suppressed,
-            "suppressed_codes": {
-                code: dict(sorted(counts.items()))
-                for code, counts in sorted(self.suppressed_codes.items())
-            },
+            "suppressed_codes": self.sorted_suppressed_codes(),
             "errors": self.errors,
             "open_runs": [run_id for _, run_id in open_runs],
             "open_proposals": [proposal_id for _, proposal_id in open_proposals],

@@ -31,11 +31,7 @@ def snapshot(checker: _Checker) -> dict[str, Any]:
     """The checker's state after the lines taken so far (before ``finish``)."""
     mid_run = checker.mid_run
     return {
-        "lines": checker.lines,
-        "events": checker.events,
-        "blank_lines": checker.blank_lines,
-        "invalid_lines": checker.invalid_lines,
-        "kinds": dict(sorted(checker.kinds.items())),
+        **checker.counts(),
         "last_hash": None if checker.last_hash is None else list(checker.last_hash),
         "chained": checker.chained,
         "unchained": checker.unchained,
@@ -44,10 +40,7 @@ def snapshot(checker: _Checker) -> dict[str, Any]:
         "require_reported": checker.require_reported,
         "findings": [list(finding) for finding in checker.findings],
         "suppressed": checker.suppressed,
-        "suppressed_codes": {
-            code: dict(sorted(counts.items()))
-            for code, counts in sorted(checker.suppressed_codes.items())
-        },
+        "suppressed_codes": checker.sorted_suppressed_codes(),
         "errors": checker.errors,
         "repeats": [
             [code, key, index, later]
