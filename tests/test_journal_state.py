@@ -212,7 +212,7 @@ def test_a_state_recorded_under_earlier_rules_is_checked_in_full(
     """A state written before PF320 and PF322 were retired (no `rules` in its options, open runs
     as (id, line, cancellation requested)) would resume with findings a fresh check no longer
     gives: it is checked in full, with a note naming the rules, and recorded anew."""
-    data = _journal(80, 3, chain=True, defects=2)
+    data = generated(80, 3, chain=True, defects=2)
     journal, states = _verified(tmp_path, data)
     entry = _entry(states, journal)
     del entry["options"]["rules"]
