@@ -14,7 +14,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import car_oracle
 import pytest
@@ -92,11 +92,17 @@ class Follower:
 
     def _ready(self) -> None:
         """Returns once the journals are checked as they are and followed."""
-        while (line := self._notes.get(timeout=WAIT)) is not None:
+        deadline = time.monotonic() + WAIT
+        while True:
+            try:
+                line = self._notes.get(timeout=max(0.0, deadline - time.monotonic()))
+            except queue.Empty:
+                self._fail(f"--follow did not start within {WAIT} s")
+            if line is None:
+                self._fail("--follow ended before it started")
             self.stderr.append(line)
             if "Ctrl-C ends" in line:
                 return
-        pytest.fail(f"--follow did not start: {''.join(self.stderr)}")
 
     def expect(self, wanted: Callable[[dict[str, Any]], bool]) -> dict[str, Any]:
         """The first finding from now on for which ``wanted`` holds (fails after ``WAIT``)."""
@@ -105,13 +111,29 @@ class Follower:
             try:
                 line = self._lines.get(timeout=max(0.0, deadline - time.monotonic()))
             except queue.Empty:
-                pytest.fail(f"no such finding within {WAIT} s; got {self.findings}")
+                self._fail(f"no such finding within {WAIT} s")
             if line is None:
-                pytest.fail(f"--follow ended: {''.join(self.stderr)}")
+                self._fail("--follow ended")
             finding = json.loads(line)
             self.findings.append(finding)
             if wanted(finding):
                 return finding
+
+    def _fail(self, what: str) -> NoReturn:
+        """Fails the test with all the follower said so far, its exit status and the load: what
+        a timeout on a loaded machine needs to be told from a hang or a missed finding."""
+        while True:
+            try:
+                note = self._notes.get_nowait()
+            except queue.Empty:
+                break
+            if note is None:
+                break
+            self.stderr.append(note)
+        pytest.fail(
+            f"{what} (exit status {self.process.poll()}, load {os.getloadavg()})\n"
+            f"stderr:\n{''.join(self.stderr)}\nfindings: {self.findings}"
+        )
 
     def quiet(self, seconds: float) -> list[dict[str, Any]]:
         """The findings that come within ``seconds``."""
@@ -131,7 +153,10 @@ class Follower:
     def interrupt(self) -> tuple[int, str]:
         """Ctrl-C: (exit code, stderr); the rest of its findings are read into ``findings``."""
         self.process.send_signal(signal.SIGINT)
-        self.process.wait(timeout=WAIT)
+        try:
+            self.process.wait(timeout=WAIT)
+        except subprocess.TimeoutExpired:
+            self._fail(f"--follow did not end within {WAIT} s of Ctrl-C")
         while (line := self._lines.get(timeout=WAIT)) is not None:
             self.findings.append(json.loads(line))
         while (note := self._notes.get(timeout=WAIT)) is not None:

@@ -79,6 +79,23 @@ def test_in_place_and_exact_routes_agree_on_car_documents() -> None:
     assert findings(result, document)
 
 
+def test_validate_raises_what_iter_errors_gives(backend: _backend.Engine) -> None:
+    # The core answers validate itself (no Python frame for a valid document); its error must
+    # carry the same findings iter_errors gives, for violations and for values outside the model.
+    event = pf.schema_validator("car.journal.event")
+    instances = events() + broken_events() + [defect for defect, _, _ in DEFECTS]
+    raised = 0
+    for instance in instances:
+        expected = findings(event, instance)
+        try:
+            assert event.validate(instance) is None
+            assert expected == [], instance
+        except pf.ValidationError as error:
+            assert [finding.to_dict() for finding in error.findings] == expected != [], instance
+            raised += 1
+    assert raised == len(broken_events()) + len(DEFECTS)
+
+
 def _suite_sample() -> list[Case]:
     return [case for case in suite_cases() if case.draft == "draft2020-12"]
 

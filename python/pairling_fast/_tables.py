@@ -9,7 +9,7 @@ from typing import Any
 
 if sys.version_info >= (3, 11):
     import tomllib
-else:  # pragma: no cover - Python 3.9/3.10 read TOML with tomli (a dependency there)
+else:  # pragma: no cover - Python 3.10 reads TOML with tomli (a dependency there)
     import tomli as tomllib
 
 __all__ = ["DEFAULT_MAX_FINDINGS", "DEFAULT_MAX_LINE_LENGTH", "read_table"]

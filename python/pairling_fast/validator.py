@@ -83,6 +83,10 @@ class Validator:
         report_json = getattr(self._compiled, "report_json", None)
         if report_json is not None:
             self.validate_json = report_json  # type: ignore[method-assign]
+        # And validate, which the core answers for a valid document (raising through _raise_for).
+        validate = getattr(self._compiled, "validate", None)
+        if validate is not None:
+            self.validate = validate  # type: ignore[method-assign]
 
     def __reduce__(self) -> tuple[Any, ...]:
         # Rebuilt from its schema (or bundled id) where it is unpickled, e.g. on a Dask worker.
@@ -134,6 +138,13 @@ class Validator:
         except CanonicalizationError as error:
             return _report_of(error)
         return _report_of(raw)
+
+
+def _raise_for(outcome: list[_backend.RawViolation] | CanonicalizationError) -> None:
+    """``validate``'s error for the core's outcome of an invalid document."""
+    findings = _outcome_findings(outcome)
+    if findings:
+        raise ValidationError(findings)
 
 
 def _report_of(outcome: list[_backend.RawViolation] | CanonicalizationError) -> Report:

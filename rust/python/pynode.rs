@@ -21,7 +21,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyString;
 use serde_json::{Number, Value};
 
-use super::pyvalue::{float, integer, kind, to_value, utf8_at, Kind};
+use super::pyvalue::{float, has_utf8, integer, kind, to_value, utf8_at, Kind};
 use crate::parse::MAX_DEPTH;
 
 /// Python objects as jsonschema instances.
@@ -52,17 +52,31 @@ pub(super) fn plain(object: &Bound<'_, PyAny>) -> bool {
     plain_at(object.as_ptr(), 0)
 }
 
+#[inline(always)]
 fn plain_at(object: *mut ffi::PyObject, depth: usize) -> bool {
     match kind(object) {
         Kind::Null | Kind::Bool => true,
         // SAFETY: a live str, the GIL held.
-        Kind::Str => unsafe { utf8_at(object) }.is_some(),
+        Kind::Str => unsafe { has_utf8(object) },
         Kind::Int => integer(object).is_some(),
         Kind::Float => float(object).is_finite(),
-        Kind::List | Kind::Tuple if depth < MAX_DEPTH => PyArr::of(object)
-            .elements()
-            .all(|item| plain_at(item.object, depth + 1)),
-        Kind::Dict if depth < MAX_DEPTH => {
+        Kind::List | Kind::Tuple if depth < MAX_DEPTH => plain_elements(object, depth),
+        Kind::Dict if depth < MAX_DEPTH => plain_members(object, depth),
+        _ => false,
+    }
+}
+
+#[inline(never)]
+fn plain_elements(object: *mut ffi::PyObject, depth: usize) -> bool {
+    PyArr::of(object)
+        .elements()
+        .all(|item| plain_at(item.object, depth + 1))
+}
+
+#[inline(never)]
+fn plain_members(object: *mut ffi::PyObject, depth: usize) -> bool {
+    {
+        {
             let mut position: ffi::Py_ssize_t = 0;
             let mut key = std::ptr::null_mut();
             let mut item = std::ptr::null_mut();
@@ -70,7 +84,7 @@ fn plain_at(object: *mut ffi::PyObject, depth: usize) -> bool {
             while unsafe { ffi::PyDict_Next(object, &mut position, &mut key, &mut item) } != 0 {
                 if kind(key) != Kind::Str
                     // SAFETY: a live str.
-                    || unsafe { utf8_at(key) }.is_none()
+                    || !unsafe { has_utf8(key) }
                     || !plain_at(item, depth + 1)
                 {
                     return false;
@@ -78,7 +92,6 @@ fn plain_at(object: *mut ffi::PyObject, depth: usize) -> bool {
             }
             true
         }
-        _ => false,
     }
 }
 

@@ -3,7 +3,6 @@
 //! and the canonical form (RFC 8785) of Python objects written without building a `Value`.
 
 use crate::codes::{self, Code};
-use std::os::raw::c_char;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use pyo3::ffi;
@@ -16,16 +15,6 @@ use crate::canonical::{
     CanonicalizationError, MAX_SAFE_INTEGER,
 };
 use crate::parse::{escape_pointer_token, LONE_SURROGATE, MAX_DEPTH, NOT_FINITE, TOO_DEEP};
-
-extern "C" {
-    // pyo3 declares it only for Python >= 3.10 under abi3 (it joined the stable ABI then); every
-    // CPython 3 exports it, and without it each str would be copied through a temporary bytes
-    // object (pyo3's `to_cow` on abi3-py39).
-    fn PyUnicode_AsUTF8AndSize(
-        unicode: *mut ffi::PyObject,
-        size: *mut ffi::Py_ssize_t,
-    ) -> *const c_char;
-}
 
 /// The UTF-8 text of a Python str, borrowed from the str itself (CPython keeps it with the object),
 /// or `None` for a str with lone surrogates, which has no UTF-8 form.
@@ -48,6 +37,25 @@ pub(super) unsafe fn utf8_at<'a>(string: *mut ffi::PyObject) -> Option<&'a str> 
     unsafe { utf8_by_call(string) }
 }
 
+/// Whether a str has a UTF-8 form, as `utf8_at(string).is_some()`, without computing it where the
+/// header answers: a one-byte str (ASCII or Latin-1) cannot hold a lone surrogate. Checking a
+/// document (`pynode::plain`) asks this of every key and string.
+///
+/// # Safety
+/// As [`utf8_at`].
+#[inline]
+pub(super) unsafe fn has_utf8(string: *mut ffi::PyObject) -> bool {
+    if ASCII_DATA_OFFSET.load(Ordering::Relaxed) != 0 {
+        // SAFETY: a live str, as the caller guarantees.
+        let state = unsafe { state_of(string) };
+        if (state >> KIND_SHIFT) & 0b111 == 1 {
+            return true;
+        }
+    }
+    // SAFETY: as the caller guarantees.
+    unsafe { utf8_by_call(string) }.is_some()
+}
+
 /// [`utf8_at`] through CPython's `PyUnicode_AsUTF8AndSize`.
 ///
 /// # Safety
@@ -55,7 +63,7 @@ pub(super) unsafe fn utf8_at<'a>(string: *mut ffi::PyObject) -> Option<&'a str> 
 unsafe fn utf8_by_call<'a>(string: *mut ffi::PyObject) -> Option<&'a str> {
     let mut size: ffi::Py_ssize_t = 0;
     // SAFETY: a live str and the GIL, as the caller guarantees.
-    let data = unsafe { PyUnicode_AsUTF8AndSize(string, &mut size) };
+    let data = unsafe { ffi::PyUnicode_AsUTF8AndSize(string, &mut size) };
     if data.is_null() {
         // The UnicodeEncodeError is not ours to raise: the caller reports PF004 instead.
         // SAFETY: the GIL is held, as the caller guarantees.
@@ -73,18 +81,34 @@ unsafe fn utf8_by_call<'a>(string: *mut ffi::PyObject) -> Option<&'a str> {
 /// [`probe_str_layout`] verified that this interpreter lays strs out as read below; 0 otherwise.
 static ASCII_DATA_OFFSET: AtomicUsize = AtomicUsize::new(0);
 
-/// The `state` bits of CPython's `PyASCIIObject` (3.9 to 3.14, GIL builds): `interned:2, kind:3,
+/// The `state` bits of CPython's `PyASCIIObject` (3.10 to 3.14, GIL builds): `interned:2, kind:3,
 /// compact:1, ascii:1`, after the object header, `length` and `hash`.
 const STATE_OFFSET: usize = 2 * std::mem::size_of::<usize>() + 2 * std::mem::size_of::<isize>();
 const LENGTH_OFFSET: usize = 2 * std::mem::size_of::<usize>();
 const KIND_SHIFT: u32 = 2;
 const COMPACT_ASCII: u32 = 0b11 << 5;
 
+/// The `state` bits of a str's header.
+///
+/// # Safety
+/// `string` must point to a live str (every str object is at least a `PyASCIIObject`).
+#[inline]
+unsafe fn state_of(string: *mut ffi::PyObject) -> u32 {
+    // SAFETY: as the caller guarantees.
+    unsafe {
+        string
+            .cast::<u8>()
+            .add(STATE_OFFSET)
+            .cast::<u32>()
+            .read_unaligned()
+    }
+}
+
 /// The text of a compact ASCII str read from its header, without a call into CPython: a pure
 /// ASCII str is its own UTF-8 form and has no lone surrogate. `None` for any other str (or when
 /// the layout was not verified), which then takes `PyUnicode_AsUTF8AndSize`. Walking a document
 /// (`pynode::plain`) and writing its canonical form read every str; under the stable ABI
-/// (`abi3-py39`) that call was a tenth of the walk (benches/RESULTS.md, #29).
+/// that call was a tenth of the walk (benches/RESULTS.md, #29).
 ///
 /// # Safety
 /// As [`utf8_at`].
@@ -95,8 +119,8 @@ unsafe fn compact_ascii<'a>(string: *mut ffi::PyObject) -> Option<&'a str> {
         return None;
     }
     let base = string.cast::<u8>();
-    // SAFETY: every str object is at least a `PyASCIIObject`, whose layout was verified.
-    let state = unsafe { base.add(STATE_OFFSET).cast::<u32>().read_unaligned() };
+    // SAFETY: a live str, as the caller guarantees.
+    let state = unsafe { state_of(string) };
     if state & COMPACT_ASCII != COMPACT_ASCII {
         return None;
     }
@@ -116,7 +140,7 @@ unsafe fn compact_ascii<'a>(string: *mut ffi::PyObject) -> Option<&'a str> {
 pub(super) fn probe_str_layout(py: Python<'_>) {
     let version = py.version_info();
     let known =
-        (version.major, version.minor) >= (3, 9) && (version.major, version.minor) <= (3, 14);
+        (version.major, version.minor) >= (3, 10) && (version.major, version.minor) <= (3, 14);
     let samples: [(&str, u32, bool); 5] = [
         ("a", 1, true),
         ("pairling_fast", 1, true),
@@ -129,8 +153,8 @@ pub(super) fn probe_str_layout(py: Python<'_>) {
         && samples.iter().all(|&(text, kind, ascii)| {
             let string = PyString::new(py, text);
             let base = string.as_ptr().cast::<u8>();
-            // SAFETY: a live str, at least a `PyASCIIObject`.
-            let state = unsafe { base.add(STATE_OFFSET).cast::<u32>().read_unaligned() };
+            // SAFETY: a live str.
+            let state = unsafe { state_of(string.as_ptr()) };
             if (state >> KIND_SHIFT) & 0b111 != kind
                 || (state & COMPACT_ASCII == COMPACT_ASCII) != ascii
             {

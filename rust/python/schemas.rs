@@ -98,6 +98,26 @@ impl CompiledSchema {
         guarded(py, "accepts", || Ok(self.accepts_one(instance)))
     }
 
+    /// `Validator.validate` without a Python frame for a valid document (a pipeline's usual
+    /// case): `None`, or the `ValidationError` `pairling_fast.validator._raise_for` raises from
+    /// the violations, or from the value outside the JSON model, as the fallback's path does.
+    fn validate(&self, py: Python<'_>, instance: &Bound<'_, PyAny>) -> PyResult<()> {
+        guarded(py, "validate", || {
+            if self.accepts_one(instance) {
+                return Ok(());
+            }
+            let outcome = match self.violations_of(instance) {
+                Ok(violations) => raw(violations).into_pyobject(py)?.into_any(),
+                Err(error) => canonicalization_error(py, error)
+                    .into_value(py)
+                    .into_bound(py)
+                    .into_any(),
+            };
+            raise_for(py)?.call1((outcome,))?;
+            Ok(())
+        })
+    }
+
     /// `accepts` of each instance, the GIL released and the cores used for a large batch.
     fn accepts_many(&self, py: Python<'_>, instances: &Bound<'_, PyList>) -> PyResult<Vec<bool>> {
         guarded(py, "accepts_many", || {
@@ -200,6 +220,12 @@ static REPORT_OF: GILOnceCell<Py<PyAny>> = GILOnceCell::new();
 
 fn report_of(py: Python<'_>) -> PyResult<Bound<'_, PyAny>> {
     imported(py, &REPORT_OF, "pairling_fast.validator", "_report_of")
+}
+
+static RAISE_FOR: GILOnceCell<Py<PyAny>> = GILOnceCell::new();
+
+fn raise_for(py: Python<'_>) -> PyResult<Bound<'_, PyAny>> {
+    imported(py, &RAISE_FOR, "pairling_fast.validator", "_raise_for")
 }
 
 /// `Report(findings=[])` without running the dataclass's `__init__` in Python: a new instance
