@@ -306,7 +306,7 @@ def disagreements(outcomes: list[Outcome]) -> list[str]:
             mine, theirs = reference.answer, outcome.answer
             if isinstance(theirs, list):
                 mine = mine[: len(theirs)]
-                differing = sum(a != b for a, b in zip(mine, theirs))
+                differing = sum(a != b for a, b in zip(mine, theirs, strict=False))
                 if not outcome.jcs_exact:
                     outcome.note += f"{differing} of {len(theirs)} digests differ"
                 elif differing:

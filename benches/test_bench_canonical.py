@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import hashlib
 import random
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import pytest
 from compare import varied_object

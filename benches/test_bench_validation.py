@@ -11,7 +11,8 @@ Every 10th line is made invalid, so each contender's verdicts are checked agains
 from __future__ import annotations
 
 import json
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import pytest
 from compare import (

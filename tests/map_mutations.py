@@ -351,7 +351,7 @@ EFFECTS: tuple[list[Any], ...] = (
 def _retry(document: Document, seal: Seal) -> Iterator[Case]:
     for effects in EFFECTS:
         for values in itertools.product(*RETRY.values()):
-            retry = dict(zip(RETRY, values))
+            retry = dict(zip(RETRY, values, strict=True))
             changed = _changed(document, ("operation_bindings", 0, "retry"), retry)
             changed["operation_bindings"][0]["effects"] = copy.deepcopy(effects)
             name = f"effects {'+'.join(e['kind'] for e in effects)} retry {'/'.join(values)}"

@@ -53,7 +53,7 @@ def test_every_journal_car_writes_verifies_clean(
 ) -> None:
     verdicts = car_oracle.load(car_journals)
     assert len(car_journals) >= 6
-    for path, verdict in zip(car_journals, verdicts):
+    for path, verdict in zip(car_journals, verdicts, strict=True):
         assert verdict["ok"], verdict
         report = check(path)
         assert report.findings == [], (path.name, report.findings[:3])
@@ -69,7 +69,7 @@ def test_every_value_is_rendered_as_car_hashes_it(car_journals: list[Path]) -> N
     compared = 0
     for path in car_journals:
         lines = path.read_bytes().splitlines(keepends=True)
-        for line, parsed in zip(lines, car_oracle.parse(path)):
+        for line, parsed in zip(lines, car_oracle.parse(path), strict=False):
             event = car_event.parse(line)
             assert event.timestamp is not None
             assert car_event.timestamp_text(event.timestamp) == parsed["timestamp"]
@@ -138,7 +138,7 @@ def our_journals(directory: Path) -> list[Path]:
 
 def test_every_journal_we_write_loads_in_car(backend: _backend.Engine, tmp_path: Path) -> None:
     paths = [*our_journals(tmp_path), car_oracle.ROOT / "examples" / "journals" / "chained.jsonl"]
-    for path, verdict in zip(paths, car_oracle.load(paths)):
+    for path, verdict in zip(paths, car_oracle.load(paths), strict=True):
         assert verdict["ok"], verdict
         assert verdict["chain"] == check(path).stats["chain"], path.name
         assert verdict["chain"]["verified"] == verdict["events"], path.name
@@ -224,7 +224,7 @@ def test_our_tampering_verdicts_agree_with_car(
             path.write_bytes(b"".join(tampered))
             cases.append((how, path))
     detected = 0
-    for (how, path), verdict in zip(cases, car_oracle.load([p for _, p in cases])):
+    for (how, path), verdict in zip(cases, car_oracle.load([p for _, p in cases]), strict=True):
         report = check(path, profile="car-compatible")
         error_lines = sorted({f.line for f in report.findings if f.severity == "error"})
         if verdict["ok"]:
@@ -372,7 +372,7 @@ def corpus_verdicts(tmp_path_factory: pytest.TempPathFactory) -> list[tuple[str,
         path.write_bytes(data + b"\n")
         paths.append(path)
     verdicts = car_oracle.load(paths)
-    return [(name, path, v["ok"]) for name, path, v in zip(cases, paths, verdicts)]
+    return [(name, path, v["ok"]) for name, path, v in zip(cases, paths, verdicts, strict=True)]
 
 
 def test_car_compatible_accepts_exactly_what_car_loads(

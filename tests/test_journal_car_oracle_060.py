@@ -35,7 +35,7 @@ def test_every_journal_car_060_writes_verifies_clean(
 ) -> None:
     verdicts = car_oracle.load(car_journals, release=RELEASE)
     assert len(car_journals) >= 6
-    for path, verdict in zip(car_journals, verdicts):
+    for path, verdict in zip(car_journals, verdicts, strict=True):
         assert verdict["ok"], verdict
         for profile in ("strict", "car-compatible"):
             report = pf.check_journal(path, lifecycle=False, profile=profile, max_findings=None)
@@ -59,7 +59,7 @@ def test_every_journal_we_write_by_default_loads_in_car_060(
     chained = tmp_path / "chain-journal.jsonl"
     pf.chain_journal(plain, chained)
     paths.append(chained)
-    for path, verdict in zip(paths, car_oracle.load(paths, release=RELEASE)):
+    for path, verdict in zip(paths, car_oracle.load(paths, release=RELEASE), strict=True):
         assert verdict["ok"], verdict
         report = pf.check_journal(path, max_findings=None)
         assert report.stats["chain"] == verdict["chain"], path.name

@@ -38,9 +38,7 @@ __all__ = [
 ]
 
 CHAIN_RULE = "car-eventlog-0.58.0.event_digest"
-JournalSource = Union[
-    str, "os.PathLike[str]", bytes, bytearray, IO[bytes], Iterable[Union[bytes, str]]
-]
+JournalSource = Union[str, "os.PathLike[str]", bytes, bytearray, IO[bytes], Iterable[bytes | str]]
 """A path or an fsspec URL (``s3://bucket/key``, ``https://...``: read by byte ranges,
 docs/cluster.md), the journal's text as bytes (as ``check_map`` takes a map's), a binary file
 object, or an iterable of lines (bytes or str, one line each)."""

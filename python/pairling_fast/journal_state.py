@@ -339,7 +339,7 @@ def _first_changed_block(
         ]
         # In order, so the first mismatch is the first changed block; the blocks still queued
         # behind it are cancelled.
-        for index, (future, block) in enumerate(zip(hashed, blocks)):
+        for index, (future, block) in enumerate(zip(hashed, blocks, strict=False)):
             hasher = future.result()
             if hasher.hexdigest() != block["sha256"]:
                 return index, None

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any, Optional
+from typing import Any
 
 from .codes import SEVERITIES, Severity, severity
 
@@ -16,7 +16,7 @@ __all__ = ["REPORT_VERSION", "SEVERITIES", "Finding", "RawFinding", "Report", "S
 
 REPORT_VERSION = 1
 
-RawFinding = tuple[str, Severity, str, Optional[int], Optional[str], Optional[str]]
+RawFinding = tuple[str, Severity, str, int | None, str | None, str | None]
 """A finding as both engines return it: (code, severity, message, line, pointer, schema_pointer)."""
 
 

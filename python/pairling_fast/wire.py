@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Iterator
 from itertools import islice
-from typing import IO, Any, Union
+from typing import IO, Any
 
 from . import _backend
 from .errors import CanonicalizationError
@@ -27,8 +27,8 @@ __all__ = [
     "wire_schema_digest",
 ]
 
-PathLike = Union[str, "os.PathLike[str]"]
-TranscriptSource = Union[PathLike, IO[bytes], IO[str], Iterable[Union[bytes, str]]]
+PathLike = str | os.PathLike[str]
+TranscriptSource = PathLike | IO[bytes] | IO[str] | Iterable[bytes | str]
 
 # Lines handed to the engine per call: few enough to keep memory flat, enough to amortize the call.
 BATCH_LINES = 1024

@@ -146,7 +146,7 @@ def disagreements() -> list[str]:
         with _backend.selected(name):
             found[name] = [seen(case) for case in cases]
     first, second = (found[name] for name in _backend.BACKENDS)
-    return [case.name for case, a, b in zip(cases, first, second) if a != b]
+    return [case.name for case, a, b in zip(cases, first, second, strict=True) if a != b]
 
 
 def main(argv: list[str] | None = None) -> int:

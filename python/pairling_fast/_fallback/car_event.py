@@ -19,8 +19,9 @@ import hashlib
 import json
 import math
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 from .journal_schema import is_event_kind
 
@@ -226,7 +227,7 @@ def parse(line: bytes) -> CarEvent:
             raise CarRejects("invalid length 0, expected struct Event")
         if len(value) > len(FIELDS):
             raise CarRejects("trailing characters")
-        fields = dict(zip(FIELDS, value))
+        fields = dict(zip(FIELDS, value, strict=False))
     else:
         raise CarRejects("invalid type, expected struct Event")
     if "kind" not in fields:

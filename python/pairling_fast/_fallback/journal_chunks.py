@@ -16,7 +16,7 @@ from __future__ import annotations
 import pickle
 from contextlib import nullcontext
 from dataclasses import replace
-from typing import IO, TYPE_CHECKING, Any, Optional, Union
+from typing import IO, TYPE_CHECKING, Any
 
 from ..report import RawFinding
 from .journal import READ_SIZE, _check_line, _read_lines, check_options
@@ -27,10 +27,10 @@ if TYPE_CHECKING:
 
 __all__ = ["JournalChecker", "check_journal_chunk"]
 
-_CheckedLine = tuple[Union[str, _EventFacts], list[RawFinding]]
+_CheckedLine = tuple[str | _EventFacts, list[RawFinding]]
 # A checked line as shipped: with, for an event that does not link to the chunk's previous
 # chained event, that event's hash (the finding quotes it).
-_ShippedLine = tuple[Union[str, _EventFacts], list[RawFinding], Optional[str]]
+_ShippedLine = tuple[str | _EventFacts, list[RawFinding], str | None]
 # Within a chunk an elided hash is only compared with elided hashes (module docstring); a
 # recomputed digest is hex, never this.
 _ELIDED = "\0"

@@ -9,7 +9,7 @@ order, and rebuilt from them on reading (``WindowState`` in the Rust module says
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Iterator
-from itertools import repeat
+from itertools import pairwise, repeat
 from typing import Any, TypeVar
 
 from ..codes import CODES, severity
@@ -158,7 +158,7 @@ def _restore_window(
     gone = [_count(i) for i in _list(state["gone"])]
     if len(keys) > CLOSED_WINDOW or len(keys) > generation:
         raise ValueError("malformed journal checker state: a window of more keys than it holds")
-    if any(a >= b for a, b in zip(gone, gone[1:])) or (gone and gone[-1] >= len(keys)):
+    if any(a >= b for a, b in pairwise(gone)) or (gone and gone[-1] >= len(keys)):
         raise ValueError("malformed journal checker state: a window's gone inserts out of order")
     live = len(keys) - len(gone)
     values: Iterator[Any] = repeat(True)

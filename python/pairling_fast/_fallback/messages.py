@@ -14,7 +14,8 @@ from __future__ import annotations
 import ast
 import json
 import re
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 __all__ = ["message", "render"]
 

@@ -15,7 +15,7 @@ import math
 import re
 from collections.abc import Iterator
 from itertools import accumulate, islice
-from typing import Any, Optional, Union
+from typing import Any
 
 from .. import codes
 from .._pointers import escape_pointer_token, unescape_pointer_token
@@ -57,7 +57,7 @@ _STRING_OR_BRACKET = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}]', re.DOTALL)
 _NOT_BRACKET = re.compile(r"[^\[\]{}]+")
 _NESTING_STEP = {"[": 1, "{": 1, "]": -1, "}": -1}
 
-Location = Optional[tuple[Any, Union[str, int]]]
+Location = tuple[Any, str | int] | None
 """Where a value is: ``None`` for the root, else ``(parent path, key or index)``."""
 
 

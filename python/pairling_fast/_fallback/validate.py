@@ -662,7 +662,7 @@ class _SchemaLocations:
         """
         tokens = self.tokens.get(id(schema), ())
         shared = 0
-        for token, walked in zip(reversed(tokens), reversed(schema_path)):
+        for token, walked in zip(reversed(tokens), reversed(schema_path), strict=False):
             if str(walked) != token:
                 break
             shared += 1

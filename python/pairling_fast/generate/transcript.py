@@ -16,8 +16,8 @@ import hashlib
 import json
 import random
 import sys
-from collections.abc import Iterator
-from typing import IO, Any, Callable
+from collections.abc import Callable, Iterator
+from typing import IO, Any
 
 from .._bundled import schema_files
 from ..canonical import digest_hex

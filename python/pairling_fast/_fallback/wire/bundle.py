@@ -200,7 +200,7 @@ def _check_event_coverage(
             message = f"event kind {_quoted(kind)} is in neither covered nor uncovered"
             findings.append(_finding(EVENT_KIND_COVERAGE_MISMATCH, message, pointer))
     known = set(kinds)
-    for member, items in zip(("covered", "uncovered"), partition):
+    for member, items in zip(("covered", "uncovered"), partition, strict=True):
         for index, item in enumerate(items):
             if item not in known:
                 message = f"{_quoted(item)} is not an EventKind of journal.event"

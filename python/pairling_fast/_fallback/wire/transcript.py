@@ -9,7 +9,7 @@ Codes, pointers, lines, messages and stats are the Rust backend's (``docs/wire.m
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any, NamedTuple, Union
+from typing import Any, NamedTuple
 
 from ...codes import (
     DUPLICATE_ID_IN_FLIGHT,
@@ -59,7 +59,7 @@ class _Response(NamedTuple):
     result: Any
 
 
-IdKey = tuple[str, Union[int, str]]
+IdKey = tuple[str, int | str]
 
 
 def _json_whitespace_only(line: bytes) -> bool:
