@@ -132,7 +132,7 @@ impl<'t> Sink<'t> for Writer<'t> {
 
     fn name(&mut self, (object, names): &mut Self::Object, name: Cow<'t, str>) -> bool {
         let entries = &self.entries;
-        let earlier = || Members::of(entries, object.at, object.len).map(|(name, _)| name);
+        let earlier = || members(entries, object.at, object.len).map(|(name, _)| name);
         if !names.insert(earlier, object.len, &name) {
             return false;
         }
@@ -194,6 +194,14 @@ impl<'a> TapeNode<'a> {
         &self.entries[self.at]
     }
 
+    fn container(&self, len: usize) -> Container<'a> {
+        Container {
+            entries: self.entries,
+            at: self.at,
+            len,
+        }
+    }
+
     fn text(&self) -> Option<&'a str> {
         match self.entry() {
             Entry::String(string) => Some(string),
@@ -203,28 +211,20 @@ impl<'a> TapeNode<'a> {
 }
 
 impl<'a> Node<'a, TapeJson> for TapeNode<'a> {
-    type Object = TapeObject<'a>;
-    type Array = TapeArray<'a>;
+    type Object = Container<'a>;
+    type Array = Container<'a>;
     type Number = &'a Number;
 
-    fn as_object(&self) -> Option<TapeObject<'a>> {
+    fn as_object(&self) -> Option<Container<'a>> {
         match self.entry() {
-            Entry::Object { len, .. } => Some(TapeObject {
-                entries: self.entries,
-                at: self.at,
-                len: *len,
-            }),
+            Entry::Object { len, .. } => Some(self.container(*len)),
             _ => None,
         }
     }
 
-    fn as_array(&self) -> Option<TapeArray<'a>> {
+    fn as_array(&self) -> Option<Container<'a>> {
         match self.entry() {
-            Entry::Array { len, .. } => Some(TapeArray {
-                entries: self.entries,
-                at: self.at,
-                len: *len,
-            }),
+            Entry::Array { len, .. } => Some(self.container(*len)),
             _ => None,
         }
     }
@@ -282,20 +282,20 @@ impl<'a> Node<'a, TapeJson> for TapeNode<'a> {
 
 /// The value at `at`, as `parse_strict` would have built it (cold paths: error messages, `const`
 /// against a container).
-fn value_at(entries: &[Entry<'_>], at: usize) -> Value {
+fn value_at<'a>(entries: &'a [Entry<'a>], at: usize) -> Value {
     match &entries[at] {
         Entry::Null => Value::Null,
         Entry::Bool(flag) => Value::Bool(*flag),
         Entry::Number(number) => Value::Number(number.clone()),
         Entry::String(string) => Value::String(string.clone().into_owned()),
         Entry::Array { len, .. } => Value::Array(
-            Elements::of(entries, at, *len)
+            Items::of(entries, at, *len)
                 .map(|item| value_at(entries, item))
                 .collect(),
         ),
         Entry::Object { len, .. } => {
             let mut map = Map::with_capacity(*len);
-            for (name, item) in Members::of(entries, at, *len) {
+            for (name, item) in members(entries, at, *len) {
                 map.insert(name.to_owned(), value_at(entries, item));
             }
             Value::Object(map)
@@ -303,24 +303,29 @@ fn value_at(entries: &[Entry<'_>], at: usize) -> Value {
     }
 }
 
-/// The entry indexes of an array's elements.
-struct Elements<'a> {
+/// The entry index of each item of the container at `at` (of `len` items): an array's elements,
+/// an object's member values (each name is the entry before its value).
+struct Items<'a> {
     entries: &'a [Entry<'a>],
     next: usize,
     left: usize,
+    /// 1 for an object, whose items start with a name; 0 for an array.
+    name: usize,
 }
 
-impl<'a> Elements<'a> {
+impl<'a> Items<'a> {
     fn of(entries: &'a [Entry<'a>], at: usize, len: usize) -> Self {
-        Elements {
+        let name = usize::from(matches!(entries[at], Entry::Object { .. }));
+        Items {
             entries,
             next: at + 1,
             left: len,
+            name,
         }
     }
 }
 
-impl Iterator for Elements<'_> {
+impl Iterator for Items<'_> {
     type Item = usize;
 
     fn next(&mut self) -> Option<usize> {
@@ -328,70 +333,57 @@ impl Iterator for Elements<'_> {
             return None;
         }
         self.left -= 1;
-        let at = self.next;
+        let at = self.next + self.name;
         self.next = after(self.entries, at);
         Some(at)
     }
 }
 
+/// The name of the member whose value is at `value`.
+fn name_of<'a>(entries: &'a [Entry<'a>], value: usize) -> &'a str {
+    match &entries[value - 1] {
+        Entry::String(name) => name,
+        _ => "",
+    }
+}
+
 /// An object's members: each name, and the entry index of its value.
-pub struct Members<'a> {
+fn members<'a>(
     entries: &'a [Entry<'a>],
-    next: usize,
-    left: usize,
+    at: usize,
+    len: usize,
+) -> impl Iterator<Item = (&'a str, usize)> {
+    Items::of(entries, at, len).map(move |value| (name_of(entries, value), value))
 }
 
-impl<'a> Members<'a> {
-    fn of(entries: &'a [Entry<'a>], at: usize, len: usize) -> Self {
-        Members {
-            entries,
-            next: at + 1,
-            left: len,
-        }
-    }
-}
-
-impl<'a> Iterator for Members<'a> {
-    type Item = (&'a str, usize);
-
-    fn next(&mut self) -> Option<(&'a str, usize)> {
-        if self.left == 0 {
-            return None;
-        }
-        self.left -= 1;
-        let name = match &self.entries[self.next] {
-            Entry::String(name) => name,
-            _ => "",
-        };
-        let value = self.next + 1;
-        self.next = after(self.entries, value);
-        Some((name, value))
-    }
-}
-
-/// An object of a tape.
+/// An array or object of a tape.
 #[derive(Clone, Copy)]
-pub struct TapeObject<'a> {
+pub struct Container<'a> {
     entries: &'a [Entry<'a>],
     at: usize,
     len: usize,
 }
 
-/// [`Members`] as nodes.
-pub struct MemberNodes<'a>(Members<'a>);
+impl<'a> Container<'a> {
+    fn items(&self) -> Items<'a> {
+        Items::of(self.entries, self.at, self.len)
+    }
+}
+
+/// An object's members as nodes.
+pub struct MemberNodes<'a>(Items<'a>);
 
 impl<'a> Iterator for MemberNodes<'a> {
     type Item = (&'a str, TapeNode<'a>);
 
     fn next(&mut self) -> Option<Self::Item> {
         let entries = self.0.entries;
-        self.0
-            .next()
-            .map(|(name, at)| (name, TapeNode { entries, at }))
+        let at = self.0.next()?;
+        Some((name_of(entries, at), TapeNode { entries, at }))
     }
 }
 
-impl<'a> Object<'a, TapeJson> for TapeObject<'a> {
+impl<'a> Object<'a, TapeJson> for Container<'a> {
     type Node = TapeNode<'a>;
     type MemberName = &'a str;
     type MembersIter = MemberNodes<'a>;
@@ -401,29 +393,19 @@ impl<'a> Object<'a, TapeJson> for TapeObject<'a> {
     }
 
     fn get(&self, key: &Box<str>) -> Option<TapeNode<'a>> {
-        Members::of(self.entries, self.at, self.len)
+        let entries = self.entries;
+        members(entries, self.at, self.len)
             .find(|(name, _)| *name == &**key)
-            .map(|(_, at)| TapeNode {
-                entries: self.entries,
-                at,
-            })
+            .map(|(_, at)| TapeNode { entries, at })
     }
 
     fn members(&self) -> MemberNodes<'a> {
-        MemberNodes(Members::of(self.entries, self.at, self.len))
+        MemberNodes(self.items())
     }
 }
 
-/// An array of a tape.
-#[derive(Clone, Copy)]
-pub struct TapeArray<'a> {
-    entries: &'a [Entry<'a>],
-    at: usize,
-    len: usize,
-}
-
-/// [`Elements`] as nodes.
-pub struct ElementNodes<'a>(Elements<'a>);
+/// An array's elements as nodes.
+pub struct ElementNodes<'a>(Items<'a>);
 
 impl<'a> Iterator for ElementNodes<'a> {
     type Item = TapeNode<'a>;
@@ -434,7 +416,7 @@ impl<'a> Iterator for ElementNodes<'a> {
     }
 }
 
-impl<'a> Array<'a, TapeJson> for TapeArray<'a> {
+impl<'a> Array<'a, TapeJson> for Container<'a> {
     type Node = TapeNode<'a>;
     type ElementsIter = ElementNodes<'a>;
 
@@ -443,7 +425,7 @@ impl<'a> Array<'a, TapeJson> for TapeArray<'a> {
     }
 
     fn elements(&self) -> ElementNodes<'a> {
-        ElementNodes(Elements::of(self.entries, self.at, self.len))
+        ElementNodes(self.items())
     }
 }
 

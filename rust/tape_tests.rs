@@ -63,7 +63,7 @@ fn objects_past_the_compared_size_find_duplicates_and_members() {
         same_as_parse_strict(text.as_bytes());
         let tape = Tape::parse(text.as_bytes()).unwrap();
         let object = tape.root().as_object().unwrap();
-        assert_eq!(object.len(), size);
+        assert_eq!(Object::len(&object), size);
         let last = object
             .get(&TapeJson::prepare_key(&format!("k{}", size - 1)))
             .unwrap();

@@ -215,7 +215,7 @@ impl CompiledSchema {
     }
 }
 
-static NEW_REPORT: GILOnceCell<(Py<PyAny>, Py<PyAny>)> = GILOnceCell::new();
+static NEW_REPORT: GILOnceCell<(Py<PyAny>, Py<PyTuple>)> = GILOnceCell::new();
 static REPORT_OF: GILOnceCell<Py<PyAny>> = GILOnceCell::new();
 
 fn report_of(py: Python<'_>) -> PyResult<Bound<'_, PyAny>> {
@@ -227,12 +227,13 @@ fn report_of(py: Python<'_>) -> PyResult<Bound<'_, PyAny>> {
 /// sets them (`tests/test_pipeline.py` holds the two equal and checks that `Report` has no other
 /// field). Half the cost of a valid document's `validate_json` was that `__init__`.
 fn empty_report(py: Python<'_>) -> PyResult<PyObject> {
+    // `object.__new__` and its argument tuple `(Report,)`, made once: no tuple per call.
     let (new, class) = NEW_REPORT.get_or_try_init(py, || {
         let class = py.import("pairling_fast.report")?.getattr("Report")?;
         let new = py.get_type::<PyAny>().getattr("__new__")?;
-        Ok::<_, PyErr>((new.unbind(), class.unbind()))
+        Ok::<_, PyErr>((new.unbind(), PyTuple::new(py, [class])?.unbind()))
     })?;
-    let report = new.bind(py).call1((class.bind(py),))?;
+    let report = new.bind(py).call1(class.bind(py))?;
     report.setattr(pyo3::intern!(py, "findings"), PyList::empty(py))?;
     report.setattr(pyo3::intern!(py, "stats"), PyDict::new(py))?;
     Ok(report.unbind())
