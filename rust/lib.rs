@@ -14,6 +14,7 @@ pub mod journal;
 pub mod parse;
 pub mod progress;
 pub mod report;
+pub mod tape;
 pub mod validate;
 pub mod wire;
 

@@ -18,7 +18,7 @@
 
 use crate::codes::{self, Code};
 use std::borrow::Cow;
-use std::collections::HashMap;
+use std::collections::HashSet;
 use std::fmt;
 
 use serde_json::{Map, Number, Value};
@@ -115,40 +115,138 @@ impl UnwindingPointer {
     }
 }
 
-/// Finds a member name among those an object being parsed already has: by comparing while the
-/// object is small (nearly all are), through an index once it is not, so an object of a million
-/// members is not quadratic.
+/// Tells whether a member name is new to an object being parsed: by comparing while the object
+/// is small (nearly all are), through an index once it is not, so an object of a million members
+/// is not quadratic.
 #[derive(Default)]
-struct MemberNames(Option<HashMap<String, usize, ahash::RandomState>>);
+pub(crate) struct MemberNames(Option<HashSet<String, ahash::RandomState>>);
 
 impl MemberNames {
     const COMPARED: usize = 16;
 
-    fn find(&self, members: &[(String, Value)], name: &str) -> Option<usize> {
-        match &self.0 {
-            Some(index) => index.get(name).copied(),
-            None => members.iter().position(|(member, _)| member == name),
+    /// Whether `name` is not among the `count` names `earlier()` lists (the object's so far);
+    /// a new name is recorded.
+    pub(crate) fn insert<'n, I: Iterator<Item = &'n str>>(
+        &mut self,
+        earlier: impl Fn() -> I,
+        count: usize,
+        name: &str,
+    ) -> bool {
+        if let Some(index) = &mut self.0 {
+            return index.insert(name.to_owned());
+        }
+        if earlier().any(|member| member == name) {
+            return false;
+        }
+        if count + 1 >= Self::COMPARED {
+            let mut index: HashSet<String, _> = earlier().map(str::to_owned).collect();
+            index.insert(name.to_owned());
+            self.0 = Some(index);
+        }
+        true
+    }
+}
+
+/// One scalar as parsed; a string borrows the text unless it has escapes.
+pub(crate) enum Scalar<'a> {
+    Null,
+    Bool(bool),
+    Number(Number),
+    String(Cow<'a, str>),
+}
+
+/// What the parser builds: a `serde_json::Value` tree ([`parse_strict`]) or a flat tape over the
+/// text (`crate::tape`). One grammar and one set of checks for both; the sink only stores.
+pub(crate) trait Sink<'a> {
+    type Value;
+    type Array;
+    type Object;
+    /// A sink for a text of `len` bytes.
+    fn for_text(len: usize) -> Self;
+    fn scalar(&mut self, scalar: Scalar<'a>) -> Self::Value;
+    fn begin_array(&mut self) -> Self::Array;
+    fn element(&mut self, array: &mut Self::Array, element: Self::Value);
+    fn end_array(&mut self, array: Self::Array) -> Self::Value;
+    fn begin_object(&mut self) -> Self::Object;
+    /// Records `name` as the next member's; false, recording nothing, when the object has it.
+    fn name(&mut self, object: &mut Self::Object, name: Cow<'a, str>) -> bool;
+    /// The value of the member named last.
+    fn member(&mut self, object: &mut Self::Object, value: Self::Value);
+    fn end_object(&mut self, object: Self::Object) -> Self::Value;
+}
+
+/// The `serde_json::Value` tree of [`parse_strict`].
+struct Tree;
+
+impl<'a> Sink<'a> for Tree {
+    type Value = Value;
+    type Array = Vec<Value>;
+    type Object = (Vec<(String, Value)>, MemberNames);
+
+    fn for_text(_: usize) -> Self {
+        Tree
+    }
+
+    fn scalar(&mut self, scalar: Scalar<'a>) -> Value {
+        match scalar {
+            Scalar::Null => Value::Null,
+            Scalar::Bool(flag) => Value::Bool(flag),
+            Scalar::Number(number) => Value::Number(number),
+            Scalar::String(string) => Value::String(string.into_owned()),
         }
     }
 
-    /// Records the member just pushed onto `members`.
-    fn added(&mut self, members: &[(String, Value)]) {
-        match &mut self.0 {
-            Some(index) => {
-                let at = members.len() - 1;
-                index.insert(members[at].0.clone(), at);
-            }
-            None if members.len() >= Self::COMPARED => {
-                let index = members.iter().enumerate();
-                self.0 = Some(index.map(|(at, (name, _))| (name.clone(), at)).collect());
-            }
-            None => {}
+    fn begin_array(&mut self) -> Vec<Value> {
+        Vec::new()
+    }
+
+    fn element(&mut self, array: &mut Vec<Value>, element: Value) {
+        array.push(element);
+    }
+
+    fn end_array(&mut self, mut elements: Vec<Value>) -> Value {
+        // A vector grown item by item has room for at least 4: a one-item array, the commonest
+        // in a map, would keep three empty 72-byte `Value` slots (docs/maps.md, "Memory").
+        elements.shrink_to_fit();
+        Value::Array(elements)
+    }
+
+    // Members are gathered first and the map built at its final size: grown member by member it
+    // keeps up to twice the room it needs (three 104-byte member slots for one member), a third
+    // of a parsed capability map. Each name is then hashed once, by the map.
+    fn begin_object(&mut self) -> Self::Object {
+        (Vec::new(), MemberNames::default())
+    }
+
+    fn name(&mut self, (members, names): &mut Self::Object, name: Cow<'a, str>) -> bool {
+        let earlier = || members.iter().map(|(member, _)| member.as_str());
+        if !names.insert(earlier, members.len(), &name) {
+            return false;
         }
+        members.push((name.into_owned(), Value::Null));
+        true
+    }
+
+    fn member(&mut self, (members, _): &mut Self::Object, value: Value) {
+        if let Some((_, slot)) = members.last_mut() {
+            *slot = value;
+        }
+    }
+
+    fn end_object(&mut self, (members, _): Self::Object) -> Value {
+        let mut map = Map::with_capacity(members.len());
+        map.extend(members);
+        Value::Object(map)
     }
 }
 
 /// Parses one strict JSON text (see the module documentation for the rules and their ranking).
 pub fn parse_strict(bytes: &[u8]) -> Result<Value, JsonError> {
+    parse_into::<Tree>(bytes).map(|(_, value)| value)
+}
+
+/// [`parse_strict`] into any sink: the sink and the document's value, or the same error.
+pub(crate) fn parse_into<'a, S: Sink<'a>>(bytes: &'a [u8]) -> Result<(S, S::Value), JsonError> {
     let text = std::str::from_utf8(bytes).map_err(|error| {
         Failure::text(
             codes::NOT_UTF8,
@@ -160,10 +258,13 @@ pub fn parse_strict(bytes: &[u8]) -> Result<Value, JsonError> {
     if text.starts_with('\u{feff}') {
         return Err(Failure::text(codes::INVALID_JSON, "BOM not allowed", 0).into_error(bytes));
     }
-    Parser::new(text, true).document().map_err(|failure| {
+    Parser::<S>::new(text, true).document().map_err(|failure| {
         let failure = match failure.location {
             // A text defect anywhere outranks a value-model defect: look for one past this point.
-            Location::Value(_) => Parser::new(text, false).document().err().unwrap_or(failure),
+            Location::Value(_) => Parser::<S>::new(text, false)
+                .document()
+                .err()
+                .unwrap_or(failure),
             Location::Text(_) => failure,
         };
         failure.into_error(bytes)
@@ -249,7 +350,8 @@ fn line_and_column(bytes: &[u8], offset: usize) -> (usize, usize) {
     (line, column)
 }
 
-struct Parser<'a> {
+struct Parser<'a, S> {
+    sink: S,
     text: &'a str,
     bytes: &'a [u8],
     pos: usize,
@@ -259,9 +361,10 @@ struct Parser<'a> {
     check_values: bool,
 }
 
-impl<'a> Parser<'a> {
+impl<'a, S: Sink<'a>> Parser<'a, S> {
     fn new(text: &'a str, check_values: bool) -> Self {
         Self {
+            sink: S::for_text(text.len()),
             text,
             bytes: text.as_bytes(),
             pos: 0,
@@ -270,14 +373,14 @@ impl<'a> Parser<'a> {
         }
     }
 
-    fn document(mut self) -> Parsed<Value> {
+    fn document(mut self) -> Parsed<(S, S::Value)> {
         self.skip_whitespace();
         let value = self.value()?;
         self.skip_whitespace();
         if self.pos != self.bytes.len() {
             return Err(Failure::text(codes::INVALID_JSON, EXTRA_DATA, self.pos));
         }
-        Ok(value)
+        Ok((self.sink, value))
     }
 
     fn peek(&self) -> Option<u8> {
@@ -290,15 +393,24 @@ impl<'a> Parser<'a> {
         }
     }
 
-    fn value_defect(&self, code: Code, message: &'static str) -> Parsed<Value> {
+    fn value_defect(&self, code: Code, message: &'static str) -> Parsed<Scalar<'a>> {
         if self.check_values {
             Err(Failure::value(code, message))
         } else {
-            Ok(Value::Null)
+            Ok(Scalar::Null)
         }
     }
 
-    fn value(&mut self) -> Parsed<Value> {
+    fn value(&mut self) -> Parsed<S::Value> {
+        let scalar = match self.peek() {
+            Some(b'{') => return self.object(),
+            Some(b'[') => return self.array(),
+            _ => self.scalar()?,
+        };
+        Ok(self.sink.scalar(scalar))
+    }
+
+    fn scalar(&mut self) -> Parsed<Scalar<'a>> {
         let start = self.pos;
         match self.peek() {
             Some(b'"') => {
@@ -306,13 +418,11 @@ impl<'a> Parser<'a> {
                 if has_lone_surrogate {
                     return self.value_defect(codes::LONE_SURROGATE, LONE_SURROGATE);
                 }
-                Ok(Value::String(string))
+                Ok(Scalar::String(string))
             }
-            Some(b'{') => self.object(),
-            Some(b'[') => self.array(),
-            Some(b'n') => self.literal("null", Ok(Value::Null)),
-            Some(b't') => self.literal("true", Ok(Value::Bool(true))),
-            Some(b'f') => self.literal("false", Ok(Value::Bool(false))),
+            Some(b'n') => self.literal("null", Ok(Scalar::Null)),
+            Some(b't') => self.literal("true", Ok(Scalar::Bool(true))),
+            Some(b'f') => self.literal("false", Ok(Scalar::Bool(false))),
             Some(b'N') => self.literal("NaN", self.non_finite()),
             Some(b'I') => self.literal("Infinity", self.non_finite()),
             Some(b'-') if self.bytes[start..].starts_with(b"-Infinity") => {
@@ -323,11 +433,11 @@ impl<'a> Parser<'a> {
         }
     }
 
-    fn non_finite(&self) -> Parsed<Value> {
+    fn non_finite(&self) -> Parsed<Scalar<'a>> {
         self.value_defect(codes::NOT_FINITE, NOT_FINITE)
     }
 
-    fn literal(&mut self, word: &str, parsed: Parsed<Value>) -> Parsed<Value> {
+    fn literal(&mut self, word: &str, parsed: Parsed<Scalar<'a>>) -> Parsed<Scalar<'a>> {
         if !self.bytes[self.pos..].starts_with(word.as_bytes()) {
             return Err(Failure::text(
                 codes::INVALID_JSON,
@@ -341,7 +451,7 @@ impl<'a> Parser<'a> {
 
     /// The number grammar of CPython's scanner: a `.` or exponent without digits ends the number
     /// (and becomes the next, unexpected, character) instead of being an error inside it.
-    fn number(&mut self) -> Parsed<Value> {
+    fn number(&mut self) -> Parsed<Scalar<'a>> {
         let bytes = self.bytes;
         let start = self.pos;
         let negative = bytes[start] == b'-';
@@ -373,7 +483,7 @@ impl<'a> Parser<'a> {
         }
     }
 
-    fn integer(&self, digits: &[u8], negative: bool) -> Parsed<Value> {
+    fn integer(&self, digits: &[u8], negative: bool) -> Parsed<Scalar<'a>> {
         let magnitude = digits.iter().try_fold(0u64, |acc, &digit| {
             acc.checked_mul(10)?.checked_add(u64::from(digit - b'0'))
         });
@@ -383,7 +493,7 @@ impl<'a> Parser<'a> {
             None => None,
         };
         match number {
-            Some(number) => Ok(Value::Number(number)),
+            Some(number) => Ok(Scalar::Number(number)),
             None => self.value_defect(
                 codes::INTEGER_OUT_OF_RANGE,
                 "integer outside the 64-bit range",
@@ -391,7 +501,7 @@ impl<'a> Parser<'a> {
         }
     }
 
-    fn float(&self, literal: &str) -> Parsed<Value> {
+    fn float(&self, literal: &str) -> Parsed<Scalar<'a>> {
         // Rust's float parsing is correctly rounded, like Python's float(); an overflow gives inf.
         let parsed = match without_large_exponent(literal) {
             Some(rewritten) => rewritten.parse::<f64>(),
@@ -399,7 +509,7 @@ impl<'a> Parser<'a> {
         }
         .unwrap_or(f64::INFINITY);
         match Number::from_f64(parsed) {
-            Some(number) => Ok(Value::Number(number)),
+            Some(number) => Ok(Scalar::Number(number)),
             None => self.non_finite(),
         }
     }
@@ -440,32 +550,27 @@ impl<'a> Parser<'a> {
         self.depth -= 1;
     }
 
-    fn array(&mut self) -> Parsed<Value> {
+    fn array(&mut self) -> Parsed<S::Value> {
         self.enter()?;
-        let mut elements = Vec::new();
+        let mut elements = self.sink.begin_array();
         if self.peek() != Some(b']') {
+            let mut index = 0;
             loop {
-                let element = self.value().map_err(|f| f.within_index(elements.len()))?;
-                elements.push(element);
+                let element = self.value().map_err(|f| f.within_index(index))?;
+                self.sink.element(&mut elements, element);
+                index += 1;
                 if self.closes_after_item(b']')? {
                     break;
                 }
             }
         }
         self.leave();
-        // A vector grown item by item has room for at least 4: a one-item array, the commonest
-        // in a map, would keep three empty 72-byte `Value` slots (docs/maps.md, "Memory").
-        elements.shrink_to_fit();
-        Ok(Value::Array(elements))
+        Ok(self.sink.end_array(elements))
     }
 
-    fn object(&mut self) -> Parsed<Value> {
+    fn object(&mut self) -> Parsed<S::Value> {
         self.enter()?;
-        // Members are gathered first and the map built at its final size: grown member by member
-        // it keeps up to twice the room it needs (three 104-byte member slots for one member), a
-        // third of a parsed capability map. Each name is then hashed once, by the map.
-        let mut members: Vec<(String, Value)> = Vec::new();
-        let mut names = MemberNames::default();
+        let mut members = self.sink.begin_object();
         if self.peek() != Some(b'}') {
             loop {
                 if self.peek() != Some(b'"') {
@@ -487,19 +592,17 @@ impl<'a> Parser<'a> {
                 }
                 self.pos += 1;
                 self.skip_whitespace();
-                match names.find(&members, &key) {
-                    None => {
-                        let value = self.value().map_err(|f| f.within_key(&key))?;
-                        members.push((key, value));
-                        names.added(&members);
-                    }
-                    Some(_) if self.check_values => {
-                        return Err(
-                            Failure::value(codes::DUPLICATE_KEY, "duplicate key").within_key(&key)
-                        );
-                    }
-                    // The re-scan for text defects: the last value wins, in the first's place.
-                    Some(at) => members[at].1 = self.value()?,
+                if self.sink.name(&mut members, key.clone()) {
+                    let value = self.value().map_err(|f| f.within_key(&key))?;
+                    self.sink.member(&mut members, value);
+                } else if self.check_values {
+                    return Err(
+                        Failure::value(codes::DUPLICATE_KEY, "duplicate key").within_key(&key)
+                    );
+                } else {
+                    // The re-scan for text defects, whose document is dropped: only the text of
+                    // the repeated member's value is checked.
+                    self.value()?;
                 }
                 if self.closes_after_item(b'}')? {
                     break;
@@ -507,14 +610,13 @@ impl<'a> Parser<'a> {
             }
         }
         self.leave();
-        let mut map = Map::with_capacity(members.len());
-        map.extend(members);
-        Ok(Value::Object(map))
+        Ok(self.sink.end_object(members))
     }
 
-    /// Decodes the string whose opening quote is at `self.pos`. A lone surrogate escape becomes
-    /// U+FFFD and is reported in the second field, for the caller to locate.
-    fn string(&mut self) -> Parsed<(String, bool)> {
+    /// Decodes the string whose opening quote is at `self.pos`: borrowed from the text when it
+    /// has no escape. A lone surrogate escape becomes U+FFFD and is reported in the second field,
+    /// for the caller to locate.
+    fn string(&mut self) -> Parsed<(Cow<'a, str>, bool)> {
         let bytes = self.bytes;
         let quote = self.pos;
         let mut decoded = String::new();
@@ -524,10 +626,14 @@ impl<'a> Parser<'a> {
         loop {
             pos += next_special(&bytes[pos..]).unwrap_or(bytes.len() - pos);
             match bytes.get(pos) {
+                Some(b'"') if chunk_start == quote + 1 => {
+                    self.pos = pos + 1;
+                    return Ok((Cow::Borrowed(&self.text[chunk_start..pos]), false));
+                }
                 Some(b'"') => {
                     decoded.push_str(&self.text[chunk_start..pos]);
                     self.pos = pos + 1;
-                    return Ok((decoded, has_lone_surrogate));
+                    return Ok((Cow::Owned(decoded), has_lone_surrogate));
                 }
                 Some(b'\\') => {
                     decoded.push_str(&self.text[chunk_start..pos]);

@@ -1,6 +1,7 @@
 //! JSON Schema: compiled schemas (`CompiledSchema`, wrapped by `pairling_fast.Validator`) and the bundled ones.
 
 use super::*;
+use crate::tape::{Tape, TapeJson};
 use pynode::{PyJson, PyNode};
 use serde_json::Value;
 use std::sync::OnceLock;
@@ -28,6 +29,8 @@ pub(super) struct CompiledSchema {
     source: (Value, CompileOptions),
     /// The same schema for Python objects validated in place (`pynode.rs`), compiled on first use.
     in_place: OnceLock<Option<SchemaValidator<PyJson>>>,
+    /// The same schema for JSON text validated on its tape (`crate::tape`), compiled on first use.
+    on_tape: OnceLock<Option<SchemaValidator<TapeJson>>>,
 }
 
 impl CompiledSchema {
@@ -36,6 +39,7 @@ impl CompiledSchema {
             inner,
             source: (schema, options),
             in_place: OnceLock::new(),
+            on_tape: OnceLock::new(),
         }
     }
 
@@ -62,12 +66,19 @@ impl CompiledSchema {
         if !pynode::plain(instance) {
             return None;
         }
-        self.in_place
-            .get_or_init(|| {
-                let (schema, options) = &self.source;
-                SchemaValidator::compile_for(schema, options).ok()
-            })
-            .as_ref()
+        self.for_representation(&self.in_place)
+    }
+
+    /// The schema compiled for the representation `F` once, kept in `slot`.
+    fn for_representation<'s, F: jsonschema::json::Json>(
+        &self,
+        slot: &'s OnceLock<Option<SchemaValidator<F>>>,
+    ) -> Option<&'s SchemaValidator<F>> {
+        slot.get_or_init(|| {
+            let (schema, options) = &self.source;
+            SchemaValidator::compile_for(schema, options).ok()
+        })
+        .as_ref()
     }
 }
 
@@ -132,7 +143,10 @@ impl CompiledSchema {
         })
     }
 
-    /// `errors` of each instance: its violations, or the `CanonicalizationError` it would raise.
+    /// `errors` of each instance: its violations, or the `CanonicalizationError` it would raise;
+    /// `None` for a valid one. Most are valid, and an empty list per document kept until the
+    /// caller's own list replaces it doubled the objects the cyclic GC tracks: full collections
+    /// over the caller's heap made `iter_errors_many` slower than its loop (benches/RESULTS.md).
     fn errors_many(
         &self,
         py: Python<'_>,
@@ -150,6 +164,7 @@ impl CompiledSchema {
             outcomes
                 .into_iter()
                 .map(|outcome| match outcome {
+                    Ok(violations) if violations.is_empty() => Ok(py.None()),
                     Ok(violations) => Ok(raw(violations).into_pyobject(py)?.into_any().unbind()),
                     Err(error) => Ok(canonicalization_error(py, error).into_value(py).into_any()),
                 })
@@ -206,7 +221,12 @@ impl CompiledSchema {
     ) -> PyResult<Result<Vec<SchemaViolation>, JsonError>> {
         let bytes = text_bytes(data)?;
         let inner = &*self.inner;
-        let work = || parse::parse_strict(&bytes).map(|value| inner.violations(&value));
+        let on_tape = self.for_representation(&self.on_tape);
+        // The text read in place (`crate::tape`): no `Value` tree is built.
+        let work = || match on_tape {
+            Some(validator) => Tape::parse(&bytes).map(|tape| validator.violations(tape.root())),
+            None => parse::parse_strict(&bytes).map(|value| inner.violations(&value)),
+        };
         Ok(if bytes.len() < RELEASE_GIL_FROM {
             work()
         } else {
@@ -215,7 +235,7 @@ impl CompiledSchema {
     }
 }
 
-static NEW_REPORT: GILOnceCell<(Py<PyAny>, Py<PyAny>)> = GILOnceCell::new();
+static NEW_REPORT: GILOnceCell<(Py<PyAny>, Py<PyTuple>)> = GILOnceCell::new();
 static REPORT_OF: GILOnceCell<Py<PyAny>> = GILOnceCell::new();
 
 fn report_of(py: Python<'_>) -> PyResult<Bound<'_, PyAny>> {
@@ -233,12 +253,13 @@ fn raise_for(py: Python<'_>) -> PyResult<Bound<'_, PyAny>> {
 /// sets them (`tests/test_pipeline.py` holds the two equal and checks that `Report` has no other
 /// field). Half the cost of a valid document's `validate_json` was that `__init__`.
 fn empty_report(py: Python<'_>) -> PyResult<PyObject> {
+    // `object.__new__` and its argument tuple `(Report,)`, made once: no tuple per call.
     let (new, class) = NEW_REPORT.get_or_try_init(py, || {
         let class = py.import("pairling_fast.report")?.getattr("Report")?;
         let new = py.get_type::<PyAny>().getattr("__new__")?;
-        Ok::<_, PyErr>((new.unbind(), class.unbind()))
+        Ok::<_, PyErr>((new.unbind(), PyTuple::new(py, [class])?.unbind()))
     })?;
-    let report = new.bind(py).call1((class.bind(py),))?;
+    let report = new.bind(py).call1(class.bind(py))?;
     report.setattr(pyo3::intern!(py, "findings"), PyList::empty(py))?;
     report.setattr(pyo3::intern!(py, "stats"), PyDict::new(py))?;
     Ok(report.unbind())

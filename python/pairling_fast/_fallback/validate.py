@@ -996,12 +996,15 @@ class CompiledSchema:
     def accepts_many(self, instances: list[Any]) -> list[bool]:
         return [self.accepts(instance) for instance in instances]
 
-    def errors_many(self, instances: list[Any]) -> list[list[Violation] | CanonicalizationError]:
-        """``errors`` of each instance, or the ``CanonicalizationError`` it raises."""
-        outcomes: list[list[Violation] | CanonicalizationError] = []
+    def errors_many(
+        self, instances: list[Any]
+    ) -> list[list[Violation] | CanonicalizationError | None]:
+        """``errors`` of each instance (``None`` for a valid one), or the
+        ``CanonicalizationError`` it raises."""
+        outcomes: list[list[Violation] | CanonicalizationError | None] = []
         for instance in instances:
             try:
-                outcomes.append(self.errors(instance))
+                outcomes.append(self.errors(instance) or None)
             except CanonicalizationError as error:
                 outcomes.append(error)
         return outcomes
