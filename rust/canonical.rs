@@ -59,8 +59,9 @@ impl ByteSink for Sha256 {
 /// one `Sha256::update` per piece costs more than copying the pieces into a buffer first.
 pub struct BufferedSha256 {
     hasher: Sha256,
-    buffer: [u8; HASH_BUFFER],
-    buffered: usize,
+    /// Never longer than `HASH_BUFFER`. A `Vec` rather than an array: a zeroed 4 KiB array was
+    /// written in full for every digest, most of whose documents are a few hundred bytes.
+    buffer: Vec<u8>,
 }
 
 const HASH_BUFFER: usize = 4 << 10;
@@ -69,14 +70,13 @@ impl BufferedSha256 {
     pub fn new() -> Self {
         Self {
             hasher: Sha256::new(),
-            buffer: [0; HASH_BUFFER],
-            buffered: 0,
+            buffer: Vec::with_capacity(HASH_BUFFER),
         }
     }
 
     /// Lowercase hex of the sha256 of everything put.
     pub fn hex(mut self) -> String {
-        self.hasher.update(&self.buffer[..self.buffered]);
+        self.hasher.update(&self.buffer);
         lower_hex(&self.hasher.finalize())
     }
 }
@@ -90,18 +90,16 @@ impl Default for BufferedSha256 {
 impl ByteSink for BufferedSha256 {
     #[inline]
     fn put(&mut self, bytes: &[u8]) {
-        let end = self.buffered + bytes.len();
-        if end <= HASH_BUFFER {
-            self.buffer[self.buffered..end].copy_from_slice(bytes);
-            self.buffered = end;
+        if self.buffer.len() + bytes.len() <= HASH_BUFFER {
+            self.buffer.extend_from_slice(bytes);
             return;
         }
-        self.hasher.update(&self.buffer[..self.buffered]);
-        self.buffered = 0;
+        self.hasher.update(&self.buffer);
+        self.buffer.clear();
         if bytes.len() > HASH_BUFFER {
             self.hasher.update(bytes);
         } else {
-            self.put(bytes);
+            self.buffer.extend_from_slice(bytes);
         }
     }
 }
