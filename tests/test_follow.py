@@ -94,12 +94,7 @@ class Follower:
         """Returns once the journals are checked as they are and followed."""
         deadline = time.monotonic() + WAIT
         while True:
-            try:
-                line = self._notes.get(timeout=max(0.0, deadline - time.monotonic()))
-            except queue.Empty:
-                self._fail(f"--follow did not start within {WAIT} s")
-            if line is None:
-                self._fail("--follow ended before it started")
+            line = self._next(self._notes, deadline, "--follow did not start", "before it started")
             self.stderr.append(line)
             if "Ctrl-C ends" in line:
                 return
@@ -108,16 +103,21 @@ class Follower:
         """The first finding from now on for which ``wanted`` holds (fails after ``WAIT``)."""
         deadline = time.monotonic() + WAIT
         while True:
-            try:
-                line = self._lines.get(timeout=max(0.0, deadline - time.monotonic()))
-            except queue.Empty:
-                self._fail(f"no such finding within {WAIT} s")
-            if line is None:
-                self._fail("--follow ended")
-            finding = json.loads(line)
+            finding = json.loads(self._next(self._lines, deadline, "no such finding", ""))
             self.findings.append(finding)
             if wanted(finding):
                 return finding
+
+    def _next(self, lines: queue.Queue[str | None], deadline: float, late: str, when: str) -> str:
+        """The next line of ``lines`` before ``deadline``; fails if none comes (``late``) or
+        the follower's output ended (``when``)."""
+        try:
+            line = lines.get(timeout=max(0.0, deadline - time.monotonic()))
+        except queue.Empty:
+            self._fail(f"{late} within {WAIT} s")
+        if line is None:
+            self._fail(f"--follow ended {when}".rstrip())
+        return line
 
     def _fail(self, what: str) -> NoReturn:
         """Fails the test with all the follower said so far, its exit status and the load: what
