@@ -52,6 +52,8 @@ pub(super) fn plain(object: &Bound<'_, PyAny>) -> bool {
     plain_at(object.as_ptr(), 0)
 }
 
+// Leaves are checked inline and containers out of line: the common node is a leaf inside a dict,
+// and checking leaves without a call saved about a fifth of a CAR event's walk (#29).
 #[inline(always)]
 fn plain_at(object: *mut ffi::PyObject, depth: usize) -> bool {
     match kind(object) {
@@ -75,24 +77,20 @@ fn plain_elements(object: *mut ffi::PyObject, depth: usize) -> bool {
 
 #[inline(never)]
 fn plain_members(object: *mut ffi::PyObject, depth: usize) -> bool {
-    {
+    let mut position: ffi::Py_ssize_t = 0;
+    let mut key = std::ptr::null_mut();
+    let mut item = std::ptr::null_mut();
+    // SAFETY: a live dict; borrowed references, nothing here runs Python code.
+    while unsafe { ffi::PyDict_Next(object, &mut position, &mut key, &mut item) } != 0 {
+        if kind(key) != Kind::Str
+            // SAFETY: a live str.
+            || !unsafe { has_utf8(key) }
+            || !plain_at(item, depth + 1)
         {
-            let mut position: ffi::Py_ssize_t = 0;
-            let mut key = std::ptr::null_mut();
-            let mut item = std::ptr::null_mut();
-            // SAFETY: a live dict; borrowed references, nothing here runs Python code.
-            while unsafe { ffi::PyDict_Next(object, &mut position, &mut key, &mut item) } != 0 {
-                if kind(key) != Kind::Str
-                    // SAFETY: a live str.
-                    || !unsafe { has_utf8(key) }
-                    || !plain_at(item, depth + 1)
-                {
-                    return false;
-                }
-            }
-            true
+            return false;
         }
     }
+    true
 }
 
 /// One node of an admitted document, borrowed for the validation call.

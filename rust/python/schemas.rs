@@ -84,6 +84,18 @@ impl CompiledSchema {
 
 pub(super) type RawViolation = (String, String, String, String);
 
+/// A document's outcome as `pairling_fast.validator` takes it (`_outcome_findings`): its
+/// violations as raw tuples, or the exception its value or text raised.
+fn outcome_object(
+    py: Python<'_>,
+    outcome: Result<Vec<SchemaViolation>, PyErr>,
+) -> PyResult<PyObject> {
+    Ok(match outcome {
+        Ok(violations) => raw(violations).into_pyobject(py)?.into_any().unbind(),
+        Err(error) => error.into_value(py).into_any(),
+    })
+}
+
 pub(super) fn raw(violations: Vec<SchemaViolation>) -> Vec<RawViolation> {
     violations
         .into_iter()
@@ -117,14 +129,10 @@ impl CompiledSchema {
             if self.accepts_one(instance) {
                 return Ok(());
             }
-            let outcome = match self.violations_of(instance) {
-                Ok(violations) => raw(violations).into_pyobject(py)?.into_any(),
-                Err(error) => canonicalization_error(py, error)
-                    .into_value(py)
-                    .into_bound(py)
-                    .into_any(),
-            };
-            raise_for(py)?.call1((outcome,))?;
+            let outcome = self
+                .violations_of(instance)
+                .map_err(|error| canonicalization_error(py, error));
+            raise_for(py)?.call1((outcome_object(py, outcome)?,))?;
             Ok(())
         })
     }
@@ -165,8 +173,9 @@ impl CompiledSchema {
                 .into_iter()
                 .map(|outcome| match outcome {
                     Ok(violations) if violations.is_empty() => Ok(py.None()),
-                    Ok(violations) => Ok(raw(violations).into_pyobject(py)?.into_any().unbind()),
-                    Err(error) => Ok(canonicalization_error(py, error).into_value(py).into_any()),
+                    outcome => {
+                        outcome_object(py, outcome.map_err(|e| canonicalization_error(py, e)))
+                    }
                 })
                 .collect()
         })
@@ -197,13 +206,11 @@ impl CompiledSchema {
         guarded(py, "report_json", || {
             let outcome = match self.violations_json(py, data)? {
                 Ok(violations) if violations.is_empty() => return empty_report(py),
-                Ok(violations) => raw(violations).into_pyobject(py)?.into_any(),
-                Err(error) => json_error(py, error)
-                    .into_value(py)
-                    .into_bound(py)
-                    .into_any(),
+                outcome => outcome.map_err(|error| json_error(py, error)),
             };
-            Ok(report_of(py)?.call1((outcome,))?.unbind())
+            Ok(report_of(py)?
+                .call1((outcome_object(py, outcome)?,))?
+                .unbind())
         })
     }
 }
