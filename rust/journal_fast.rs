@@ -151,15 +151,13 @@ struct Member {
 
 struct Scanner<'a> {
     text: &'a [u8],
-    /// Where `text`'s quotes and backslashes are.
+    /// Where `text`'s quotes and backslashes are, and its byte range: a line whose smallest
+    /// byte is a space or above holds no control character inside a string, so the common line
+    /// is not checked string by string (one with a tab or `\r` as whitespace is).
     survey: &'a Survey,
     at: usize,
     /// The members of the objects being scanned, innermost last (one allocation per line).
     members: Vec<Member>,
-    /// Whether `text` is known to hold no control character inside a string: the survey's pass
-    /// over the whole line costs less than a pass per string, and the common line has none at
-    /// all (a line with a tab or `\r` as whitespace checks string by string instead).
-    controls_checked: bool,
 }
 
 impl<'a> Scanner<'a> {
@@ -217,7 +215,7 @@ impl<'a> Scanner<'a> {
             escaped = true;
             at += 2;
         }
-        if !self.controls_checked && has_control(&self.text[start..at]) {
+        if self.survey.low < 0x20 && has_control(&self.text[start..at]) {
             return None;
         }
         self.at = at + 1;
@@ -599,7 +597,6 @@ pub(super) fn facts(
             survey,
             at: 0,
             members: std::mem::take(members),
-            controls_checked: survey.low >= 0x20,
         };
         let facts = line.and_then(|line| scanned_facts(&mut scanner, line, options, schema, input));
         *members = scanner.members;

@@ -81,34 +81,23 @@ fn surveyed_sse2(bytes: &[u8], marks: &mut Vec<u64>) -> (u8, u8) {
         highs.iter().copied().max().unwrap_or(0),
     );
     let whole = bytes.len() - sixteens.remainder().len();
-    tail(&bytes[whole..], whole, word, marks, lanes)
+    marked_bytewise(&bytes[whole..], whole, word, marks, lanes)
 }
 
 /// `surveyed` byte by byte: the portable reading, and the reference the vector one is tested
 /// against.
 #[cfg_attr(target_arch = "x86_64", allow(dead_code))]
 fn surveyed_plainly(bytes: &[u8], marks: &mut Vec<u64>) -> (u8, u8) {
-    let whole = bytes.len() - bytes.len() % BLOCK;
-    for block in bytes[..whole].chunks_exact(BLOCK) {
-        let word = block.iter().enumerate().fold(0, |word, (lane, &byte)| {
-            word | u64::from(is_mark(byte)) << lane
-        });
-        marks.push(word);
-    }
-    let range = bytes[..whole]
-        .iter()
-        .fold((u8::MAX, 0), |(low, high), &byte| {
-            (low.min(byte), high.max(byte))
-        });
-    tail(&bytes[whole..], whole, 0, marks, range)
+    marked_bytewise(bytes, 0, 0, marks, (u8::MAX, 0))
 }
 
 #[cfg(not(target_arch = "x86_64"))]
 use surveyed_plainly as surveyed;
 
-/// The bytes after the last whole step, from `start` (whose word so far is `word`), marked and
-/// pushed with that word; `range` widened by them.
-fn tail(
+/// `bytes`, which begin at offset `start` of the line (the word being filled there is `word`),
+/// marked byte by byte, each word pushed when full and the last one, partial, at the end; returns
+/// `range` widened by them. The vector reading's tail, and the whole of the plain one.
+fn marked_bytewise(
     bytes: &[u8],
     start: usize,
     mut word: u64,
