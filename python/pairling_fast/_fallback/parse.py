@@ -68,12 +68,16 @@ def parse_json(data: bytes | str) -> Any:
             # Such a str has no UTF-8 form: reject it as the bytes the Rust core is given.
             return parse_json(data.encode("utf-8", "surrogatepass"))
         text = data
-    else:
-        raw = bytes(data)
+    elif isinstance(data, bytes):
+        raw = data
         try:
             text = raw.decode("utf-8")
         except UnicodeDecodeError as error:
             raise _bytes_error(codes.NOT_UTF8, NOT_UTF8, raw, error.start) from None
+    else:
+        # As the core refuses it (rust/python/mod.rs, `text_bytes`): `bytes(7)` would be seven
+        # NUL bytes, and a list of ints or a bytearray is not JSON text either.
+        raise TypeError(f"expected JSON text as bytes or str, got {type(data).__name__}")
     if text.startswith("\ufeff"):
         raise _text_error(codes.INVALID_JSON, BOM, text, 0)
     # Only a text with enough brackets can be too deep, and only then is it worth scanning.
