@@ -192,6 +192,26 @@ def test_digest_hex_many_raises_the_first_defect_as_digest_hex_does(
     assert (raised.value.code, raised.value.pointer) == ("PF006", "/bad")
 
 
+def test_is_valid_json_answers_as_validate_json_does(backend: _backend.Engine) -> None:
+    """`is_valid_json` is `validate_json(...).ok` without the Report, on both routes of the text
+    (below and above the size where the core releases the GIL), for valid and invalid events and
+    for text that is not strict JSON; what is not text is a TypeError, as for validate_json."""
+    validator = pf.schema_validator("car.journal.event")
+    lines = [json.dumps(event).encode() for event in [*events(), *broken_events()]]
+    lines += [b'{"a": NaN}', b'{"a": 1, "a": 2}', b"[", b"", b'"\\ud800"', b"\xff", b"1e400"]
+    pad = b"x" * (64 << 10)
+    lines += [lines[0][:-1] + b',"pad":"' + pad + b'"}', b'{"pad": "' + pad + b'", "kind": 1}']
+    texts: list[bytes | str] = [*lines, lines[0].decode(), lines[-1].decode()]
+    answers = [validator.is_valid_json(text) for text in texts]
+    assert answers == [validator.validate_json(text).ok for text in texts]
+    assert any(answers) and not all(answers)
+    for not_text in (7, bytearray(b"{}"), [123]):
+        with pytest.raises(TypeError, match="expected JSON text as bytes or str"):
+            validator.is_valid_json(not_text)  # type: ignore[arg-type]
+        with pytest.raises(TypeError, match="expected JSON text as bytes or str"):
+            validator.validate_json(not_text)  # type: ignore[arg-type]
+
+
 def test_validate_json_reports_as_the_dataclass_does(backend: _backend.Engine) -> None:
     """The Rust core builds a valid document's Report without running `Report.__init__`
     (rust/python/schemas.rs, `empty_report`): it must be the same value, a new one each call, and

@@ -213,7 +213,9 @@ def text_outcome(data: bytes) -> dict[str, Any]:
                 parsed: Any = ("parsed", _backend.active().canonicalize_json(data))
             except PairlingError as error:
                 parsed = ("error", error.args)
-            report = schema_validator("car.journal.event").validate_json(data)
+            validator = schema_validator("car.journal.event")
+            report = validator.validate_json(data)
+            assert validator.is_valid_json(data) == report.ok
             findings = [(f.code, f.pointer, f.line, f.schema_pointer) for f in report.findings]
             per_backend[name] = (parsed, findings)
     return per_backend

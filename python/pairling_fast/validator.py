@@ -46,7 +46,8 @@ class Validator:
     annotations. ``resources`` maps URIs to schemas that ``$ref`` may name; any other remote
     ``$ref`` is refused at construction (``SchemaCompileError`` PF103) — nothing is fetched.
 
-    Per document: ``is_valid``, ``iter_errors``, ``validate``, ``validate_json``; per batch:
+    Per document: ``is_valid``, ``iter_errors``, ``validate``; on JSON text ``is_valid_json``,
+    ``validate_json``; per batch:
     ``is_valid_many``, ``iter_errors_many`` (docs/pipelines.md).
     """
 
@@ -79,6 +80,7 @@ class Validator:
         # A pipeline calls is_valid per document: the backend's own answer, with no Python frame
         # around it (the method below says the same, for the class and its documentation).
         self.is_valid = self._compiled.accepts  # type: ignore[method-assign]
+        self.is_valid_json = self._compiled.accepts_json  # type: ignore[method-assign]
         # The same for validate_json where the backend builds the Report itself (the Rust core).
         report_json = getattr(self._compiled, "report_json", None)
         if report_json is not None:
@@ -130,6 +132,12 @@ class Validator:
             _outcome_findings(outcome) if outcome else []
             for outcome in self._compiled.errors_many(_as_list(instances))
         ]
+
+    def is_valid_json(self, data: bytes | str) -> bool:
+        """Whether JSON text, parsed strictly, is a valid instance; text that is not strict JSON
+        is not. ``is_valid`` of the parsed document without building Python objects, and
+        without a ``Report``: ``validate_json`` says why a document is not valid."""
+        return self._compiled.accepts_json(data)
 
     def validate_json(self, data: bytes | str) -> Report:
         """Parse JSON text strictly and validate it, without building Python objects first."""

@@ -199,6 +199,21 @@ impl CompiledSchema {
         })
     }
 
+    /// `Validator.is_valid_json`: whether `data`, parsed strictly, is a valid instance; text
+    /// that is not strict JSON is not one (`False`), as a value outside the JSON model is not
+    /// for `accepts`. No violation is built, and no `Report`.
+    fn accepts_json(&self, py: Python<'_>, data: &Bound<'_, PyAny>) -> PyResult<bool> {
+        guarded(py, "accepts_json", || {
+            let outcome = self.on_text(
+                py,
+                data,
+                |validator, tape| validator.is_valid(tape.root()),
+                |validator, value| validator.is_valid(value),
+            )?;
+            Ok(outcome.unwrap_or(false))
+        })
+    }
+
     /// `Validator.validate_json` without a Python frame: the `Report` of `data` parsed strictly
     /// and validated. A valid document's empty report is built here; findings are turned into
     /// one by `pairling_fast.validator._report_of`, as the fallback's path does.
@@ -226,13 +241,29 @@ impl CompiledSchema {
         py: Python<'_>,
         data: &Bound<'_, PyAny>,
     ) -> PyResult<Result<Vec<SchemaViolation>, JsonError>> {
+        self.on_text(
+            py,
+            data,
+            |validator, tape| validator.violations(tape.root()),
+            |validator, value| validator.violations(value),
+        )
+    }
+
+    /// `data` parsed strictly and read by `on_tape` where the schema has a tape form (the text
+    /// read in place, `crate::tape`: no `Value` tree is built), else by `on_value`.
+    fn on_text<T: Send>(
+        &self,
+        py: Python<'_>,
+        data: &Bound<'_, PyAny>,
+        on_tape: impl FnOnce(&SchemaValidator<TapeJson>, &Tape) -> T + Send,
+        on_value: impl FnOnce(&SchemaValidator, &Value) -> T + Send,
+    ) -> PyResult<Result<T, JsonError>> {
         let bytes = text_bytes(data)?;
         let inner = &*self.inner;
-        let on_tape = self.for_representation(&self.on_tape);
-        // The text read in place (`crate::tape`): no `Value` tree is built.
-        let work = || match on_tape {
-            Some(validator) => Tape::parse(&bytes).map(|tape| validator.violations(tape.root())),
-            None => parse::parse_strict(&bytes).map(|value| inner.violations(&value)),
+        let tape_validator = self.for_representation(&self.on_tape);
+        let work = || match tape_validator {
+            Some(validator) => Tape::parse(&bytes).map(|tape| on_tape(validator, &tape)),
+            None => parse::parse_strict(&bytes).map(|value| on_value(inner, &value)),
         };
         Ok(if bytes.len() < RELEASE_GIL_FROM {
             work()

@@ -1021,6 +1021,13 @@ class CompiledSchema:
         violations = [self._violation(error) for error in errors]
         return sorted(violations, key=lambda violation: (violation[0], violation[1], violation[3]))
 
+    def accepts_json(self, data: bytes | str) -> bool:
+        """``data`` parsed strictly and validated; text that is not strict JSON is not valid."""
+        try:
+            return self.is_valid(parse_json(data))
+        except CanonicalizationError:
+            return False
+
     def errors_json(self, data: bytes | str) -> list[Violation]:
         """Parse ``data`` strictly (``CanonicalizationError`` if it is not JSON), then validate."""
         return self._sorted_violations(parse_json(data))
