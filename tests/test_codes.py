@@ -11,12 +11,14 @@ corpora carries a listed code with the severity the table gives it.
 from __future__ import annotations
 
 import ast
+import json
 import re
 from pathlib import Path
 
 import pytest
 
 from pairling_fast import _backend, codes
+from pairling_fast._tables import read_table, read_toml
 from pairling_fast.codes import CODES, NAMES
 from pairling_fast.generate.journal import generate_journal
 from pairling_fast.paths import check_paths
@@ -56,6 +58,20 @@ def test_every_code_has_one_constant_in_both_languages() -> None:
     rust_tree = "\n".join(_without_unit_tests(p) for p in sorted((ROOT / "rust").rglob("*.rs")))
     for name in re.findall(r"codes::([A-Z_0-9]+)\b", rust_tree):
         assert name in NAMES, f"codes::{name} is not in codes.toml"
+
+
+@pytest.mark.parametrize("name", ["codes.toml", "journal_defaults.toml", "car_payloads.toml"])
+def test_the_core_carries_each_table_as_its_file_reads(name: str) -> None:
+    """`_tables.read_table` takes the core's parse of a table (JSON, written by build.rs) rather
+    than parsing the file at import: the two must be one table, else the extension was built from
+    another file and would name codes differently."""
+    try:
+        from pairling_fast._core import table_json
+    except ImportError as error:
+        pytest.skip(f"the Rust core is not built: {error}")
+    carried = table_json(name)
+    assert carried is not None and json.loads(carried) == read_toml(name) == read_table(name)
+    assert table_json("pyproject.toml") is None
 
 
 # Where a finding's severity may be set other than from its code, and why:

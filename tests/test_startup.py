@@ -22,7 +22,8 @@ from pairling_fast.generate.journal import write_journal
 # What the Rust core must not load: the fallback and the validator it is built on, the cluster
 # (dask, and our module for it, which only `--dask` needs); nor rich, which only a report to a
 # terminal uses (these runs write to a pipe); nor importlib.metadata, which with the email package
-# it loads was the largest share of the import (the version is the core's).
+# it loads was the largest share of the import (the version is the core's); nor tomllib, which
+# parsed the package's tables at every import (the core carries them parsed: `_tables`).
 HEAVY = (
     "pairling_fast._fallback",
     "jsonschema",
@@ -32,6 +33,7 @@ HEAVY = (
     "pairling_fast.distributed",
     "rich",
     "importlib.metadata",
+    "tomllib",
 )
 
 # Runs the package as `python -m pairling_fast ARGS` would (runpy, `__main__`), then prints the

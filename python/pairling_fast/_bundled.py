@@ -13,7 +13,6 @@ import hashlib
 import json
 from collections.abc import Mapping
 from functools import cache
-from importlib import resources as importlib_resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -51,6 +50,10 @@ _WIRE_FILES = (
 def schema_files() -> Traversable:
     """The bundled spec files: ``pairling_fast/_schemas`` (packaged, or a link to the top-level
     ``schemas/`` in a checkout), else that top-level folder itself."""
+    # Imported here, not with the module: it and what it loads were a sixth of `import
+    # pairling_fast`, and most runs never read a schema file (the core embeds them).
+    from importlib import resources as importlib_resources
+
     packaged = importlib_resources.files("pairling_fast") / "_schemas"
     if packaged.is_dir():
         return packaged

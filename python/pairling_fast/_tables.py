@@ -3,21 +3,48 @@ Python and the Rust core take each shared fact (codes, journal defaults) from on
 
 from __future__ import annotations
 
+import json
 import sys
-from importlib import resources
 from typing import Any
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - Python 3.10 reads TOML with tomli (a dependency there)
-    import tomli as tomllib
-
-__all__ = ["DEFAULT_MAX_FINDINGS", "DEFAULT_MAX_LINE_LENGTH", "read_table"]
+__all__ = ["DEFAULT_MAX_FINDINGS", "DEFAULT_MAX_LINE_LENGTH", "parse_toml", "read_table"]
 
 
 def read_table(name: str) -> dict[str, Any]:
-    """The parsed TOML file ``name`` of this package (``codes.toml``, ``journal_defaults.toml``)."""
-    text = resources.files(__package__).joinpath(name).read_text(encoding="utf-8")
+    """The parsed TOML file ``name`` of this package (``codes.toml``, ``journal_defaults.toml``,
+    ``car_payloads.toml``).
+
+    The Rust core carries each table as build.rs parsed it, as JSON, which is read here at C
+    speed: parsing ``codes.toml`` with tomllib was a third of ``import pairling_fast``. Without
+    the core the file itself is parsed (``tests/test_codes.py`` holds the two readings equal).
+    """
+    try:
+        from ._core import table_json
+    except ImportError:
+        carried = None
+    else:
+        carried = table_json(name)
+    if carried is not None:
+        table: dict[str, Any] = json.loads(carried)
+        return table
+    return read_toml(name)
+
+
+def read_toml(name: str) -> dict[str, Any]:
+    """The TOML file ``name`` beside this module, parsed."""
+    from importlib import resources
+
+    return parse_toml(resources.files(__package__).joinpath(name).read_text(encoding="utf-8"))
+
+
+def parse_toml(text: str) -> dict[str, Any]:
+    """``text`` parsed as TOML; a ``ValueError`` (tomllib's ``TOMLDecodeError``) if it is not.
+    tomllib is imported here, when a TOML text is first parsed, not with the package."""
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover - Python 3.10 reads TOML with tomli (a dependency there)
+        import tomli as tomllib
+
     return tomllib.loads(text)
 
 

@@ -11,23 +11,18 @@ are errors, so a typo never silently turns a check off. Command-line options ove
 from __future__ import annotations
 
 import os
-import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, cast, get_args
 
+from ._tables import parse_toml
 from .codes import CODES
 from .errors import PairlingError
 from .journal_options import Payloads
 from .paths import SeverityOverride
 from .report import SEVERITIES, Severity
 from .schemas import bundle_path
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - Python < 3.11
-    import tomli as tomllib
 
 __all__ = ["CONFIG_FILE", "Config", "ConfigError", "find_config", "load_config"]
 
@@ -74,12 +69,12 @@ class Config:
 def _read_toml(path: Path) -> dict[str, Any]:
     try:
         text = path.read_bytes().decode("utf-8")
-        return tomllib.loads(text)
+        return parse_toml(text)
     except OSError as error:
         raise ConfigError(f"{path}: {error.strerror or error}") from None
     except UnicodeDecodeError as error:
         raise ConfigError(f"{path}: not UTF-8 (byte {error.start})") from None
-    except tomllib.TOMLDecodeError as error:
+    except ValueError as error:  # tomllib's TOMLDecodeError
         raise ConfigError(f"{path}: not valid TOML: {error}") from None
 
 

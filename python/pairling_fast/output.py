@@ -11,8 +11,8 @@ from __future__ import annotations
 import json
 import os
 import re
-import xml.etree.ElementTree as ET
 from collections.abc import Callable
+from functools import cache
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
@@ -284,12 +284,17 @@ def sarif(report: PathsReport) -> dict[str, Any]:
 # ---------------------------------------------------------------------------------------------
 # JUnit XML
 
-# Characters XML 1.0 cannot carry at all, even escaped; findings may quote them from documents.
-_NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+
+@cache
+def _not_xml() -> re.Pattern[str]:
+    """Characters XML 1.0 cannot carry at all, even escaped; findings may quote them from
+    documents. Compiled on first use: the class took longer to compile than any module of the
+    CLI took to import, for a format few runs ask for."""
+    return re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 
 
 def _xml_text(text: str) -> str:
-    return _NOT_XML.sub(lambda match: f"\\x{ord(match.group()):02x}", text)
+    return _not_xml().sub(lambda match: f"\\x{ord(match.group()):02x}", text)
 
 
 def junit(report: PathsReport) -> str:
@@ -305,6 +310,8 @@ def junit(report: PathsReport) -> str:
         "skipped": "0",
         "time": f"{report.seconds:.3f}",
     }
+    import xml.etree.ElementTree as ET  # only JUnit needs it
+
     root = ET.Element("testsuites", {"name": "pairling_fast", **counts})
     suite = ET.SubElement(root, "testsuite", {"name": "pairling_fast check", **counts})
     properties = ET.SubElement(suite, "properties")

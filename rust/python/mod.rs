@@ -297,6 +297,21 @@ fn _panic_for_tests(py: Python<'_>) -> PyResult<()> {
     })
 }
 
+/// A data table of the package (`codes.toml`, `journal_defaults.toml`, `car_payloads.toml`) as
+/// build.rs parsed it, in JSON; `None` for a name the core does not carry. The Rust constants
+/// come from the same parse, so Python and the core cannot read different tables.
+#[pyfunction]
+fn table_json(name: &str) -> Option<&'static str> {
+    Some(match name {
+        "codes.toml" => include_str!(concat!(env!("OUT_DIR"), "/codes.toml.json")),
+        "journal_defaults.toml" => {
+            include_str!(concat!(env!("OUT_DIR"), "/journal_defaults.toml.json"))
+        }
+        "car_payloads.toml" => include_str!(concat!(env!("OUT_DIR"), "/car_payloads.toml.json")),
+        _ => return None,
+    })
+}
+
 #[pyfunction]
 fn build_info(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
     let info = PyDict::new(py);
@@ -329,6 +344,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(bundled_schema_ids, m)?)?;
     m.add_function(wrap_pyfunction!(bundled_validator, m)?)?;
     m.add_function(wrap_pyfunction!(build_info, m)?)?;
+    m.add_function(wrap_pyfunction!(table_json, m)?)?;
     m.add_function(wrap_pyfunction!(check_journal, m)?)?;
     m.add_function(wrap_pyfunction!(check_journal_resumable, m)?)?;
     m.add_function(wrap_pyfunction!(journal_event_kinds, m)?)?;

@@ -23,7 +23,7 @@ import random
 import sys
 import time
 from dataclasses import dataclass, field
-from importlib import resources
+from functools import cache
 from typing import Any, Protocol
 
 from .. import codes, schemas
@@ -357,10 +357,15 @@ class _Journal:
         self.w.expect(codes.PROPOSAL_OPEN_AT_END, line, "/proposal_id")
 
 
-_CAR_EXAMPLES: dict[str, dict[str, Any]] = json.loads(
-    resources.files("pairling_fast").joinpath("car_payload_examples.json").read_text("utf-8")
-)["examples"]
-"""The other kinds' ``data`` as CAR writes it, one example each (shared with the CAR oracle)."""
+@cache
+def _car_examples() -> dict[str, dict[str, Any]]:
+    """The other kinds' ``data`` as CAR writes it, one example each (shared with the CAR oracle);
+    read when first needed, as the CLI imports this module for ``generate``'s options."""
+    from importlib import resources
+
+    text = resources.files("pairling_fast").joinpath("car_payload_examples.json").read_text("utf-8")
+    examples: dict[str, dict[str, Any]] = json.loads(text)["examples"]
+    return examples
 
 
 def car_data(kind: str, index: int = 0) -> dict[str, Any]:
@@ -441,7 +446,7 @@ def car_data(kind: str, index: int = 0) -> dict[str, Any]:
             "agent": "agent-generated",
         },
     }
-    return dict(examples.get(kind) or _CAR_EXAMPLES.get(kind, {}))
+    return dict(examples.get(kind) or _car_examples().get(kind, {}))
 
 
 def write_journal(
