@@ -16,6 +16,7 @@ import pytest
 
 import pairling_fast as pf
 from pairling_fast import _backend
+from pairling_fast._load_core import import_core
 from pairling_fast.generate.journal import generate_journal
 
 ROOT = Path(__file__).parent
@@ -164,6 +165,6 @@ def test_the_allocator_settings_leave_the_environment_as_it_was(
     around the core's import; a user's own setting is kept."""
     monkeypatch.setenv("MIMALLOC_PURGE_DELAY", "10")
     monkeypatch.delenv("MIMALLOC_ARENA_EAGER_COMMIT", raising=False)
-    _backend._import_core()
+    import_core()
     assert os.environ["MIMALLOC_PURGE_DELAY"] == "10"
     assert "MIMALLOC_ARENA_EAGER_COMMIT" not in os.environ

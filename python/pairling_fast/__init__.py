@@ -11,6 +11,7 @@ from functools import cache
 from typing import Any
 
 from . import _backend, schemas
+from ._load_core import import_core
 from .canonical import (
     canonicalize,
     canonicalize_json,
@@ -50,7 +51,7 @@ def _version() -> str:
     # Cargo.toml). importlib.metadata, with the email package it loads, was the largest share of
     # `import pairling_fast`, so it is read only when there is no core.
     try:
-        from ._core import __version__ as core_version
+        core_version: str = import_core().__version__
     except ImportError:
         from importlib.metadata import PackageNotFoundError, version
 
@@ -106,11 +107,11 @@ __all__ = [
 def _build_info() -> dict[str, Any]:
     info: dict[str, Any] = {"version": _version(), "backend": _backend.active_name()}
     try:
-        from . import _core
+        core = import_core()
     except ImportError:
         info["core"] = None
     else:
-        info["core"] = _core.build_info()
+        info["core"] = core.build_info()
     return info
 
 

@@ -21,6 +21,7 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any, Protocol
 
+from ._load_core import import_core
 from .errors import CanonicalizationError
 from .report import RawFinding
 
@@ -168,31 +169,11 @@ _MODULES = {"rust": "pairling_fast._core", "python": "pairling_fast._fallback"}
 _NAMES = {module: name for name, module in _MODULES.items()}
 
 
-# mimalloc, the Rust core's allocator, reads its options from the environment once, when the
-# extension is loaded. By default it commits its arenas eagerly, and where the kernel backs memory
-# with transparent huge pages that inflates a journal check's peak RSS (105 MiB instead of 68 on a
-# 100 MB journal, benches/RESULTS.md); committing on demand and purging freed memory at once costs
-# no measurable time. A user's own MIMALLOC_* settings win, and the environment is restored after
-# the import.
-_MIMALLOC_DEFAULTS = {"MIMALLOC_ARENA_EAGER_COMMIT": "0", "MIMALLOC_PURGE_DELAY": "0"}
-
-
-def _import_core() -> Any:
-    added = [name for name in _MIMALLOC_DEFAULTS if name not in os.environ]
-    for name in added:
-        os.environ[name] = _MIMALLOC_DEFAULTS[name]
-    try:
-        return importlib.import_module("pairling_fast._core")
-    finally:
-        for name in added:
-            os.environ.pop(name, None)
-
-
 def engine(name: str) -> Engine:
     """The engine module of backend ``name``; raises ImportError if the Rust core is missing."""
     if name not in _MODULES:
         raise ValueError(f"unknown backend {name!r}: choose one of {', '.join(BACKENDS)}")
-    module: Any = _import_core() if name == "rust" else importlib.import_module(_MODULES[name])
+    module: Any = import_core() if name == "rust" else importlib.import_module(_MODULES[name])
     return module  # type: ignore[no-any-return]
 
 

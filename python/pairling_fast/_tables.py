@@ -7,6 +7,8 @@ import json
 import sys
 from typing import Any
 
+from ._load_core import import_core
+
 __all__ = ["DEFAULT_MAX_FINDINGS", "DEFAULT_MAX_LINE_LENGTH", "parse_toml", "read_table"]
 
 
@@ -19,11 +21,11 @@ def read_table(name: str) -> dict[str, Any]:
     the core the file itself is parsed (``tests/test_codes.py`` holds the two readings equal).
     """
     try:
-        from ._core import table_json
+        core = import_core()
     except ImportError:
         carried = None
     else:
-        carried = table_json(name)
+        carried = core.table_json(name)
     if carried is not None:
         table: dict[str, Any] = json.loads(carried)
         return table
