@@ -10,11 +10,13 @@
 //!
 //! `_fallback/car_payloads.py` mirrors this module.
 
+use std::cmp::Ordering;
 use std::collections::HashMap;
 
 use serde_json::{Map, Value};
 
 use crate::codes::{self, Code};
+use crate::key_order::{self, Key};
 use crate::parse::escape_pointer_token;
 use crate::report::Finding;
 use crate::validate::{CompileOptions, SchemaValidator};
@@ -187,8 +189,9 @@ impl Mode {
 
 /// How one kind's `data` is checked.
 enum Rule {
-    /// The table's members for the kind (those of `*` included), by name.
-    Members(Vec<&'static Member>),
+    /// The table's members for the kind (those of `*` included), in the byte order of their
+    /// names, each with its name as a `key_order::Key`.
+    Members(Vec<(Key<'static>, &'static Member)>),
     /// The bundle covers the kind itself: its schema.
     Schema(Box<SchemaValidator>),
 }
@@ -247,7 +250,9 @@ impl Payloads {
                         .chain(every.iter().copied())
                         .collect();
                     members.sort_by_key(|member| member.name);
-                    Rule::Members(members)
+                    let named =
+                        |member: &'static Member| (Key::new(member.name.as_bytes()), member);
+                    Rule::Members(members.into_iter().map(named).collect())
                 }
             };
             rules.insert(kind.to_owned(), rule);
@@ -259,24 +264,22 @@ impl Payloads {
     /// byte order of their keys: one merge walk of those and the rule's members (sorted by name
     /// too), not a search per member. A kind the bundle covers itself is never decided here (the
     /// full path validates it).
-    pub fn admits<'t>(
+    pub(crate) fn admits<'t>(
         &self,
         kind: &str,
-        mut data: impl Iterator<Item = (&'t [u8], &'t [u8])>,
+        mut data: impl Iterator<Item = (Key<'t>, &'t [u8])>,
     ) -> bool {
         match self.rules.get(kind) {
             Some(Rule::Members(members)) => {
                 let mut next = data.next();
-                members.iter().all(|member| {
-                    let name = member.name.as_bytes();
-                    while next.is_some_and(|(key, _)| key < name) {
-                        next = data.next();
-                    }
-                    match next {
-                        Some((key, value)) if key == name => {
-                            admitted(member.types, Class::of_token(value))
-                        }
-                        _ => !member.required,
+                members.iter().all(|&(name, member)| loop {
+                    let Some((key, value)) = next else {
+                        return !member.required;
+                    };
+                    match key_order::order(key, name) {
+                        Ordering::Less => next = data.next(),
+                        Ordering::Equal => return admitted(member.types, Class::of_token(value)),
+                        Ordering::Greater => return !member.required,
                     }
                 })
             }
@@ -292,7 +295,7 @@ impl Payloads {
             _ if mode == Mode::Off => Vec::new(),
             Some(Rule::Members(members)) => members
                 .iter()
-                .filter_map(|member| {
+                .filter_map(|(_, member)| {
                     let pointer = format!("/data/{}", escape_pointer_token(member.name));
                     let wanted = described(member.types);
                     match data.get(member.name).map(Class::of) {
@@ -410,9 +413,9 @@ mod tests {
             let data = json!({"tokens_in": value});
             let by_value = found(&rules, "state_changed", data.clone()).is_empty();
             let members = [
-                (&b"a"[..], &b"1"[..]),
-                (b"tokens_in", text.as_bytes()),
-                (b"z", b"2"),
+                (Key::new(b"a"), &b"1"[..]),
+                (Key::new(b"tokens_in"), text.as_bytes()),
+                (Key::new(b"z"), b"2"),
             ];
             let by_span = rules.admits("state_changed", members.into_iter());
             assert_eq!(by_value, by_span, "{text}");
@@ -437,7 +440,7 @@ mod tests {
         );
         assert!(!rules.admits(
             "run_started",
-            [(&b"run_label"[..], &b"\"x\""[..])].into_iter()
+            [(Key::new(b"run_label"), &b"\"x\""[..])].into_iter()
         ));
         // Other kinds keep the contracts.
         assert_eq!(
