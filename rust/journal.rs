@@ -417,83 +417,8 @@ mod text {
 }
 use text::Text;
 
-mod chain_hash {
-    use std::fmt;
-
-    /// `hash`, `prev_hash` or CAR's digest. CAR writes 64 lowercase hex digits: such a text is held
-    /// as the 32 bytes it spells (a recomputed digest is never written as hex, and 32 bytes are
-    /// half as many to compare and move), any other text as it is, so every message shows what
-    /// the line holds. A text is held as bytes exactly when it is canonical, so two values are
-    /// equal exactly when their texts are.
-    #[derive(Clone, PartialEq, Eq)]
-    pub(in crate::journal) enum ChainHash {
-        Digest([u8; 32]),
-        Other(Box<str>),
-    }
-
-    impl ChainHash {
-        pub(in crate::journal) fn new(text: &str) -> Self {
-            match lower_hex_digest(text.as_bytes()) {
-                Some(digest) => ChainHash::Digest(digest),
-                None => ChainHash::Other(text.into()),
-            }
-        }
-    }
-
-    /// The 32 bytes that 64 lowercase hex digits spell, eight digits a step in a plain word
-    /// (two hashes a line: a lookup per digit was a visible share of the per-line stage).
-    fn lower_hex_digest(text: &[u8]) -> Option<[u8; 32]> {
-        const ONES: u64 = 0x0101_0101_0101_0101;
-        const HIGHS: u64 = 0x8080_8080_8080_8080;
-        const EVEN: u64 = 0x00ff_00ff_00ff_00ff;
-        if text.len() != 64 {
-            return None;
-        }
-        let mut digest = [0; 32];
-        for (chunk, out) in text.chunks_exact(8).zip(digest.chunks_exact_mut(4)) {
-            let word = u64::from_le_bytes(chunk.try_into().expect("eight bytes"));
-            if word & HIGHS != 0 {
-                return None;
-            }
-            // Bytes below 0x80 plus at most 0x80 stay below 0x100: no carry between bytes, and
-            // a byte's high bit says whether it reached the bound.
-            let at_least = |low: u8| word.wrapping_add(ONES * u64::from(0x80 - low)) & HIGHS;
-            let above = |high: u8| word.wrapping_add(ONES * u64::from(0x7f - high)) & HIGHS;
-            let digits = at_least(b'0') & !above(b'9');
-            let letters = at_least(b'a') & !above(b'f');
-            if digits | letters != HIGHS {
-                return None;
-            }
-            // `0`-`9` are 0x30-0x39, `a`-`f` 0x61-0x66: the low four bits, plus 9 for a letter.
-            let nibbles = (word & (ONES * 0x0f)) + (letters >> 7) * 9;
-            // The first digit of each pair (the lower byte) is the high nibble.
-            let pairs = ((nibbles & EVEN) << 4) | ((nibbles >> 8) & EVEN);
-            for (index, byte) in out.iter_mut().enumerate() {
-                *byte = (pairs >> (16 * index)) as u8;
-            }
-        }
-        Some(digest)
-    }
-
-    impl fmt::Display for ChainHash {
-        fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
-            match self {
-                ChainHash::Digest(digest) => {
-                    let mut hex = [0; 64];
-                    crate::canonical::write_lower_hex(digest, &mut hex);
-                    formatter.write_str(std::str::from_utf8(&hex).expect("hex digits are ASCII"))
-                }
-                ChainHash::Other(text) => formatter.write_str(text),
-            }
-        }
-    }
-
-    impl fmt::Debug for ChainHash {
-        fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
-            fmt::Debug::fmt(&self.to_string(), formatter)
-        }
-    }
-}
+#[path = "journal_chain_hash.rs"]
+mod chain_hash;
 use chain_hash::ChainHash;
 
 /// What the ordered checks need from one event; the parsed value itself is dropped in the
