@@ -140,22 +140,65 @@ impl fmt::Debug for ChainHash {
     }
 }
 
-#[cfg(all(test, target_arch = "x86_64"))]
+#[cfg(test)]
 mod tests {
     use super::*;
 
-    /// The vector reading against the plain one: 64 digits with any byte (ASCII neighbours of
-    /// the ranges, bytes of 0x80 and above) at any place, and other lengths.
-    #[test]
-    fn the_vector_reading_is_the_plain_one() {
-        let odd: &[u8] = b"/:`gAF\x00\x7f\x80\xe9\xff";
-        let mut state = 0x9e37_79b9_7f4a_7c15u64;
-        let mut next = |bound: usize| {
+    /// A xorshift generator of numbers below a bound: the same inputs on every run.
+    fn numbers(seed: u64) -> impl FnMut(usize) -> usize {
+        let mut state = seed;
+        move |bound| {
             state ^= state << 13;
             state ^= state >> 7;
             state ^= state << 17;
             (state % bound as u64) as usize
-        };
+        }
+    }
+
+    /// Hashes are held as bytes exactly when they are 64 lowercase hex digits, those bytes, and
+    /// show as the text they were read from: against a digit-by-digit reading, with every digit
+    /// and its neighbours (`/`, `:`, `` ` ``, `g`, upper case) at every place.
+    #[test]
+    fn chain_hashes_are_bytes_exactly_when_canonical() {
+        let alphabet: Vec<char> = "0123456789abcdef/:`gAF\u{e9}".chars().collect();
+        let mut next = numbers(0x2545_f491_4f6c_dd1d);
+        for round in 0..20_000 {
+            let length = if round % 4 == 0 { next(70) } else { 64 };
+            let text: String = (0..length)
+                .map(|_| {
+                    if next(40) == 0 {
+                        alphabet[next(alphabet.len())]
+                    } else {
+                        alphabet[next(16)]
+                    }
+                })
+                .collect();
+            let hash = ChainHash::new(&text);
+            assert_eq!(hash.to_string(), text);
+            let canonical = text.len() == 64
+                && text
+                    .bytes()
+                    .all(|byte| matches!(byte, b'0'..=b'9' | b'a'..=b'f'));
+            match hash {
+                ChainHash::Digest(digest) => {
+                    assert!(canonical, "{text}");
+                    let plain: Vec<u8> = (0..32)
+                        .map(|at| u8::from_str_radix(&text[2 * at..2 * at + 2], 16).unwrap())
+                        .collect();
+                    assert_eq!(digest.to_vec(), plain, "{text}");
+                }
+                ChainHash::Other(_) => assert!(!canonical, "{text}"),
+            }
+        }
+    }
+
+    /// The vector reading against the plain one: 64 digits with any byte (ASCII neighbours of
+    /// the ranges, bytes of 0x80 and above) at any place, and other lengths.
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn the_vector_reading_is_the_plain_one() {
+        let odd: &[u8] = b"/:`gAF\x00\x7f\x80\xe9\xff";
+        let mut next = numbers(0x9e37_79b9_7f4a_7c15);
         for round in 0..50_000 {
             let length = if round % 8 == 0 { next(80) } else { 64 };
             let text: Vec<u8> = (0..length)
