@@ -354,8 +354,10 @@ impl<R: BufRead> LineReader<R> {
 /// A point in time from an RFC 3339 timestamp: (seconds since the epoch, nanoseconds).
 pub type Instant = (i64, u32);
 
-/// Ids and kinds.
-type Id = Text<30>;
+/// Ids and kinds, inline up to 38 bytes: CAR's coder action ids are `coder-` and 32 hex digits
+/// (38 bytes, half the events of car-server-core's fixture journal `native-car-doctor`), its
+/// kinds at most 29; held boxed, such an id cost an allocation and a free per line.
+type Id = Text<38>;
 
 mod text {
     /// A string of an event's facts, held inline when it has at most `N` bytes (kinds and ids are
