@@ -494,6 +494,7 @@ fn canonical_into<S: ByteSink>(
     let mut writer = DirectWriter {
         sink: fresh(),
         numbers: ryu_js::Buffer::new(),
+        members: Vec::new(),
     };
     if writer.value(object, 0).is_ok() {
         return Ok(writer.sink);
@@ -507,12 +508,15 @@ fn canonical_into<S: ByteSink>(
 /// The direct writer met something only the exact route reports properly.
 struct Detour;
 
-struct DirectWriter<S> {
+struct DirectWriter<'a, S> {
     sink: S,
     numbers: ryu_js::Buffer,
+    /// The members of the objects being written, innermost last: each object sorts its own run
+    /// at the end, and one allocation serves the whole document instead of one per object.
+    members: Vec<(&'a str, *mut ffi::PyObject)>,
 }
 
-impl<S: ByteSink> DirectWriter<S> {
+impl<'a, S: ByteSink> DirectWriter<'a, S> {
     fn value(&mut self, object: &Bound<'_, PyAny>, depth: usize) -> Result<(), Detour> {
         // Exact built-in types by their type pointer (abi3 makes the subclass checks below
         // function calls); subclasses take the checks after.
@@ -600,7 +604,7 @@ impl<S: ByteSink> DirectWriter<S> {
 
     fn object(&mut self, dict: &Bound<'_, PyDict>, depth: usize) -> Result<(), Detour> {
         let py = dict.py();
-        let mut members: Vec<(&str, Borrowed<'_, '_, PyAny>)> = Vec::with_capacity(dict.len());
+        let start = self.members.len();
         let mut position: ffi::Py_ssize_t = 0;
         let mut key = std::ptr::null_mut();
         let mut item = std::ptr::null_mut();
@@ -610,24 +614,29 @@ impl<S: ByteSink> DirectWriter<S> {
         // which may allocate an exception, ends the whole walk at once (Detour).
         // SAFETY: `dict` is a live dict and the out-pointers are valid.
         while unsafe { ffi::PyDict_Next(dict.as_ptr(), &mut position, &mut key, &mut item) } != 0 {
-            // SAFETY: PyDict_Next returned non-null borrowed references owned by `dict`.
-            let (key, item) =
-                unsafe { (Borrowed::from_ptr(py, key), Borrowed::from_ptr(py, item)) };
+            // SAFETY: PyDict_Next returned a non-null borrowed reference owned by `dict`.
+            let key = unsafe { Borrowed::from_ptr(py, key) };
             let key = key.downcast::<PyString>().map_err(|_| Detour)?;
-            // SAFETY: the key's text lives as long as the key, which `dict` holds.
+            // SAFETY: the key's text lives as long as the key, which `dict` holds, and `dict`
+            // outlives this walk (the root is borrowed for all of it).
             let text = unsafe { utf8_at(key.as_ptr()) }.ok_or(Detour)?;
-            members.push((text, item));
+            self.members.push((text, item));
         }
-        members.sort_unstable_by(|(left, _), (right, _)| cmp_utf16(left, right));
+        let end = self.members.len();
+        self.members[start..].sort_unstable_by(|(left, _), (right, _)| cmp_utf16(left, right));
         self.sink.put(b"{");
-        for (index, (key, item)) in members.into_iter().enumerate() {
-            if index > 0 {
+        for index in start..end {
+            if index > start {
                 self.sink.put(b",");
             }
+            let (key, item) = self.members[index];
             write_string(&mut self.sink, key);
             self.sink.put(b":");
+            // SAFETY: a borrowed reference owned by `dict`, which is unchanged during the walk.
+            let item = unsafe { Borrowed::from_ptr(py, item) };
             self.value(&item, depth)?;
         }
+        self.members.truncate(start);
         self.sink.put(b"}");
         Ok(())
     }
