@@ -12,7 +12,6 @@ is interrupted it calls ``stop`` for the threads still working:
 
 from __future__ import annotations
 
-import ctypes
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -50,8 +49,15 @@ def watched(watch: Watch) -> Iterator[None]:
     finally:
         watch.leave()
         _local.watch = previous
-        # A stop sent just as the block ended must not fire later, outside the run.
-        ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(threading.get_ident()), None)
+        # A stop sent just as the block ended must not fire later, outside the run. `stop` sets
+        # the flag before it sends, and sends only to threads still entered: a thread that finds
+        # the flag clear after `leave` was sent nothing.
+        if watch.event.is_set():
+            # `stop` imported ctypes before it set the flag: no Python code runs here, where a
+            # pending KeyboardInterrupt would be raised.
+            import ctypes
+
+            ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(threading.get_ident()), None)
 
 
 def stop_requested() -> bool:
@@ -62,6 +68,10 @@ def stop_requested() -> bool:
 
 def stop(watch: Watch) -> None:
     """Ask every thread of ``watch`` to stop: the flag for Rust, an exception for Python code."""
+    # Imported when a run is stopped, not with the package (5 ms of `import pairling_fast`),
+    # and before the flag is set: see `watched`.
+    import ctypes
+
     watch.event.set()
     with watch._lock:
         for ident in watch._threads:
