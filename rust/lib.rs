@@ -11,6 +11,7 @@ pub mod codes;
 pub mod fuzzing;
 pub mod graph;
 pub mod journal;
+pub mod json_indent;
 mod key_order;
 pub mod parse;
 pub mod progress;

@@ -11,7 +11,6 @@ recomputes the digests of a map that is otherwise free of errors; ``write_sealed
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 from typing import Any, Union
@@ -19,6 +18,7 @@ from typing import Any, Union
 from . import _backend
 from ._atomic import write_atomically
 from ._files import read_document
+from ._json_text import dumps_indented
 from .canonical import parse_json
 from .codes import DIGEST_MISMATCH
 from .errors import MapInvalidError
@@ -135,7 +135,7 @@ def seal_map(source: MapSource, *, max_document_bytes: int | None = None) -> dic
 
 def dump_map(document: dict[str, Any]) -> str:
     """The JSON text a sealed map is written as: 2-space indent, UTF-8, final newline."""
-    return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+    return dumps_indented(document) + "\n"
 
 
 def write_sealed(

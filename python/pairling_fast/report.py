@@ -10,6 +10,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from ._json_text import dumps_indented
 from .codes import SEVERITIES, Severity, severity
 
 __all__ = ["REPORT_VERSION", "SEVERITIES", "Finding", "RawFinding", "Report", "Severity"]
@@ -122,4 +123,6 @@ class Report:
         }
 
     def to_json(self, *, indent: int | None = None) -> str:
-        return json.dumps(self.to_dict(), indent=indent, ensure_ascii=False, sort_keys=False)
+        if indent is None:
+            return json.dumps(self.to_dict(), ensure_ascii=False)
+        return dumps_indented(self.to_dict(), indent)

@@ -9,6 +9,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from ._json_text import dumps_indented
 from .codes import UNREADABLE
 from .report import REPORT_VERSION, SEVERITIES, Finding, Severity
 
@@ -157,4 +158,6 @@ class PathsReport:
         return report
 
     def to_json(self, *, indent: int | None = 2) -> str:
-        return json.dumps(self.to_dict(), indent=indent, ensure_ascii=False)
+        if indent is None:
+            return json.dumps(self.to_dict(), ensure_ascii=False)
+        return dumps_indented(self.to_dict(), indent)

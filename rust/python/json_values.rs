@@ -42,6 +42,15 @@ pub(super) fn digest_hex(py: Python<'_>, value: &Bound<'_, PyAny>) -> PyResult<S
     })
 }
 
+/// `compact` JSON text laid out as `json.dumps(..., indent=width)` lays it out
+/// (`json_indent.rs`); the facade's pretty reports are encoded by `json`'s C encoder, then this.
+#[pyfunction]
+pub(super) fn indent_json(py: Python<'_>, compact: &str, width: usize) -> PyResult<String> {
+    guarded(py, "indent_json", || {
+        Ok(crate::json_indent::indent_json(compact, width))
+    })
+}
+
 /// `digest_hex` of each value, in order; the sha256 of each value's canonical bytes is taken
 /// without the GIL, on every core, for a large batch. The first value outside the JSON model
 /// raises its `CanonicalizationError`, as a loop of `digest_hex` would.

@@ -340,6 +340,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(canonicalize_json, m)?)?;
     m.add_function(wrap_pyfunction!(digest_hex, m)?)?;
     m.add_function(wrap_pyfunction!(digest_hex_many, m)?)?;
+    m.add_function(wrap_pyfunction!(indent_json, m)?)?;
     m.add_function(wrap_pyfunction!(compile_schema, m)?)?;
     m.add_function(wrap_pyfunction!(bundled_schema_ids, m)?)?;
     m.add_function(wrap_pyfunction!(bundled_validator, m)?)?;
