@@ -80,3 +80,11 @@ def test_the_reports_json_is_the_indented_text_of_its_dict(tmp_path: Any) -> Non
     report = check_paths([journal])
     assert report.to_json() == json.dumps(report.to_dict(), indent=2, ensure_ascii=False)
     assert report.to_json(indent=None) == json.dumps(report.to_dict(), ensure_ascii=False)
+
+
+@pytest.mark.parametrize("indent", [-1, 0, 3, 65, "\t", True])
+def test_every_indent_json_takes_gives_its_text(indent: Any) -> None:
+    value = {"a": [1, {"b": None}], "c": []}
+    assert _json_text.dumps_indented(value, indent) == json.dumps(
+        value, indent=indent, ensure_ascii=False
+    )

@@ -29,10 +29,16 @@ def _core_indent() -> Callable[[str, int], str] | None:
     return indent
 
 
+# Wider indents take json's own route: the core's text is allocated outside Python, where running
+# out of memory ends the process instead of raising MemoryError.
+_CORE_WIDTHS = range(0, 65)
+
+
 def dumps_indented(value: Any, indent: int = 2) -> str:
-    """``json.dumps(value, indent=indent, ensure_ascii=False)``, its text exactly."""
+    """``json.dumps(value, indent=indent, ensure_ascii=False)``, its text exactly (``indent``
+    as json takes it: a string, or a negative number, goes json's own way)."""
     indent_json = _core_indent()
-    if indent_json is not None:
+    if indent_json is not None and type(indent) is int and indent in _CORE_WIDTHS:
         compact = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
         try:
             return indent_json(compact, indent)
