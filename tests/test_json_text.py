@@ -1,4 +1,4 @@
-"""Indented reports and maps (``_json_text.dumps_indented``): the text ``json.dumps(value,
+"""Indented reports and maps (``_json_text.dumps``): the text ``json.dumps(value,
 indent=N, ensure_ascii=False)`` writes, byte for byte, whether the core lays it out or not."""
 
 from __future__ import annotations
@@ -52,7 +52,7 @@ def test_the_core_lays_out_the_compact_text_as_json_dumps_indents(value: Any, in
     try:
         laid_out = CORE_INDENT(compact, indent)  # type: ignore[misc]
     except UnicodeEncodeError:
-        # A lone surrogate: the text is not UTF-8, and dumps_indented takes json's own route.
+        # A lone surrogate: the text is not UTF-8, and _json_text.dumps takes json's own route.
         assert any(0xD800 <= ord(c) <= 0xDFFF for c in compact)
         return
     assert laid_out == expected
@@ -60,8 +60,8 @@ def test_the_core_lays_out_the_compact_text_as_json_dumps_indents(value: Any, in
 
 @PROPERTIES
 @given(value=VALUES)
-def test_dumps_indented_is_json_dumps_with_indent(value: Any) -> None:
-    assert _json_text.dumps_indented(value) == json.dumps(value, indent=2, ensure_ascii=False)
+def test_dumps_is_json_dumps_with_indent(value: Any) -> None:
+    assert _json_text.dumps(value) == json.dumps(value, indent=2, ensure_ascii=False)
 
 
 @needs_core
@@ -69,7 +69,7 @@ def test_a_lone_surrogate_takes_jsons_own_route() -> None:
     value = {"line": "\ud800 torn"}
     with pytest.raises(UnicodeEncodeError):
         CORE_INDENT(json.dumps(value, ensure_ascii=False), 2)  # type: ignore[misc]
-    assert _json_text.dumps_indented(value) == json.dumps(value, indent=2, ensure_ascii=False)
+    assert _json_text.dumps(value) == json.dumps(value, indent=2, ensure_ascii=False)
 
 
 def test_the_reports_json_is_the_indented_text_of_its_dict(tmp_path: Any) -> None:
@@ -82,9 +82,7 @@ def test_the_reports_json_is_the_indented_text_of_its_dict(tmp_path: Any) -> Non
     assert report.to_json(indent=None) == json.dumps(report.to_dict(), ensure_ascii=False)
 
 
-@pytest.mark.parametrize("indent", [-1, 0, 3, 65, "\t", True])
+@pytest.mark.parametrize("indent", [None, -1, 0, 3, 65, "\t", True])
 def test_every_indent_json_takes_gives_its_text(indent: Any) -> None:
     value = {"a": [1, {"b": None}], "c": []}
-    assert _json_text.dumps_indented(value, indent) == json.dumps(
-        value, indent=indent, ensure_ascii=False
-    )
+    assert _json_text.dumps(value, indent) == json.dumps(value, indent=indent, ensure_ascii=False)

@@ -1,4 +1,4 @@
-"""Indented JSON text, as reports and written maps give it: exactly the text of
+"""JSON text as reports and written maps give it: exactly the text of
 ``json.dumps(value, indent=N, ensure_ascii=False)``.
 
 ``json`` has no C code for ``indent``: it falls back to its pure-Python encoder, which took 28 ms
@@ -17,7 +17,7 @@ from typing import Any
 
 from ._load_core import import_core
 
-__all__ = ["dumps_indented"]
+__all__ = ["dumps"]
 
 
 @cache
@@ -34,9 +34,10 @@ def _core_indent() -> Callable[[str, int], str] | None:
 _CORE_WIDTHS = range(0, 65)
 
 
-def dumps_indented(value: Any, indent: int = 2) -> str:
-    """``json.dumps(value, indent=indent, ensure_ascii=False)``, its text exactly (``indent``
-    as json takes it: a string, or a negative number, goes json's own way)."""
+def dumps(value: Any, indent: int | str | None = 2) -> str:
+    """``json.dumps(value, indent=indent, ensure_ascii=False)``, its text exactly: compact for
+    None; laid out by the core for 0 to 64 spaces; any other indent json takes (a string, a
+    negative or wider number) goes json's own way."""
     indent_json = _core_indent()
     if indent_json is not None and type(indent) is int and indent in _CORE_WIDTHS:
         compact = json.dumps(value, ensure_ascii=False, separators=(",", ":"))

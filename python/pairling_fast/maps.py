@@ -15,10 +15,9 @@ import os
 from pathlib import Path
 from typing import Any, Union
 
-from . import _backend
+from . import _backend, _json_text
 from ._atomic import write_atomically
 from ._files import read_document
-from ._json_text import dumps_indented
 from .canonical import parse_json
 from .codes import DIGEST_MISMATCH
 from .errors import MapInvalidError
@@ -135,7 +134,7 @@ def seal_map(source: MapSource, *, max_document_bytes: int | None = None) -> dic
 
 def dump_map(document: dict[str, Any]) -> str:
     """The JSON text a sealed map is written as: 2-space indent, UTF-8, final newline."""
-    return dumps_indented(document) + "\n"
+    return _json_text.dumps(document) + "\n"
 
 
 def write_sealed(

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from ._json_text import dumps_indented
+from . import _json_text
 from .codes import CODES, UNREADABLE
 from .paths import FileResult, PathsReport
 from .report import Finding, Severity
@@ -407,7 +407,7 @@ _RENDERERS: dict[str, Callable[[PathsReport, bool], str]] = {
     "text": lambda report, show_skipped: plain_text(report, show_skipped=show_skipped),
     "json": lambda report, _: report.to_json() + "\n",
     "jsonl": lambda report, _: jsonl(report),
-    "sarif": lambda report, _: dumps_indented(sarif(report)) + "\n",
+    "sarif": lambda report, _: _json_text.dumps(sarif(report)) + "\n",
     "junit": lambda report, _: junit(report),
     "github": lambda report, show_skipped: github(report, show_skipped=show_skipped),
 }

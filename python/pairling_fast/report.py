@@ -6,11 +6,10 @@ The JSON shape (``Report.to_dict``) is versioned by ``REPORT_VERSION`` and docum
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from ._json_text import dumps_indented
+from . import _json_text
 from .codes import SEVERITIES, Severity, severity
 
 __all__ = ["REPORT_VERSION", "SEVERITIES", "Finding", "RawFinding", "Report", "Severity"]
@@ -123,6 +122,4 @@ class Report:
         }
 
     def to_json(self, *, indent: int | None = None) -> str:
-        if indent is None:
-            return json.dumps(self.to_dict(), ensure_ascii=False)
-        return dumps_indented(self.to_dict(), indent)
+        return _json_text.dumps(self.to_dict(), indent)

@@ -5,11 +5,10 @@ versioned JSON report, ``report_version`` 1, documented in docs/reports.md).
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from ._json_text import dumps_indented
+from . import _json_text
 from .codes import UNREADABLE
 from .report import REPORT_VERSION, SEVERITIES, Finding, Severity
 
@@ -158,6 +157,4 @@ class PathsReport:
         return report
 
     def to_json(self, *, indent: int | None = 2) -> str:
-        if indent is None:
-            return json.dumps(self.to_dict(), ensure_ascii=False)
-        return dumps_indented(self.to_dict(), indent)
+        return _json_text.dumps(self.to_dict(), indent)
