@@ -23,7 +23,9 @@ from pairling_fast.generate.journal import write_journal
 # (dask, and our module for it, which only `--dask` needs); nor rich, which only a report to a
 # terminal uses (these runs write to a pipe); nor importlib.metadata, which with the email package
 # it loads was the largest share of the import (the version is the core's); nor tomllib, which
-# parsed the package's tables at every import (the core carries them parsed: `_tables`).
+# parsed the package's tables at every import (the core carries them parsed: `_tables`); nor
+# tempfile, shutil's copy, secrets or ctypes, which only a writer into a device or a stopped run
+# needs (19 ms of the import).
 HEAVY = (
     "pairling_fast._fallback",
     "jsonschema",
@@ -34,6 +36,9 @@ HEAVY = (
     "rich",
     "importlib.metadata",
     "tomllib",
+    "tempfile",
+    "secrets",
+    "ctypes",
 )
 
 # Runs the package as `python -m pairling_fast ARGS` would (runpy, `__main__`), then prints the
