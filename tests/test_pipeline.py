@@ -166,8 +166,18 @@ def _mixed_batch(count: int) -> list[Any]:
     return batch
 
 
+# A large batch on the core times a few documents each way and picks a route; these force each
+# route in turn (rust/python/batches.rs), so both are held to the loops whatever the timing says.
+BATCH_ROUTES = [None, "pipelined", "per-document"]
+
+
+@pytest.mark.parametrize("route", BATCH_ROUTES)
 @pytest.mark.parametrize("count", [0, 5, 3000])
-def test_batches_answer_as_the_loops_do(backend: _backend.Engine, count: int) -> None:
+def test_batches_answer_as_the_loops_do(
+    backend: _backend.Engine, count: int, route: str | None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    if route is not None:
+        monkeypatch.setenv("PAIRLING_FAST_BATCH_ROUTE", route)
     validator = pf.schema_validator("car.journal.event")
     batch = _mixed_batch(count if backend is _backend.engine("rust") else min(count, 300))
     assert validator.is_valid_many(batch) == [validator.is_valid(x) for x in batch]
@@ -181,15 +191,50 @@ def test_batches_answer_as_the_loops_do(backend: _backend.Engine, count: int) ->
     assert pf.digest_hex_many(tuple(values)) == [pf.digest_hex(x) for x in values]
 
 
+@pytest.mark.parametrize("route", BATCH_ROUTES)
 def test_digest_hex_many_raises_the_first_defect_as_digest_hex_does(
-    backend: _backend.Engine,
+    backend: _backend.Engine, route: str | None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """The first defect in the list's order raises, on either route: a value outside the JSON
+    model (PF006), or before it an integer past ±(2^53-1) in a plain value (PF005)."""
+    if route is not None:
+        monkeypatch.setenv("PAIRLING_FAST_BATCH_ROUTE", route)
     values: list[Any] = [{"n": number} for number in range(2000)]
     values[1500] = {"bad": float("nan")}
     values[1700] = {"bad": 2**70}
     with pytest.raises(pf.CanonicalizationError) as raised:
         pf.digest_hex_many(values)
     assert (raised.value.code, raised.value.pointer) == ("PF006", "/bad")
+    values[1400] = {"z": 1, "a": [0, 2**53]}
+    with pytest.raises(pf.CanonicalizationError) as raised:
+        pf.digest_hex_many(values)
+    assert (raised.value.code, raised.value.pointer) == ("PF005", "/a/1")
+
+
+@pytest.mark.parametrize("route", BATCH_ROUTES)
+def test_digest_hex_many_gives_digest_hex_of_every_kind_of_value(
+    backend: _backend.Engine, route: str | None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each value's digest is `digest_hex`'s, across what canonical form turns on: key order by
+    UTF-16 code units, escapes, ECMAScript numbers, the integer limit, nesting near the depth
+    limit, tuples, and subclasses (which the core reads the exact way)."""
+    if route is not None:
+        monkeypatch.setenv("PAIRLING_FAST_BATCH_ROUTE", route)
+    deep: Any = 1
+    for _ in range(511):
+        deep = [deep]
+    samples: list[Any] = [
+        {"\U0001f600": 1, "\uff61": 2, "a": 3, "": 4, "é": 5},
+        {"s": 'quote " backslash \\ controls \x00\x07\x1f \u2028 \x7f é'},
+        [0, -0.0, 1.0, 1e21, 1e-7, 5e-324, 1.7976931348623157e308, 2**53 - 1, -(2**53 - 1)],
+        (True, False, None, (), {}, [], ""),
+        OrderedDict(b=1, a=2),
+        Mapping(b=[1], a={"y": 2, "x": 1}),
+        deep,
+        *events(),
+    ]
+    values = [samples[number % len(samples)] for number in range(3000)]
+    assert pf.digest_hex_many(values) == [pf.digest_hex(value) for value in values]
 
 
 def test_is_valid_json_answers_as_validate_json_does(backend: _backend.Engine) -> None:
