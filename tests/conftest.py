@@ -3,6 +3,7 @@ not an extra), with the network refused and the test data at hand."""
 
 from __future__ import annotations
 
+import signal
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -31,3 +32,17 @@ def _no_network() -> Iterator[None]:
     """The whole suite runs with the network refused (loopback stays open for local tools)."""
     with network_refused(loopback_allowed=True):
         yield
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _ctrl_c_deliverable() -> Iterator[None]:
+    """The Ctrl-C tests (test_follow.py, test_hostile.py) send SIGINT to the CLIs they start. A
+    suite started in the background by a shell without job control (`pytest &`, `nohup`) inherits
+    SIGINT ignored, and so would every CLI it starts, which then never stops: restored here, as
+    exec gives the children the default disposition (Python's KeyboardInterrupt)."""
+    ignored = signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+    if ignored:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    if ignored:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
