@@ -3,8 +3,8 @@
 //! check's defaults (`python/pairling_fast/journal_defaults.toml`, `$OUT_DIR/journal_defaults.rs`),
 //! CAR's event payload contracts (`python/pairling_fast/car_payloads.toml`,
 //! `$OUT_DIR/car_payloads.rs`), and the
-//! versions of the crates that decide behaviour (from Cargo.lock) so `pairling_fast.__build__`
-//! can report them in bug reports.
+//! versions of the crates that decide behaviour (from Cargo.lock) and whether the build is
+//! profile-guided, so `pairling_fast.__build__` can report them in bug reports.
 
 use std::{env, fs, path::Path};
 
@@ -45,6 +45,7 @@ fn main() {
         write_table_json(&root.join(table));
     }
     record_dependencies(&root.join("Cargo.lock"));
+    record_profile_guided();
 }
 
 fn read_table(path: &Path) -> toml::Table {
@@ -234,4 +235,20 @@ fn record_dependencies(lock: &Path) {
         "cargo:rustc-env=PAIRLING_FAST_DEPENDENCIES={}",
         found.join(",")
     );
+}
+
+/// Whether rustc optimizes with a profile (`-Cprofile-use`, as scripts/release builds the wheel):
+/// `pairling_fast.__build__` says so, and scripts/release refuses a wheel that is not. Cargo hands
+/// build scripts the flags it compiles with, separated by 0x1f; a change of them reruns this.
+fn record_profile_guided() {
+    let flags = env::var("CARGO_ENCODED_RUSTFLAGS").unwrap_or_default();
+    let flags: Vec<&str> = flags.split('\x1f').collect();
+    let guided = flags.iter().enumerate().any(|(index, flag)| {
+        flag.starts_with("-Cprofile-use=")
+            || (*flag == "-C"
+                && flags
+                    .get(index + 1)
+                    .is_some_and(|next| next.starts_with("profile-use=")))
+    });
+    println!("cargo:rustc-env=PAIRLING_FAST_PROFILE_GUIDED={guided}");
 }

@@ -103,6 +103,14 @@ def test_build_info_names_crate_versions() -> None:
     assert build["core"]["dependencies"]["jsonschema"] == "0.61.2"
 
 
+def test_build_info_says_whether_the_core_is_profile_guided() -> None:
+    guided = pairling_fast.__build__["core"]["profile_guided"]
+    assert isinstance(guided, bool)
+    # CI builds the core it tests with the profile the release wheel is built with (.ci/run).
+    if os.environ.get("PAIRLING_FAST_PGO_PROFILE"):
+        assert guided
+
+
 def test_digest_formats(backend: object) -> None:
     value = {"b": [1, 2.5, None], "a": "é"}
     hex_digest = pairling_fast.digest_hex(value)

@@ -327,6 +327,10 @@ fn build_info(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
     }
     info.set_item("dependencies", dependencies)?;
     info.set_item("debug", cfg!(debug_assertions))?;
+    info.set_item(
+        "profile_guided",
+        env!("PAIRLING_FAST_PROFILE_GUIDED") == "true",
+    )?;
     info.set_item("parallelism", rayon::current_num_threads())?;
     Ok(info)
 }
