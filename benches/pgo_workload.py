@@ -1,4 +1,4 @@
-"""The workload the release wheel's profile-guided build is trained on (scripts/pgo-build,
+"""The workload the release wheel's profile-guided build is trained on (scripts/pgo-profile,
 docs/release.md): the three ways users run pairling_fast, on the data the benchmarks use, run
 once against an instrumented core so that the optimizer learns which branches real documents
 take.
@@ -27,14 +27,19 @@ import tempfile
 import time
 from pathlib import Path
 
-from pipeline import MAP, RPC_RESULT, RPC_SCHEMA_ID, events, map_part_schema
+from pipeline import (
+    EVENT_SCHEMA_ID,
+    MAP,
+    ROOT,
+    RPC_RESULT,
+    RPC_SCHEMA_ID,
+    events,
+    map_part_schema,
+)
 
 import pairling_fast as pf
 from pairling_fast.generate.journal import write_journal
 from pairling_fast.generate.map import generate_map
-
-ROOT = Path(__file__).resolve().parent.parent
-EVENT_SCHEMA_ID = "car.journal.event"
 
 
 def journals(directory: Path, scale: float) -> list[Path]:
