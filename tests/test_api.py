@@ -106,7 +106,7 @@ def test_build_info_names_crate_versions() -> None:
 def test_build_info_says_whether_the_core_is_profile_guided() -> None:
     guided = pairling_fast.__build__["core"]["profile_guided"]
     assert isinstance(guided, bool)
-    # CI builds the core it tests with the profile the release wheel is built with (.ci/run).
+    # Set where the core under test was built with the release's profile (docs/release.md).
     if os.environ.get("PAIRLING_FAST_PGO_PROFILE"):
         assert guided
 
