@@ -10,8 +10,7 @@
 
 use crate::codes;
 use std::collections::BTreeMap;
-use std::io::{self, BufRead};
-use std::ops::Range;
+use std::io::{self, Read};
 use std::sync::OnceLock;
 
 use serde_json::{json, Map, Value};
@@ -28,6 +27,9 @@ pub mod chunks;
 /// The per-line fast path for the common event line (no `Value`, digest input from raw spans).
 #[path = "journal_fast.rs"]
 mod fast;
+/// Lines read into batches, straight from the reader.
+#[path = "journal_lines.rs"]
+mod lines;
 /// The ordered stage: chain links, lifecycle state, counts and the findings cap.
 #[path = "journal_ordered.rs"]
 mod ordered;
@@ -40,6 +42,7 @@ pub mod stream;
 /// The windows of recently closed ids, each id stored once.
 #[path = "journal_window.rs"]
 mod window;
+use lines::{Batch, LineReader, RawLine};
 use ordered::{action_ids, action_key, terminal, Checker, FindingSink, MidRun};
 use window::ClosedWindow;
 
@@ -50,8 +53,6 @@ pub use car_event::CHAIN_RULE;
 include!(concat!(env!("OUT_DIR"), "/journal_defaults.rs"));
 /// How many completed proposals and ended actions are remembered to catch events after their end.
 pub const CLOSED_WINDOW: usize = 65_536;
-const BATCH_LINES: usize = 4096;
-const BATCH_BYTES: usize = 4 << 20;
 
 /// Maps and sets keyed by ids and kinds from the journal: ahash with a per-process random state is
 /// several times faster than the standard SipHash and still resists chosen collisions (HashDoS).
@@ -223,128 +224,16 @@ pub fn event_kinds(car_version: &str) -> Vec<String> {
 // ---------------------------------------------------------------------------------------------
 // Reading lines, bounded
 
-/// One line of a batch: where its bytes lie in the batch's buffer.
-enum RawLine {
-    Text {
-        number: u64,
-        span: Range<usize>,
-        terminated: bool,
-    },
-    TooLong {
-        number: u64,
-        length: u64,
-    },
-}
-
-/// Lines read together: their bytes in one buffer (one allocation per batch, not per line),
-/// handed to the workers as slices.
-#[derive(Default)]
-struct Batch {
-    bytes: Vec<u8>,
-    lines: Vec<RawLine>,
-}
-
 impl Batch {
-    fn is_empty(&self) -> bool {
-        self.lines.is_empty()
-    }
-
     /// The per-line stage over the batch, in parallel, results in line order into `checked`
     /// (whose allocation is reused).
     fn check_into(&self, options: &Options, checked: &mut Vec<CheckedLine>) {
         use rayon::prelude::*;
+        let text = self.text();
         self.lines
             .par_iter()
-            .map(|raw| check_line(raw, &self.bytes, options))
+            .map(|raw| check_line(raw, text, options))
             .collect_into_vec(checked);
-    }
-}
-
-struct LineReader<R> {
-    reader: R,
-    max_line_length: usize,
-    number: u64,
-    finished: bool,
-    /// The input ended inside a line: its last line has no newline.
-    torn: bool,
-}
-
-impl<R: BufRead> LineReader<R> {
-    /// Appends the next line without its `\n` to `buffer`; a line over the limit is consumed but
-    /// not kept.
-    fn next_line(&mut self, buffer: &mut Vec<u8>) -> io::Result<Option<RawLine>> {
-        if self.finished {
-            return Ok(None);
-        }
-        let start = buffer.len();
-        let mut length: u64 = 0;
-        let mut too_long = false;
-        let terminated = loop {
-            let available = match self.reader.fill_buf() {
-                Ok(available) => available,
-                Err(error) if error.kind() == io::ErrorKind::Interrupted => continue,
-                Err(error) => return Err(error),
-            };
-            if available.is_empty() {
-                self.finished = true;
-                if length == 0 {
-                    return Ok(None);
-                }
-                self.torn = true;
-                break false;
-            }
-            let newline = memchr::memchr(b'\n', available);
-            let content = &available[..newline.unwrap_or(available.len())];
-            length += content.len() as u64;
-            if length > self.max_line_length as u64 {
-                if !too_long {
-                    too_long = true;
-                    buffer.truncate(start);
-                }
-            } else {
-                buffer.extend_from_slice(content);
-            }
-            let consumed = content.len() + usize::from(newline.is_some());
-            self.reader.consume(consumed);
-            if newline.is_some() {
-                break true;
-            }
-        };
-        self.number += 1;
-        let number = self.number;
-        Ok(Some(if too_long {
-            RawLine::TooLong { number, length }
-        } else {
-            RawLine::Text {
-                number,
-                span: start..buffer.len(),
-                terminated,
-            }
-        }))
-    }
-
-    /// The next batch, bounded by `BATCH_LINES` and `BATCH_BYTES` (and by `more`, asked before
-    /// each line), read into `batch`'s buffers: a check reuses two batches' memory throughout.
-    /// A fresh buffer per batch cost more than the reading itself (the kernel faulted in and
-    /// zeroed its pages every time, once the allocator had handed the last one back).
-    fn next_batch(
-        &mut self,
-        mut batch: Batch,
-        mut more: impl FnMut(&Self) -> bool,
-    ) -> io::Result<Batch> {
-        batch.bytes.clear();
-        batch.lines.clear();
-        // A long line grew the buffer past a batch's size: give that back, keep the usual size.
-        batch.bytes.shrink_to(BATCH_BYTES + BATCH_BYTES / 8);
-        batch.bytes.reserve(BATCH_BYTES + BATCH_BYTES / 8);
-        batch.lines.reserve(BATCH_LINES);
-        while batch.lines.len() < BATCH_LINES && batch.bytes.len() < BATCH_BYTES && more(self) {
-            match self.next_line(&mut batch.bytes)? {
-                Some(line) => batch.lines.push(line),
-                None => break,
-            }
-        }
-        Ok(batch)
     }
 }
 
@@ -860,7 +749,7 @@ pub fn is_event_kind(name: &str) -> bool {
 /// Checks a whole journal. `should_stop` is asked between batches (the Python glue checks for
 /// Ctrl-C there); when it says stop, the report covers the lines read so far and
 /// `stats.interrupted` is true. I/O errors of the reader are returned as they are.
-pub fn check_journal<R: BufRead + Send>(
+pub fn check_journal<R: Read + Send>(
     reader: R,
     options: &Options,
     should_stop: impl FnMut() -> bool,
@@ -886,7 +775,7 @@ impl Resume {
 /// end of the last line with a newline: a last line without one is checked and reported, but
 /// left out of the snapshot so the next run reads it again once it is complete. No snapshot when
 /// the check was interrupted.
-pub fn check_journal_from<R: BufRead + Send>(
+pub fn check_journal_from<R: Read + Send>(
     reader: R,
     options: &Options,
     resume: Option<Resume>,
@@ -894,13 +783,7 @@ pub fn check_journal_from<R: BufRead + Send>(
     mut should_stop: impl FnMut() -> bool,
 ) -> io::Result<(JournalReport, Option<Snapshot>)> {
     let mut checker = resume.map_or_else(|| Checker::new(options), |Resume(checker)| checker);
-    let mut lines = LineReader {
-        reader,
-        max_line_length: options.max_line_length,
-        number: checker.lines,
-        finished: false,
-        torn: false,
-    };
+    let mut lines = LineReader::new(reader, options.max_line_length, checker.lines);
     let mut batch = lines.next_batch(Batch::default(), |_| true)?;
     // The buffers of the other batch in flight and of the other batch's results, reused.
     let mut spare = Batch::default();

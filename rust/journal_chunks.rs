@@ -19,31 +19,6 @@ use super::{
 };
 use crate::report::{Finding, Severity};
 
-/// Counts the bytes consumed, so a chunk knows where each of its lines begins.
-struct Counted<R> {
-    inner: R,
-    consumed: u64,
-}
-
-impl<R: Read> Read for Counted<R> {
-    fn read(&mut self, buffer: &mut [u8]) -> io::Result<usize> {
-        let read = self.inner.read(buffer)?;
-        self.consumed += read as u64;
-        Ok(read)
-    }
-}
-
-impl<R: BufRead> BufRead for Counted<R> {
-    fn fill_buf(&mut self) -> io::Result<&[u8]> {
-        self.inner.fill_buf()
-    }
-
-    fn consume(&mut self, amount: usize) {
-        self.consumed += amount as u64;
-        self.inner.consume(amount);
-    }
-}
-
 /// The offset of the first line that begins at or after `start`: `start` itself when the byte
 /// before it is a newline (or `start` is 0), else just after the next newline. `None` at EOF.
 fn first_line_start<R: BufRead + Seek>(reader: &mut R, start: u64) -> io::Result<Option<u64>> {
@@ -79,26 +54,21 @@ pub fn check_chunk<R: Read + Seek>(
     range: Range<u64>,
     options: &Options,
 ) -> io::Result<Vec<u8>> {
-    let mut buffered = BufReader::with_capacity(1 << 20, reader);
+    let mut buffered = BufReader::with_capacity(1 << 16, reader);
     let mut encoded = Vec::new();
     let Some(first) = first_line_start(&mut buffered, range.start)? else {
         return Ok(encoded);
     };
-    let mut lines = LineReader {
-        reader: Counted {
-            inner: buffered,
-            consumed: 0,
-        },
-        max_line_length: options.max_line_length,
-        number: 0,
-        finished: false,
-        torn: false,
-    };
+    // The lines are read straight into their batches, not through the buffer that found the
+    // first one.
+    let mut reader = buffered.into_inner();
+    reader.seek(SeekFrom::Start(first))?;
+    let mut lines = LineReader::new(reader, options.max_line_length, 0);
     let mut batch = Batch::default();
     let mut checked = Vec::new();
     let mut chain = ChunkChain::default();
     loop {
-        batch = lines.next_batch(batch, |lines| first + lines.reader.consumed < range.end)?;
+        batch = lines.next_batch(batch, |lines| first + lines.consumed < range.end)?;
         if batch.is_empty() {
             if let Some(last) = &chain.previous {
                 encoded.push(LAST_HASH);

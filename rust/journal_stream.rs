@@ -6,8 +6,8 @@
 //! (past it only its length is counted, as `LineReader` does). So the findings of the complete
 //! lines are known after each piece, and `finish` gives `check_journal`'s report of the bytes fed.
 
+use super::lines::{BATCH_BYTES, BATCH_LINES};
 use super::{Batch, CheckedLine, Checker, JournalReport, Options, RawLine, Resume, Snapshot};
-use super::{BATCH_BYTES, BATCH_LINES};
 use crate::report::Finding;
 
 pub struct StreamChecker {
@@ -45,7 +45,7 @@ impl StreamChecker {
             self.extend_partial(&data[..newline]);
             self.end_line(true);
             data = &data[newline + 1..];
-            if self.batch.lines.len() >= BATCH_LINES || self.batch.bytes.len() >= BATCH_BYTES {
+            if self.batch.lines.len() >= BATCH_LINES || self.batch.len() >= BATCH_BYTES {
                 self.check_batch();
             }
         }
@@ -94,9 +94,9 @@ impl StreamChecker {
     fn extend_partial(&mut self, piece: &[u8]) {
         self.partial_length += piece.len() as u64;
         if self.partial_length > self.options.max_line_length as u64 {
-            self.batch.bytes.truncate(self.partial_start);
+            self.batch.truncate(self.partial_start);
         } else {
-            self.batch.bytes.extend_from_slice(piece);
+            self.batch.extend(piece);
         }
     }
 
@@ -110,11 +110,11 @@ impl StreamChecker {
             } else {
                 RawLine::Text {
                     number,
-                    span: self.partial_start..self.batch.bytes.len(),
+                    span: self.partial_start..self.batch.len(),
                     terminated,
                 }
             });
-        self.partial_start = self.batch.bytes.len();
+        self.partial_start = self.batch.len();
     }
 
     /// The complete lines through the per-line stage (in parallel) and the ordered checks; the
@@ -129,13 +129,8 @@ impl StreamChecker {
             self.batch.lines.clear();
         }
         if self.partial_start > 0 {
-            self.batch.bytes.copy_within(self.partial_start.., 0);
-            self.batch
-                .bytes
-                .truncate(self.batch.bytes.len() - self.partial_start);
+            self.batch.keep_from(self.partial_start);
             self.partial_start = 0;
-            // A batch of long lines grew the buffer: give that back.
-            self.batch.bytes.shrink_to(BATCH_BYTES + BATCH_BYTES / 8);
         }
     }
 }
@@ -206,7 +201,7 @@ mod tests {
         let mut stream = StreamChecker::new(&options, None);
         for byte in text.chunks(1) {
             stream.feed(byte);
-            assert!(stream.batch.bytes.len() <= 10);
+            assert!(stream.batch.len() <= 10);
         }
         assert_eq!(stream.pending(), 16);
         assert_eq!(stream.finish(false).findings, expected.findings);

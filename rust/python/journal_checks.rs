@@ -241,8 +241,9 @@ fn run_check(
     Ok(outcome)
 }
 
-/// `input` checked through a 1 MiB buffer, its bytes counted for `between_batches` and left in
-/// `bytes_read` at the end: one reading path for a file opened here and a Python file object.
+/// `input` checked, its bytes counted for `between_batches` and left in `bytes_read` at the end:
+/// one reading path for a file opened here and a Python file object (read straight into the
+/// check's batches, `journal_lines.rs`).
 fn check_counted(
     input: impl std::io::Read + Send,
     options: &journal::Options,
@@ -253,8 +254,7 @@ fn check_counted(
 ) -> std::io::Result<(journal::JournalReport, Option<journal::Snapshot>)> {
     let counted = CountingReader::new(input);
     let counter = counted.counter();
-    let buffered = std::io::BufReader::with_capacity(1 << 20, counted);
-    let outcome = journal::check_journal_from(buffered, options, resume, snapshot, || {
+    let outcome = journal::check_journal_from(counted, options, resume, snapshot, || {
         between_batches(&counter)
     });
     bytes_read.store(counter.load(Ordering::Relaxed), Ordering::Relaxed);
