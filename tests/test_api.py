@@ -205,6 +205,8 @@ def test_report_json_shape() -> None:
     }
     assert Finding.from_dict(data["findings"][0]) == finding
     assert Report(findings=[Finding("PF999", "warning", "w")]).ok
+    assert Report().ok and Report(findings=[]).ok
+    assert not Report(findings=[Finding("PF999", "warning", "w"), finding]).ok
 
 
 def test_canonicalization_error_is_a_value_error(backend: object) -> None:

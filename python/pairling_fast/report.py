@@ -103,7 +103,9 @@ class Report:
 
     @property
     def ok(self) -> bool:
-        return not any(f.severity == "error" for f in self.findings)
+        # A valid document's report has no findings: answered without building a generator
+        # (0.18 instead of 0.66 us, a sixth of a pipeline's `validate_json(line).ok`; #29).
+        return not self.findings or not any(f.severity == "error" for f in self.findings)
 
     @property
     def errors(self) -> list[Finding]:
