@@ -14,6 +14,9 @@ Workloads (deterministic: fixed seeds, generated in the run):
    1b. peak RSS of the 2-thread check at 100 MB and at 1 GB (``--no-rss-scaling`` skips it);
    1c. ``check --state`` after a 1 % append against a full check, at workload 1's size and at 1 GB;
    1d. the fallback on tiny lines, extrapolated to 10 M lines;
+   1e. ``pairling-fast check FILE`` as a whole process against ``openssl dgst -sha256``, on a
+   CAR-shaped chained journal (CAR's fixture journal repeated, workload 1's count of events) and
+   on workload 1's generated one (issue #29);
 2. sha256 of the RFC 8785 form of 100k varied objects;
 3. check of a 10k-binding capability map in process; 3b. ``pairling-fast check MAP`` and
    ``check-jsonschema`` as whole processes (wall, CPU, peak RSS) on that map and a ~150 MB one;
@@ -75,11 +78,14 @@ from compare_model import (
     QUICK,
     RUST,
     TINY_TARGET_LINES,
+    WHOLE_JOURNAL,
     Outcome,
     Sizes,
     incremental_contenders,
     rss_contender,
     size_label,
+    whole_check,
+    whole_floor,
 )
 from compare_report import disagreements, format_table, targets
 
@@ -685,6 +691,48 @@ def journal_workload(bench: Bench, journals: Journals) -> tuple[Path, int]:
     return path, events
 
 
+def whole_journal_workload(bench: Bench, generated: Path, generated_events: int) -> None:
+    """Issue #29's journal target: ``pairling-fast check FILE`` as a whole process, start-up and
+    report included, against ``openssl dgst -sha256`` of the same file, on a CAR-shaped chained
+    journal (CAR's fixture journal repeated with fresh ids, ``pipeline.write_car_journal``) of
+    workload 1's size in events, and on workload 1's generated journal. Each check must find no
+    error, or the row fails."""
+    name = WHOLE_JOURNAL
+    car_shaped = generated.with_name("car-shaped.jsonl")
+    car_events = pipeline_rows_bench.write_car_journal(car_shaped, bench.sizes.journal_events)
+    bench.begin(name, f"CAR-shaped {car_events} events, generated {generated_events} events")
+    env = dict(os.environ, PAIRLING_FAST_BACKEND="rust")
+    for label, path, events in (
+        ("CAR-shaped", car_shaped, car_events),
+        ("generated", generated, generated_events),
+    ):
+        megabytes = path.stat().st_size / 1e6
+        check = ["pairling-fast", "check", str(path), "--format", "json"]
+        note = f"{megabytes:.0f} MB; whole process"
+        whole_process(
+            bench,
+            name,
+            whole_check(label),
+            check,
+            megabytes,
+            events,
+            note,
+            env=env,
+            answer=errorless,
+        )
+        openssl = ["openssl", "dgst", "-sha256", str(path)]
+        whole_process(bench, name, whole_floor(label), openssl, megabytes, events, note)
+    car_shaped.unlink()
+
+
+def errorless(run: ProcessRun) -> None:
+    """Fails the row (raises) unless the ``check --format json`` run found no error: a check
+    cut short must not be timed as a whole one."""
+    summary = json.loads(run.stdout)["summary"]
+    if run.returncode or summary["errors"] or summary["files"] != 1:
+        raise RuntimeError(f"the check did not pass: {summary}")
+
+
 def incremental_workload(bench: Bench, journal: Path, events: int, size: str) -> None:
     """``check --state`` after ``journal`` grew by 1 %: re-hash the verified 99 %, check the 1 %
     (docs/journals.md), against a full check of the same file; whole processes, same run. Run
@@ -999,6 +1047,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             events_needed = max(events_needed, largest * 102 // 100 // cluster.EVENT_BYTES)
         journals = Journals(directory, events_needed)
         journal, events = journal_workload(bench, journals)
+        whole_journal_workload(bench, journal, events)
         incremental_workload(bench, journal, events, f"{journal.stat().st_size / 1e6:.3g} MB")
         if args.rss_scaling:
             big_journal, big_events = rss_scaling_workload(bench, journals)

@@ -109,6 +109,18 @@ def rss_contender(size: int) -> str:
 
 
 INCREMENTAL = "1c. journal re-check after a 1% append (check --state)"
+WHOLE_JOURNAL = "1e. journal check, whole process, CAR-shaped and generated"
+
+
+def whole_check(label: str) -> str:
+    """Workload 1e's contenders on the journal called ``label``: ours, and the floor."""
+    return f"{RUST} pairling-fast check, {label}"
+
+
+def whole_floor(label: str) -> str:
+    return f"{OPENSSL_FLOOR}, {label}"
+
+
 TINY_TARGET_LINES = 10_000_000
 TINY_TARGET_SECONDS = 600.0
 CLUSTER_SINGLE = f"{RUST} one process"

@@ -21,6 +21,8 @@ from compare_model import (
     incremental_contenders,
     rss_contender,
     size_label,
+    whole_check,
+    whole_floor,
 )
 
 # --- report -------------------------------------------------------------------------------------
@@ -142,6 +144,14 @@ def targets(outcomes: list[Outcome], sizes: Sizes) -> list[Target]:
             "journal (2 threads) ≥ 0.5x openssl dgst -sha256",
             ratio(two, rate("1.", OPENSSL_FLOOR)),
             0.5,
+        ),
+        *(
+            Target(
+                f"journal, {label}, whole process ≥ 0.5x openssl dgst -sha256",
+                ratio(rate("1e.", whole_check(label)), rate("1e.", whole_floor(label))),
+                0.5,
+            )
+            for label in ("CAR-shaped", "generated")
         ),
         Target("journal 1 → 2 threads ≥ 1.8x", ratio(two, one), 1.8),
         Target(

@@ -20,7 +20,7 @@ import os
 import sys
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -64,21 +64,35 @@ class Row:
         )
 
 
-def events(count: int) -> list[dict[str, Any]]:
+def fresh_events(count: int) -> Iterator[dict[str, Any]]:
     """CAR's fixture journal repeated to `count` events, each copy with fresh action ids."""
     template = [json.loads(line) for line in FIXTURE.read_bytes().splitlines() if line.strip()]
-    out: list[dict[str, Any]] = []
-    while len(out) < count:
+    made = 0
+    while made < count:
         fresh: dict[str, str] = {}
-        for event in template:
+        for event in template[: count - made]:
             copy = json.loads(json.dumps(event))
             old = copy.get("action_id")
             if isinstance(old, str):
                 copy["action_id"] = fresh.setdefault(old, f"coder-{uuid.uuid4().hex}")
-            out.append(copy)
-            if len(out) == count:
-                break
-    return out
+            yield copy
+        made += min(len(template), count - made)
+
+
+def events(count: int) -> list[dict[str, Any]]:
+    return list(fresh_events(count))
+
+
+def write_car_journal(path: Path, count: int) -> int:
+    """A CAR-shaped chained journal of `count` events at `path` (the events above, chained as
+    CAR chains them); returns `count`."""
+    raw = path.with_name(path.name + ".unchained")
+    with raw.open("w", encoding="utf-8") as out:
+        for event in fresh_events(count):
+            out.write(json.dumps(event, separators=(",", ":")) + "\n")
+    pf.chain_journal(raw, path, fsync=False)
+    raw.unlink()
+    return count
 
 
 def timed(repeat: int, work: Callable[[], Any]) -> float:
