@@ -224,10 +224,11 @@ impl<R: Read> LineReader<R> {
         Ok(())
     }
 
-    /// How much to read next: about what the batch still wants, judged by its lines so far.
+    /// How much to read next: about what the batch still wants (it has fewer than `BATCH_LINES`
+    /// lines and `start` is below `BATCH_BYTES`), judged by its lines so far.
     fn read_size(&self, batch: &Batch, start: usize) -> usize {
         let lines = batch.lines.len();
-        if start >= BATCH_BYTES || lines == 0 {
+        if lines == 0 {
             return LARGEST_READ;
         }
         let per_line = start.div_ceil(lines);
