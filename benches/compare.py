@@ -1021,7 +1021,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="skip workload 1b (peak RSS at 100 MB and 1 GB), whose 1 GB journal takes minutes",
     )
     parser.add_argument(
-        "--journal-only", action="store_true", help="the journal workloads (1, 1b, 1c, 1d) only"
+        "--journal-only", action="store_true", help="the journal workloads (1 to 1e) only"
     )
     parser.add_argument("--journal-events", type=int, metavar="N", help="events in workload 1")
     parser.add_argument(
