@@ -176,20 +176,25 @@ impl<R: Read> LineReader<R> {
 
     /// Hands out the line at `span` (without its newline), or its length if it is too long.
     fn take(&mut self, batch: &mut Batch, span: Range<usize>, terminated: bool) {
+        if span.len() > self.max_line_length {
+            return self.take_too_long(batch, span.len() as u64, terminated);
+        }
         self.number += 1;
-        let length = span.len();
-        self.consumed += (length + usize::from(terminated)) as u64;
-        batch.lines.push(if length > self.max_line_length {
-            RawLine::TooLong {
-                number: self.number,
-                length: length as u64,
-            }
-        } else {
-            RawLine::Text {
-                number: self.number,
-                span,
-                terminated,
-            }
+        self.consumed += (span.len() + usize::from(terminated)) as u64;
+        batch.lines.push(RawLine::Text {
+            number: self.number,
+            span,
+            terminated,
+        });
+    }
+
+    /// Hands out a too-long line's length (its bytes are not kept).
+    fn take_too_long(&mut self, batch: &mut Batch, length: u64, terminated: bool) {
+        self.number += 1;
+        self.consumed += length + u64::from(terminated);
+        batch.lines.push(RawLine::TooLong {
+            number: self.number,
+            length,
         });
     }
 
@@ -197,7 +202,6 @@ impl<R: Read> LineReader<R> {
     /// end keeping none of it, and hands out its length. What follows its newline is left at
     /// `start`.
     fn skip_long_line(&mut self, batch: &mut Batch, start: usize) -> io::Result<()> {
-        self.number += 1;
         let mut length = (batch.filled - start) as u64;
         batch.filled = start;
         let terminated = loop {
@@ -216,11 +220,7 @@ impl<R: Read> LineReader<R> {
             length += read.len() as u64;
             batch.filled = start;
         };
-        self.consumed += length + u64::from(terminated);
-        batch.lines.push(RawLine::TooLong {
-            number: self.number,
-            length,
-        });
+        self.take_too_long(batch, length, terminated);
         Ok(())
     }
 
