@@ -699,7 +699,8 @@ def whole_journal_workload(bench: Bench, generated: Path, generated_events: int)
     error, or the row fails."""
     name = WHOLE_JOURNAL
     car_shaped = generated.with_name("car-shaped.jsonl")
-    car_events = pipeline_rows_bench.write_car_journal(car_shaped, bench.sizes.journal_events)
+    car_events = bench.sizes.journal_events
+    pipeline_rows_bench.write_car_journal(car_shaped, car_events)
     bench.begin(name, f"CAR-shaped {car_events} events, generated {generated_events} events")
     env = dict(os.environ, PAIRLING_FAST_BACKEND="rust")
     for label, path, events in (

@@ -83,16 +83,15 @@ def events(count: int) -> list[dict[str, Any]]:
     return list(fresh_events(count))
 
 
-def write_car_journal(path: Path, count: int) -> int:
+def write_car_journal(path: Path, count: int) -> None:
     """A CAR-shaped chained journal of `count` events at `path` (the events above, chained as
-    CAR chains them); returns `count`."""
+    CAR chains them)."""
     raw = path.with_name(path.name + ".unchained")
     with raw.open("w", encoding="utf-8") as out:
         for event in fresh_events(count):
             out.write(json.dumps(event, separators=(",", ":")) + "\n")
     pf.chain_journal(raw, path, fsync=False)
     raw.unlink()
-    return count
 
 
 def timed(repeat: int, work: Callable[[], Any]) -> float:
