@@ -520,11 +520,21 @@ impl Stamp {
     }
 }
 
-/// The common timestamp, `YYYY-MM-DDTHH:MM:SS[.fraction]Z` (a valid `date-time`, seconds below
-/// 60, at most nine fraction digits), read without chrono; anything else is left to chrono.
+/// The common timestamp, `YYYY-MM-DDTHH:MM:SS[.fraction]Z` (seconds below 60, at most nine
+/// fraction digits), validated and read without chrono: `Some` only for a valid `date-time`
+/// (`validate::is_date_time`, which then need not read it again). Anything else is `None`, left to
+/// `is_date_time` and chrono.
 fn utc_stamp(text: &str) -> Option<Stamp> {
     let bytes = text.as_bytes();
-    if bytes.len() < 20 || bytes[10] != b'T' || bytes[bytes.len() - 1] != b'Z' {
+    let separated = |at: usize, byte: u8| bytes[at] == byte;
+    if bytes.len() < 20
+        || !separated(4, b'-')
+        || !separated(7, b'-')
+        || !separated(10, b'T')
+        || !separated(13, b':')
+        || !separated(16, b':')
+        || bytes[bytes.len() - 1] != b'Z'
+    {
         return None;
     }
     let number = |range: Range<usize>| -> Option<i64> {
@@ -535,7 +545,10 @@ fn utc_stamp(text: &str) -> Option<Stamp> {
     };
     let (year, month, day) = (number(0..4)?, number(5..7)?, number(8..10)?);
     let (hour, minute, second) = (number(11..13)?, number(14..16)?, number(17..19)?);
-    if year == 0 || second > 59 {
+    let day_exists = (1..=12).contains(&month)
+        && day >= 1
+        && day <= i64::from(validate::days_in_month(year as u32, month as u32));
+    if year == 0 || !day_exists || hour > 23 || minute > 59 || second > 59 {
         return None;
     }
     let fraction = &bytes[19..bytes.len() - 1];
@@ -672,12 +685,12 @@ fn scanned_facts(
         return None;
     }
     let stamp = member(TIMESTAMP)?;
-    if !validate::is_date_time(stamp) {
-        return None;
-    }
     let time = match utc_stamp(stamp) {
         Some(time) => time,
-        None => Stamp::of(&stamp.parse::<chrono::DateTime<chrono::Utc>>().ok()?),
+        None if validate::is_date_time(stamp) => {
+            Stamp::of(&stamp.parse::<chrono::DateTime<chrono::Utc>>().ok()?)
+        }
+        None => return None,
     };
     let id = |slot: usize| member(slot).map(Text::new);
     let hash = member(HASH).map(ChainHash::new);
@@ -1005,15 +1018,19 @@ mod tests {
         assert!(claimed > 100, "the fast path claims real events: {claimed}");
     }
 
-    /// The chrono-free reading of the common timestamp against chrono's, over random dates
-    /// (leap years, centuries) and every fraction length.
+    /// The chrono-free reading of the common timestamp against `is_date_time` and chrono's,
+    /// over random dates (leap years, centuries, days and times out of range, separators
+    /// replaced) and every fraction length: it claims exactly the valid ones of its form, and
+    /// reads and prints them as chrono does.
     #[test]
     fn common_timestamps_read_and_print_as_chrono_does() {
         let mut random = Random(0x2545_f491_4f6c_dd1d);
-        for round in 0..20_000 {
-            let year = 1 + random.below(9999);
-            let month = 1 + random.below(12);
-            let day = 1 + random.below(31);
+        let mut claimed = 0;
+        for round in 0..40_000 {
+            let year = random.below(10000);
+            let month = random.below(14);
+            let day = random.below(33);
+            let (hour, minute, second) = (random.below(25), random.below(61), random.below(61));
             let digits = round % 11;
             let fraction: String = (0..digits)
                 .map(|_| char::from(b'0' + random.below(10) as u8))
@@ -1023,20 +1040,29 @@ mod tests {
             } else {
                 format!(".{fraction}")
             };
-            let text = format!(
-                "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}{fraction}Z",
-                random.below(24),
-                random.below(60),
-                random.below(61),
+            let mut text = format!(
+                "{year:04}-{month:02}-{day:02}T{hour:02}:{minute:02}:{second:02}{fraction}Z"
+            )
+            .into_bytes();
+            if round % 7 == 0 {
+                let at = [4, 7, 10, 13, 16][random.below(5)];
+                text[at] = b"-:T t/"[random.below(6)];
+            }
+            let text = String::from_utf8(text).unwrap();
+            let of_its_form = year > 0 && second < 60 && digits <= 9 && text.as_bytes()[10] == b'T';
+            let ours = utc_stamp(&text);
+            assert_eq!(
+                ours.is_some(),
+                of_its_form && validate::is_date_time(&text),
+                "{text}"
             );
-            let chrono = text.parse::<chrono::DateTime<chrono::Utc>>().ok();
-            let ours = validate::is_date_time(&text)
-                .then(|| utc_stamp(&text))
-                .flatten();
             let Some(ours) = ours else {
                 continue;
             };
-            let chrono = chrono.expect("chrono reads what the fast path reads");
+            claimed += 1;
+            let chrono = text
+                .parse::<chrono::DateTime<chrono::Utc>>()
+                .expect("chrono reads what the fast path reads");
             assert_eq!(ours.instant, instant(&chrono), "{text}");
             let mut written = Vec::new();
             ours.write_rfc3339(&mut written);
@@ -1046,6 +1072,7 @@ mod tests {
                 "{text}"
             );
         }
+        assert!(claimed > 10_000, "{claimed}");
     }
 
     #[test]

@@ -370,7 +370,7 @@ fn digits(text: &[u8], start: usize, n: usize) -> Option<u32> {
     })
 }
 
-fn days_in_month(year: u32, month: u32) -> u32 {
+pub(crate) fn days_in_month(year: u32, month: u32) -> u32 {
     match month {
         2 if year % 4 == 0 && (year % 100 != 0 || year % 400 == 0) => 29,
         2 => 28,
