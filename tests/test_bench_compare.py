@@ -31,6 +31,27 @@ def generated(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
+def _cli_check(*paths: Path) -> compare.ProcessRun:
+    """A real ``check --format json`` process, as workload 1e times it."""
+    argv = [sys.executable, "-m", "pairling_fast", "check", *map(str, paths), "--format", "json"]
+    return compare.run_process(argv)
+
+
+def test_a_whole_check_row_is_timed_only_when_the_check_passed(
+    generated: Path, tmp_path: Path
+) -> None:
+    compare.errorless(_cli_check(generated))
+    # A broken chain link or a second file: neither check is the one 1e means to time.
+    broken = tmp_path / "broken.jsonl"
+    lines = generated.read_bytes().splitlines(keepends=True)
+    broken.write_bytes(b"".join([*lines[:10], lines[11], *lines[12:]]))
+    copy = tmp_path / "copy.jsonl"
+    copy.write_bytes(generated.read_bytes())
+    for run in (_cli_check(broken), _cli_check(generated, copy)):
+        with pytest.raises(RuntimeError, match="the check did not pass"):
+            compare.errorless(run)
+
+
 @pytest.mark.parametrize("limit", [{"max_lines": 1000}, {"max_bytes": 200_000}, {}])
 def test_a_head_of_whole_runs_is_a_clean_journal(
     backend: _backend.Engine, generated: Path, tmp_path: Path, limit: dict[str, int]
