@@ -55,6 +55,29 @@ impl Batch {
         self.filled
     }
 
+    /// Ends the line numbered `number`, `length` bytes long (without its newline): the span of
+    /// the batch's bytes from `start`, or only its length if it is over `max_line_length` (its
+    /// bytes, then, were not all kept). The one place a line is judged too long, for the reader
+    /// and for the stream checker.
+    pub(super) fn end_line(
+        &mut self,
+        number: u64,
+        start: usize,
+        length: u64,
+        terminated: bool,
+        max_line_length: usize,
+    ) {
+        self.lines.push(if length > max_line_length as u64 {
+            RawLine::TooLong { number, length }
+        } else {
+            RawLine::Text {
+                number,
+                span: start..start + length as usize,
+                terminated,
+            }
+        });
+    }
+
     /// Appends `piece` to the batch's bytes.
     pub(super) fn extend(&mut self, piece: &[u8]) {
         self.room(piece.len()).copy_from_slice(piece);
@@ -146,14 +169,14 @@ impl<R: Read> LineReader<R> {
             let unscanned = &batch.bytes[start + scanned..batch.filled];
             if let Some(at) = memchr::memchr(b'\n', unscanned) {
                 let end = start + scanned + at;
-                self.take(&mut batch, start..end, true);
+                self.take(&mut batch, start, (end - start) as u64, true);
                 start = end + 1;
                 scanned = 0;
             } else if self.finished {
                 let end = batch.filled;
                 if end > start {
                     self.torn = true;
-                    self.take(&mut batch, start..end, false);
+                    self.take(&mut batch, start, (end - start) as u64, false);
                     start = end;
                 }
                 break;
@@ -174,28 +197,12 @@ impl<R: Read> LineReader<R> {
         Ok(batch)
     }
 
-    /// Hands out the line at `span` (without its newline), or its length if it is too long.
-    fn take(&mut self, batch: &mut Batch, span: Range<usize>, terminated: bool) {
-        if span.len() > self.max_line_length {
-            return self.take_too_long(batch, span.len() as u64, terminated);
-        }
-        self.number += 1;
-        self.consumed += (span.len() + usize::from(terminated)) as u64;
-        batch.lines.push(RawLine::Text {
-            number: self.number,
-            span,
-            terminated,
-        });
-    }
-
-    /// Hands out a too-long line's length (its bytes are not kept).
-    fn take_too_long(&mut self, batch: &mut Batch, length: u64, terminated: bool) {
+    /// Hands out the line of `length` bytes at `start` (without its newline), or only its
+    /// length if it is too long.
+    fn take(&mut self, batch: &mut Batch, start: usize, length: u64, terminated: bool) {
         self.number += 1;
         self.consumed += length + u64::from(terminated);
-        batch.lines.push(RawLine::TooLong {
-            number: self.number,
-            length,
-        });
+        batch.end_line(self.number, start, length, terminated, self.max_line_length);
     }
 
     /// The line at `start` has no newline in the buffer and is already too long: reads on to its
@@ -220,7 +227,8 @@ impl<R: Read> LineReader<R> {
             length += read.len() as u64;
             batch.filled = start;
         };
-        self.take_too_long(batch, length, terminated);
+        // Over the limit: `take` keeps only its length.
+        self.take(batch, start, length, terminated);
         Ok(())
     }
 

@@ -7,7 +7,7 @@
 //! lines are known after each piece, and `finish` gives `check_journal`'s report of the bytes fed.
 
 use super::lines::{BATCH_BYTES, BATCH_LINES};
-use super::{Batch, CheckedLine, Checker, JournalReport, Options, RawLine, Resume, Snapshot};
+use super::{Batch, CheckedLine, Checker, JournalReport, Options, Resume, Snapshot};
 use crate::report::Finding;
 
 pub struct StreamChecker {
@@ -103,17 +103,13 @@ impl StreamChecker {
     fn end_line(&mut self, terminated: bool) {
         let number = self.checker.lines + self.batch.lines.len() as u64 + 1;
         let length = std::mem::take(&mut self.partial_length);
-        self.batch
-            .lines
-            .push(if length > self.options.max_line_length as u64 {
-                RawLine::TooLong { number, length }
-            } else {
-                RawLine::Text {
-                    number,
-                    span: self.partial_start..self.batch.len(),
-                    terminated,
-                }
-            });
+        self.batch.end_line(
+            number,
+            self.partial_start,
+            length,
+            terminated,
+            self.options.max_line_length,
+        );
         self.partial_start = self.batch.len();
     }
 
