@@ -35,6 +35,7 @@ from pipeline import (
     RPC_SCHEMA_ID,
     events,
     map_part_schema,
+    write_car_journal,
 )
 
 import pairling_fast as pf
@@ -44,13 +45,8 @@ from pairling_fast.generate.map import generate_map
 
 def journals(directory: Path, scale: float) -> list[Path]:
     count = int(40_000 * scale)
-    raw = directory / "car.raw.jsonl"
-    raw.write_bytes(
-        b"".join(json.dumps(e, separators=(",", ":")).encode() + b"\n" for e in events(count))
-    )
     car = directory / "car.jsonl"
-    pf.chain_journal(raw, car, fsync=False)
-    raw.unlink()
+    write_car_journal(car, count)
     generated = directory / "generated.jsonl"
     with generated.open("wb") as out:
         write_journal(out, count, seed=7, chain=True)
