@@ -545,9 +545,7 @@ fn utc_stamp(text: &str) -> Option<Stamp> {
     };
     let (year, month, day) = (number(0..4)?, number(5..7)?, number(8..10)?);
     let (hour, minute, second) = (number(11..13)?, number(14..16)?, number(17..19)?);
-    let day_exists = (1..=12).contains(&month)
-        && day >= 1
-        && day <= i64::from(validate::days_in_month(year as u32, month as u32));
+    let day_exists = validate::day_exists(year as u32, month as u32, day as u32);
     if year == 0 || !day_exists || hour > 23 || minute > 59 || second > 59 {
         return None;
     }

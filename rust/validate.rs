@@ -370,7 +370,12 @@ fn digits(text: &[u8], start: usize, n: usize) -> Option<u32> {
     })
 }
 
-pub(crate) fn days_in_month(year: u32, month: u32) -> u32 {
+/// Whether `day` of `month` (1-12) is a day of the proleptic Gregorian calendar in `year`.
+pub(crate) fn day_exists(year: u32, month: u32, day: u32) -> bool {
+    (1..=12).contains(&month) && day >= 1 && day <= days_in_month(year, month)
+}
+
+fn days_in_month(year: u32, month: u32) -> u32 {
     match month {
         2 if year % 4 == 0 && (year % 100 != 0 || year % 400 == 0) => 29,
         2 => 28,
@@ -390,9 +395,7 @@ fn is_date(text: &str) -> bool {
         digits(bytes, 5, 2),
         digits(bytes, 8, 2),
     ) {
-        (Some(year), Some(month), Some(day)) => {
-            (1..=12).contains(&month) && day >= 1 && day <= days_in_month(year, month)
-        }
+        (Some(year), Some(month), Some(day)) => day_exists(year, month, day),
         _ => false,
     }
 }
