@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import concurrent.futures
 import hashlib
 import json
 from pathlib import Path
@@ -114,6 +115,38 @@ def test_text_defects(
     error = caught.value
     assert (error.code, error.message, error.pointer) == (code, message, "")
     assert (error.line, error.column) == (line, column)
+
+
+def test_the_fallback_parser_keeps_its_hooks_per_thread() -> None:
+    """The fallback's parser reuses one decoder per thread, whose hooks note on it what the value
+    model forbids: threads parsing at once must each note on their own, and a text after a
+    defective one must start clean."""
+    from pairling_fast._fallback import parse
+
+    texts: list[tuple[str, str | None]] = [
+        ('{"a":{"b":1,"b":2}}', "PF002"),
+        ('{"n": 18446744073709551616}', "PF005"),
+        ('{"a": [1, 2.5, "x"]}', None),
+    ]
+
+    def parse_many(rounds: int) -> list[tuple[str | None, str | None]]:
+        seen: list[tuple[str | None, str | None]] = []
+        for index in range(rounds):
+            text, code = texts[index % len(texts)]
+            try:
+                parse.parse_json(text)
+            except CanonicalizationError as error:
+                seen.append((code, error.code))
+            else:
+                seen.append((code, None))
+        return seen
+
+    with concurrent.futures.ThreadPoolExecutor(4) as pool:
+        outcomes = list(pool.map(parse_many, [600] * 4))
+        mine = parse._suspicions()
+        others = set(pool.map(lambda _: id(parse._suspicions()), range(16)))
+    assert all(expected == got for seen in outcomes for expected, got in seen)
+    assert mine is parse._suspicions() and id(mine) not in others
 
 
 def test_nesting_up_to_the_limit_is_fine(backend: Engine) -> None:

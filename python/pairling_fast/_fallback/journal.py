@@ -374,6 +374,8 @@ _ID_MEMBERS = (
     "prev_hash",
     "hash",
 )
+# What the schema allows an id member to be: a string, or absent (`get` answers None).
+_ID_TYPES = (str, type(None))
 
 
 @cache
@@ -428,8 +430,8 @@ def _plainly_valid(event: dict[str, Any], car_version: str | None) -> bool:
         and type(data) is dict
         and type(stamp) is str
         and is_date_time(stamp)
-        and all(key in members for key in event)
-        and all(type(event.get(name)) in (str, type(None)) for name in _ID_MEMBERS)
+        and members.issuperset(event)
+        and all(type(event.get(name)) in _ID_TYPES for name in _ID_MEMBERS)
     )
 
 
