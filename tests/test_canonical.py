@@ -147,6 +147,11 @@ def test_the_fallback_parser_keeps_its_hooks_per_thread() -> None:
         others = set(pool.map(lambda _: id(parse._suspicions()), range(16)))
     assert all(expected == got for seen in outcomes for expected, got in seen)
     assert mine is parse._suspicions() and id(mine) not in others
+    with pytest.raises(CanonicalizationError):
+        parse.parse_json(texts[0][0])
+    assert mine.found
+    parse.parse_json(texts[2][0])
+    assert not mine.found
 
 
 def test_nesting_up_to_the_limit_is_fine(backend: Engine) -> None:

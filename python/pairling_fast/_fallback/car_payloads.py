@@ -182,7 +182,8 @@ class Payloads:
         found: list[RawFinding] = []
         if members is not None:
             # The pointer and the wanted types are spelled out only for a finding: most events
-            # have none, and building them for every member was a tenth of a small line's check.
+            # have none, and building them for every member of the kind was about a fifteenth of
+            # the fallback's check of a small line (cProfile).
             for member in members:
                 if member.name not in data:
                     if member.required:

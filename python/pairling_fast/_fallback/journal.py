@@ -374,7 +374,7 @@ _ID_MEMBERS = (
     "prev_hash",
     "hash",
 )
-# What the schema allows an id member to be: a string, or absent (`get` answers None).
+# What the schema allows an id member to be: a string, or null or absent (`get` answers None).
 _ID_TYPES = (str, type(None))
 
 

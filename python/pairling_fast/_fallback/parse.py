@@ -181,8 +181,8 @@ class _Suspicions:
     """``json.loads`` hooks: accept what the value model forbids, but note that it was seen.
 
     One per thread (``_suspicions``), its decoder reused from text to text: ``json.loads`` with
-    hooks builds a decoder and its scanner on every call, which was more than half of parsing a
-    small journal line."""
+    hooks builds a decoder and its scanner on every call, which was more than half of its time on
+    a small journal line."""
 
     def __init__(self) -> None:
         self.found = False
@@ -257,7 +257,7 @@ def _too_deep_offset(text: str) -> int | None:
 def _too_deep_or_earlier_syntax_error(text: str, too_deep_at: int) -> CanonicalizationError:
     """PF008 at ``too_deep_at``, unless a syntax error comes first in document order."""
     try:
-        _Suspicions().loads(text[:too_deep_at])
+        _suspicions().loads(text[:too_deep_at])
     except json.JSONDecodeError as error:
         # The cut text ends where a value is expected; any other complaint is a real one.
         if error.pos < too_deep_at or error.msg != EXPECTING_VALUE:
