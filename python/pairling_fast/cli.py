@@ -35,6 +35,8 @@ from .generate import transcript as generate_transcript
 from .journal import DEFAULT_MAX_FINDINGS, JournalStateError, JournalStates
 from .journal_options import Profile
 from .journal_writers import chain_journal
+from .map_diff_cli import add_arguments as add_diff_arguments
+from .map_diff_cli import run as run_diff
 from .maps import load_manifest, write_sealed
 from .output import (
     FORMATS,
@@ -436,6 +438,14 @@ def _command_seal(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _command_diff(args: argparse.Namespace) -> int:
+    if args.old == "-" and args.new == "-":
+        _fail("OLD and NEW cannot both be - (standard input)")
+    if args.output is not None:
+        _check_destination("--output", args.output)
+    return run_diff(args)
+
+
 def _command_chain(args: argparse.Namespace) -> int:
     _check_destination("--output", args.output)
     notes: list[str] = []
@@ -703,6 +713,13 @@ def build_parser() -> argparse.ArgumentParser:
     target.add_argument("--in-place", action="store_true", help="rewrite MAP")
     seal.set_defaults(run=_command_seal)
 
+    diff = commands.add_parser(
+        "diff",
+        help="what changed between two capability maps, and whether it loosens remote control",
+    )
+    add_diff_arguments(diff)
+    diff.set_defaults(run=_command_diff)
+
     chain = commands.add_parser("chain", help="write a hash-chained copy of a CAR journal")
     chain.add_argument("journal", metavar="JOURNAL")
     chain.add_argument("--output", "-o", metavar="OUT", required=True)
@@ -719,9 +736,9 @@ def build_parser() -> argparse.ArgumentParser:
     explain.add_argument("--markdown", action="store_true", help="with --all: docs/findings.md")
     explain.set_defaults(run=_command_explain)
 
-    for name in ("digest", "canonicalize", "seal", "chain", "schemas"):
+    for name in ("digest", "canonicalize", "seal", "chain", "schemas", "diff"):
         _add_backend_option(commands.choices[name])
-    for name in ("check", "digest", "canonicalize", "seal"):
+    for name in ("check", "digest", "canonicalize", "seal", "diff"):
         commands.choices[name].add_argument(
             "--max-document-bytes",
             type=_whole_number(1),

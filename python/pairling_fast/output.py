@@ -32,6 +32,7 @@ __all__ = [
     "plain_text",
     "render",
     "sarif",
+    "sarif_rules",
     "shown",
     "summary_line",
 ]
@@ -180,12 +181,9 @@ def _region(finding: Finding) -> dict[str, int]:
     return region
 
 
-def sarif(report: PathsReport) -> dict[str, Any]:
-    """The report as a SARIF 2.1.0 log: one result per finding, every code a rule."""
-    from . import __version__
-
-    codes = sorted(CODES)
-    rules = [
+def sarif_rules(codes: list[str]) -> list[dict[str, Any]]:
+    """The SARIF rule of each code, in the order given (results refer to them by index)."""
+    return [
         {
             "id": code,
             "name": _rule_name(CODES[code].title),
@@ -196,6 +194,14 @@ def sarif(report: PathsReport) -> dict[str, Any]:
         }
         for code in codes
     ]
+
+
+def sarif(report: PathsReport) -> dict[str, Any]:
+    """The report as a SARIF 2.1.0 log: one result per finding, every code a rule."""
+    from . import __version__
+
+    codes = sorted(CODES)
+    rules = sarif_rules(codes)
     results: list[dict[str, Any]] = []
     for file in report.files:
         location = _artifact_location(file.path)
