@@ -21,7 +21,11 @@ BROKEN_RESULT = '{"cancelled": tru\n'
 
 
 def run_python(
-    backend: str, *argv: str, cwd: Path, extra_env: dict[str, str] | None = None
+    backend: str,
+    *argv: str,
+    cwd: Path,
+    extra_env: dict[str, str] | None = None,
+    input: str | None = None,
 ) -> subprocess.CompletedProcess[str]:
     """``python ARGV`` importing this package on ``backend``, colours off, output captured."""
     env = dict(os.environ)
@@ -42,14 +46,21 @@ def run_python(
         text=True,
         timeout=120,
         check=False,
+        input=input,
     )
 
 
 def run_cli(
-    backend: str, *args: str, cwd: Path, extra_env: dict[str, str] | None = None
+    backend: str,
+    *args: str,
+    cwd: Path,
+    extra_env: dict[str, str] | None = None,
+    input: str | None = None,
 ) -> subprocess.CompletedProcess[str]:
     """``python -m pairling_fast ARGS`` on ``backend``, colours off, output captured."""
-    return run_python(backend, "-m", "pairling_fast", *args, cwd=cwd, extra_env=extra_env)
+    return run_python(
+        backend, "-m", "pairling_fast", *args, cwd=cwd, extra_env=extra_env, input=input
+    )
 
 
 class Cli:

@@ -131,55 +131,255 @@ B1 = ("operation_bindings", 1)
 # is Northwind's released prompt_send (recover_only, five identity dimensions, confirmation none);
 # bindings[8] is Tern's unreleased model_update; capabilities[0] is safe, [5] do_not_expose.
 RULE_CASES: list[tuple[str, Mutation, str, str]] = [
-    ("remote_safety_towards_safe", _set(("capabilities", 5, "remote_safety"), "safe"), "loosening", "remote_safety"),
-    ("remote_safety_towards_safe", _set(("capabilities", 0, "remote_safety"), "confirmation"), "tightening", "remote_safety"),
+    (
+        "remote_safety_towards_safe",
+        _set(("capabilities", 5, "remote_safety"), "safe"),
+        "loosening",
+        "remote_safety",
+    ),
+    (
+        "remote_safety_towards_safe",
+        _set(("capabilities", 0, "remote_safety"), "confirmation"),
+        "tightening",
+        "remote_safety",
+    ),
     ("plane_more_powerful", _set(("capabilities", 0, "plane"), "steer"), "loosening", "plane"),
     ("plane_more_powerful", _set(("capabilities", 0, "plane"), "receive"), "tightening", "plane"),
-    ("maturity_claimed_higher", _set(("capabilities", 0, "maturity"), "draft"), "tightening", "maturity"),
-    ("maturity_claimed_higher", _set(("capabilities", 5, "maturity"), "public"), "loosening", "maturity"),
-    ("machine_readable_claimed", _set(("capabilities", 0, "machine_readable"), False), "tightening", "machine_readable"),
-    ("machine_readable_claimed", _set(("capabilities", 0, "machine_readable"), "qualified"), "tightening", "machine_readable"),
-    ("exposure_widened", _add_item(("capabilities", 0, "exact_exposure"), "session/everything"), "loosening", "exact_exposure[]"),
-    ("exposure_widened", _drop_item(("capabilities", 0, "exact_exposure"), "session/transcript"), "tightening", "exact_exposure[]"),
-    ("capability_implementations_widened", _add_item(("capabilities", 0, "implementation_ids"), "tern_sdk.0_9"), "loosening", "implementation_ids[]"),
+    (
+        "maturity_claimed_higher",
+        _set(("capabilities", 0, "maturity"), "draft"),
+        "tightening",
+        "maturity",
+    ),
+    (
+        "maturity_claimed_higher",
+        _set(("capabilities", 5, "maturity"), "public"),
+        "loosening",
+        "maturity",
+    ),
+    (
+        "machine_readable_claimed",
+        _set(("capabilities", 0, "machine_readable"), False),
+        "tightening",
+        "machine_readable",
+    ),
+    (
+        "machine_readable_claimed",
+        _set(("capabilities", 0, "machine_readable"), "qualified"),
+        "tightening",
+        "machine_readable",
+    ),
+    (
+        "exposure_widened",
+        _add_item(("capabilities", 0, "exact_exposure"), "session/everything"),
+        "loosening",
+        "exact_exposure[]",
+    ),
+    (
+        "exposure_widened",
+        _drop_item(("capabilities", 0, "exact_exposure"), "session/transcript"),
+        "tightening",
+        "exact_exposure[]",
+    ),
+    (
+        "capability_implementations_widened",
+        _add_item(("capabilities", 0, "implementation_ids"), "tern_sdk.0_9"),
+        "loosening",
+        "implementation_ids[]",
+    ),
     ("capability_exposed", _add_exposed_capability, "loosening", ""),
     ("binding_released", _add_released_binding, "loosening", ""),
     ("release_status_released", _release_binding, "loosening", "release_status"),
-    ("release_status_released", _set((*B1, "release_status"), "not_released"), "tightening", "release_status"),
-    ("implementation_status_implemented", _set(("operation_bindings", 9, "implementation_status"), "implemented"), "loosening", "implementation_status"),
-    ("operation_rebound", _set((*B1, "operation_id"), "session.prompt.other"), "loosening", "operation_id"),
-    ("implementation_rebound", _set((*B1, "implementation_id"), "tern_sdk.0_9"), "loosening", "implementation_id"),
+    (
+        "release_status_released",
+        _set((*B1, "release_status"), "not_released"),
+        "tightening",
+        "release_status",
+    ),
+    (
+        "implementation_status_implemented",
+        _set(("operation_bindings", 9, "implementation_status"), "implemented"),
+        "loosening",
+        "implementation_status",
+    ),
+    (
+        "operation_rebound",
+        _set((*B1, "operation_id"), "session.prompt.other"),
+        "loosening",
+        "operation_id",
+    ),
+    (
+        "implementation_rebound",
+        _set((*B1, "implementation_id"), "tern_sdk.0_9"),
+        "loosening",
+        "implementation_id",
+    ),
     ("requirement_removed", _drop_requirement(1, "fresh_snapshot"), "loosening", "requires[]"),
-    ("confirmation_to_none", _requirement_member(3, "confirmation", "mode", "none"), "loosening", "requires/mode"),
-    ("confirmation_to_none", _requirement_member(1, "confirmation", "mode", "point_of_risk"), "tightening", "requires/mode"),
-    ("resource_proof_to_none", _requirement_member(1, "resource_proof", "proof_kind", "none"), "loosening", "requires/proof_kind"),
-    ("device_scope_changed", _requirement_member(1, "device_scope", "scope", "session:admin"), "loosening", "requires/scope"),
-    ("snapshot_age_larger", _requirement_member(1, "fresh_snapshot", "max_age_seconds", 30), "loosening", "requires/max_age_seconds"),
-    ("snapshot_age_larger", _requirement_member(1, "fresh_snapshot", "max_age_seconds", 5), "tightening", "requires/max_age_seconds"),
+    (
+        "confirmation_to_none",
+        _requirement_member(3, "confirmation", "mode", "none"),
+        "loosening",
+        "requires/mode",
+    ),
+    (
+        "confirmation_to_none",
+        _requirement_member(1, "confirmation", "mode", "point_of_risk"),
+        "tightening",
+        "requires/mode",
+    ),
+    (
+        "resource_proof_to_none",
+        _requirement_member(1, "resource_proof", "proof_kind", "none"),
+        "loosening",
+        "requires/proof_kind",
+    ),
+    (
+        "device_scope_changed",
+        _requirement_member(1, "device_scope", "scope", "session:admin"),
+        "loosening",
+        "requires/scope",
+    ),
+    (
+        "snapshot_age_larger",
+        _requirement_member(1, "fresh_snapshot", "max_age_seconds", 30),
+        "loosening",
+        "requires/max_age_seconds",
+    ),
+    (
+        "snapshot_age_larger",
+        _requirement_member(1, "fresh_snapshot", "max_age_seconds", 5),
+        "tightening",
+        "requires/max_age_seconds",
+    ),
     ("identity_dimension_removed", _drop_dimension, "loosening", "requires/dimensions[]"),
-    ("identity_dimension_removed", _add_item((*B1, "requires", 2, "dimensions"), "request"), "tightening", "requires/dimensions[]"),
-    ("process_owner_changed", _requirement_member(1, "owned_process", "owner", "manager"), "neutral", "requires/owner"),
-    ("effect_added", _add_item((*B1, "effects"), {"kind": "mutate_context"}), "loosening", "effects[]"),
-    ("effect_added", _drop_item((*B1, "effects"), {"kind": "start_inference"}), "tightening", "effects[]"),
-    ("invalidation_removed", _drop_item((*B1, "invalidates"), {"kind": "snapshot"}), "loosening", "invalidates[]"),
-    ("forbidden_action_removed", _drop_item((*B1, "forbids"), {"kind": "terminal_injection"}), "loosening", "forbids[]"),
-    ("forbidden_action_removed", _add_item((*B1, "forbids"), {"kind": "scope_expansion"}), "tightening", "forbids[]"),
-    ("replay_towards_safe", _set((*B1, "retry", "replay"), "same_action_only"), "loosening", "retry/replay"),
-    ("replay_towards_safe", _set((*B1, "retry", "replay"), "forbidden"), "tightening", "retry/replay"),
-    ("correlation_to_none", _set((*B1, "retry", "correlation"), "none"), "loosening", "retry/correlation"),
-    ("retry_recovery_changed", _set((*B1, "retry", "recovery"), "provider_status"), "neutral", "retry/recovery"),
-    ("retry_ambiguity_changed", _set((*B1, "retry", "ambiguity"), "rejected"), "neutral", "retry/ambiguity"),
-    ("runtime_proof_dropped", _drop_item((*B1, "runtime_proofs_required"), "exact_session"), "loosening", "runtime_proofs_required[]"),
-    ("runtime_proof_dropped", _add_item((*B1, "runtime_proofs_required"), "provider_authenticated"), "tightening", "runtime_proofs_required[]"),
+    (
+        "identity_dimension_removed",
+        _add_item((*B1, "requires", 2, "dimensions"), "request"),
+        "tightening",
+        "requires/dimensions[]",
+    ),
+    (
+        "process_owner_changed",
+        _requirement_member(1, "owned_process", "owner", "manager"),
+        "neutral",
+        "requires/owner",
+    ),
+    (
+        "effect_added",
+        _add_item((*B1, "effects"), {"kind": "mutate_context"}),
+        "loosening",
+        "effects[]",
+    ),
+    (
+        "effect_added",
+        _drop_item((*B1, "effects"), {"kind": "start_inference"}),
+        "tightening",
+        "effects[]",
+    ),
+    (
+        "invalidation_removed",
+        _drop_item((*B1, "invalidates"), {"kind": "snapshot"}),
+        "loosening",
+        "invalidates[]",
+    ),
+    (
+        "forbidden_action_removed",
+        _drop_item((*B1, "forbids"), {"kind": "terminal_injection"}),
+        "loosening",
+        "forbids[]",
+    ),
+    (
+        "forbidden_action_removed",
+        _add_item((*B1, "forbids"), {"kind": "scope_expansion"}),
+        "tightening",
+        "forbids[]",
+    ),
+    (
+        "replay_towards_safe",
+        _set((*B1, "retry", "replay"), "same_action_only"),
+        "loosening",
+        "retry/replay",
+    ),
+    (
+        "replay_towards_safe",
+        _set((*B1, "retry", "replay"), "forbidden"),
+        "tightening",
+        "retry/replay",
+    ),
+    (
+        "correlation_to_none",
+        _set((*B1, "retry", "correlation"), "none"),
+        "loosening",
+        "retry/correlation",
+    ),
+    (
+        "retry_recovery_changed",
+        _set((*B1, "retry", "recovery"), "provider_status"),
+        "neutral",
+        "retry/recovery",
+    ),
+    (
+        "retry_ambiguity_changed",
+        _set((*B1, "retry", "ambiguity"), "rejected"),
+        "neutral",
+        "retry/ambiguity",
+    ),
+    (
+        "runtime_proof_dropped",
+        _drop_item((*B1, "runtime_proofs_required"), "exact_session"),
+        "loosening",
+        "runtime_proofs_required[]",
+    ),
+    (
+        "runtime_proof_dropped",
+        _add_item((*B1, "runtime_proofs_required"), "provider_authenticated"),
+        "tightening",
+        "runtime_proofs_required[]",
+    ),
     ("release_membership_added", _drop_membership, "tightening", "release_membership"),
-    ("runtime_identity_changed", _membership("runtime_provider_id", "northwind"), "loosening", "release_membership/runtime_provider_id"),
-    ("runtime_version_changed", _membership("provider_version", "2.5.0"), "loosening", "release_membership/provider_version"),
-    ("runtime_channel_changed", _membership("provider_channel", "beta"), "loosening", "release_membership/provider_channel"),
-    ("physical_device_dropped", _membership("physical_device_required", True), "tightening", "release_membership/physical_device_required"),
-    ("implementation_transport_added", _drop_item(("implementations", 0, "transport_ids"), "northwind_cli.pty"), "tightening", "transport_ids[]"),
-    ("provider_made_releasable", _set(("providers", 2, "implementation_eligibility", "status"), "implementation_candidate"), "loosening", "implementation_eligibility/status"),
+    (
+        "runtime_identity_changed",
+        _membership("runtime_provider_id", "northwind"),
+        "loosening",
+        "release_membership/runtime_provider_id",
+    ),
+    (
+        "runtime_version_changed",
+        _membership("provider_version", "2.5.0"),
+        "loosening",
+        "release_membership/provider_version",
+    ),
+    (
+        "runtime_channel_changed",
+        _membership("provider_channel", "beta"),
+        "loosening",
+        "release_membership/provider_channel",
+    ),
+    (
+        "physical_device_dropped",
+        _membership("physical_device_required", True),
+        "tightening",
+        "release_membership/physical_device_required",
+    ),
+    (
+        "implementation_transport_added",
+        _drop_item(("implementations", 0, "transport_ids"), "northwind_cli.pty"),
+        "tightening",
+        "transport_ids[]",
+    ),
+    (
+        "provider_made_releasable",
+        _set(("providers", 2, "implementation_eligibility", "status"), "implementation_candidate"),
+        "loosening",
+        "implementation_eligibility/status",
+    ),
     ("exclusion_removed", _drop_exclusion, "loosening", ""),
-    ("other", _set(("transports", 0, "description"), "Another description."), "neutral", "description"),
+    (
+        "other",
+        _set(("transports", 0, "description"), "Another description."),
+        "neutral",
+        "description",
+    ),
 ]
 
 
@@ -248,9 +448,7 @@ def _permuted(document: Document, seed: int) -> Document:
         if isinstance(node, dict):
             keys = list(node)
             chooser.shuffle(keys)
-            return {
-                k: walk(node[k], collection, f"{member}/{k}" if member else k) for k in keys
-            }
+            return {k: walk(node[k], collection, f"{member}/{k}" if member else k) for k in keys}
         if isinstance(node, list):
             items = [walk(item, collection, member) for item in node]
             if (collection, member) in SET_ARRAYS:
@@ -304,7 +502,9 @@ def test_renamed_entries_are_renames_and_their_references_follow(
         old_capability, capability["capability_id"] = capability["capability_id"], "northwind.read"
         for binding in document["operation_bindings"]:
             ids = binding["capability_ids"]
-            binding["capability_ids"] = ["northwind.read" if i == old_capability else i for i in ids]
+            binding["capability_ids"] = [
+                "northwind.read" if i == old_capability else i for i in ids
+            ]
         for claim in document["evidence_claims"]:
             if claim["subject_id"] == old_capability:
                 claim["subject_id"] = "northwind.read"
@@ -410,16 +610,38 @@ def test_set_arrays_are_every_unique_array_of_the_schema() -> None:
 def test_a_real_pairling_map_against_mutated_copies(backend: _backend.Engine) -> None:
     """Pairling's own map (not bundled: no licence) when PAIRLING_HELPER names a checkout."""
     checkout = os.environ.get("PAIRLING_HELPER")
-    path = Path(checkout or "") / "thoughts/shared/specs/coding-agent-remote-control-capability-map.json"
+    path = (
+        Path(checkout or "")
+        / "thoughts/shared/specs/coding-agent-remote-control-capability-map.json"
+    )
     if not checkout or not path.is_file():
         pytest.skip("PAIRLING_HELPER names no checkout of mergimg0/pairling-helper")
     old = json.loads(path.read_text(encoding="utf-8"))
     assert diff_maps(old, _permuted(old, 7)).changes == []
     new = copy.deepcopy(old)
-    binding = next(b for b in new["operation_bindings"] if b["release_status"] == "released")
-    binding["retry"]["replay"] = "safe"
+    binding = next(
+        b
+        for b in new["operation_bindings"]
+        if b["release_status"] == "released" and b["retry"]["replay"] == "recover_only"
+    )
+    binding["retry"]["replay"] = "same_action_only"
     binding["forbids"] = binding["forbids"][1:]
-    new["capabilities"][0]["remote_safety"] = "safe"
+    binding["runtime_proofs_required"] = binding["runtime_proofs_required"][1:]
+    binding["effects"].append({"kind": "mutate_context"})
+    next(r for r in binding["requires"] if r["kind"] == "fresh_snapshot")["max_age_seconds"] = 30
+    excluded = next(c for c in new["capabilities"] if c["remote_safety"] == "do_not_expose")
+    excluded["remote_safety"] = "safe"
+    del new["exclusions"][0]
+    new["transports"][0]["description"] = "Renamed transport."
     diff = diff_maps(old, sealed(backend, _permuted(new, 8)))
-    assert {c.rule for c in diff.loosenings} >= {"forbidden_action_removed"}
-    assert [r.id for r in diff.review] == [binding["implementation_operation_id"]]
+    assert {c.rule for c in diff.loosenings} >= {
+        "replay_towards_safe",
+        "forbidden_action_removed",
+        "runtime_proof_dropped",
+        "effect_added",
+        "remote_safety_towards_safe",
+        "exclusion_removed",
+    }
+    assert {c.rule for c in diff.changes if c.classification == "neutral"} == {"other"}
+    changed = [r for r in diff.review if r.members]
+    assert [r.id for r in changed] == [binding["implementation_operation_id"]]

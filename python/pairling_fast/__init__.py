@@ -32,6 +32,7 @@ from .journal import JournalStateError, JournalStates, check_journal
 from .journal_options import JournalInterrupted
 from .journal_stream import JournalStream
 from .journal_writers import JournalWriter, chain_journal
+from .map_diff import MapDiff, diff_maps
 from .maps import check_map, seal_map, write_sealed
 from .paths import PathsReport, check_paths
 from .report import REPORT_VERSION, Finding, Report
@@ -72,6 +73,7 @@ __all__ = [
     "JournalStates",
     "JournalStream",
     "JournalWriter",
+    "MapDiff",
     "MapInvalidError",
     "PairlingError",
     "PathsReport",
@@ -92,6 +94,7 @@ __all__ = [
     "check_rpc_result",
     "check_transcript",
     "check_wire_schema",
+    "diff_maps",
     "digest",
     "digest_hex",
     "digest_hex_many",

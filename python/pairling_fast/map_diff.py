@@ -16,8 +16,6 @@ from __future__ import annotations
 import json
 import os
 from collections import Counter
-from collections.abc import Iterator
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
@@ -113,7 +111,6 @@ class MapChange:
     new: Any
     classification: Verdict
     rule: str
-    old_line: int | None = None
     new_line: int | None = None
 
     @property
@@ -137,7 +134,6 @@ class MapChange:
             "member": self.member,
             "old_pointer": self.old_pointer,
             "new_pointer": self.new_pointer,
-            "old_line": self.old_line,
             "new_line": self.new_line,
         }
         if self.old is not ABSENT:
@@ -270,18 +266,20 @@ def _sides(
 ) -> tuple[MapSide, MapSide]:
     """Both maps checked (on the engine, side by side: the Rust core releases the GIL) while
     this thread parses them for the diff."""
+    from concurrent.futures import (
+        ThreadPoolExecutor,
+    )  # only here: `import pairling_fast` stays lean
+
     sources = [_text_of(old, limit), _text_of(new, limit)]
     with ThreadPoolExecutor(max_workers=2) as pool:
         checks = [
             pool.submit(check_map_on, engine, text if text is not None else document)
             for text, document, _ in sources
         ]
-        documents = [
-            document if text is None else _parsed(text) for text, document, _ in sources
-        ]
+        documents = [document if text is None else _parsed(text) for text, document, _ in sources]
         reports = [check.result() for check in checks]
     sides = []
-    for (text, _, label), document, report in zip(sources, documents, reports):
+    for (text, _, label), document, report in zip(sources, documents, reports, strict=True):
         findings = [replace(f, path=label) for f in report.findings] if label else report.findings
         sides.append(MapSide(label, Report(findings, report.stats), document, text))
     return sides[0], sides[1]
@@ -328,9 +326,7 @@ def _translated(value: Any, renamed: dict[str, str]) -> Any:
 def _without_identity(entry: Any, id_member: str) -> str | None:
     if not isinstance(entry, dict):
         return None
-    return _canonical(
-        {k: v for k, v in entry.items() if k != id_member and k != "semantic_digest"}
-    )
+    return _canonical({k: v for k, v in entry.items() if k != id_member and k != "semantic_digest"})
 
 
 class _Differ:
@@ -354,9 +350,7 @@ class _Differ:
     ) -> None:
         verdict, rule = classify(collection, member, old, new)
         self.changes.append(
-            MapChange(
-                collection, identity, action, member, *pointers, old, new, verdict, rule.name
-            )
+            MapChange(collection, identity, action, member, *pointers, old, new, verdict, rule.name)
         )
 
     def renames(self, name: str, id_member: str, old: Any, new: Any) -> dict[str, str]:
@@ -389,7 +383,9 @@ class _Differ:
             if key in new_keys:
                 self.entry(name, key, (old[index], new[new_keys[key]]), index, new_keys[key])
             elif key in renamed:
-                self.rename(name, id_member, renamed[key], (old, index), (new, new_keys[renamed[key]]))
+                self.rename(
+                    name, id_member, renamed[key], (old, index), (new, new_keys[renamed[key]])
+                )
             else:
                 self.record(
                     name, key, "removed", "", (_pointer(name, index), _pointer(name)),
@@ -428,7 +424,9 @@ class _Differ:
             (_pointer(name, old_index), _pointer(name, new_index)),
         )  # fmt: skip
 
-    def digest(self, name: str, key: str, old: Any, new: Any, old_index: int, new_index: int) -> None:
+    def digest(
+        self, name: str, key: str, old: Any, new: Any, old_index: int, new_index: int
+    ) -> None:
         if name != "operation_bindings" or not isinstance(old, dict) or not isinstance(new, dict):
             return
         before, after = old.get(DIGEST, ABSENT), new.get(DIGEST, ABSENT)
@@ -447,7 +445,9 @@ class _Differ:
                 (_pointer(name, old_index), _pointer(name, new_index)), old, new,
             )  # fmt: skip
             return
-        self.members(name, identity, "", old, new, (_pointer(name, old_index), _pointer(name, new_index)))
+        self.members(
+            name, identity, "", old, new, (_pointer(name, old_index), _pointer(name, new_index))
+        )
 
     def members(
         self,
@@ -464,13 +464,18 @@ class _Differ:
             if key == DIGEST and not member and name == "operation_bindings":
                 continue  # the fingerprint: reviewed with the binding (``_reviews``)
             path = f"{member}/{key}" if member else key
-            here = (f"{old_at}/{escape_pointer_token(key)}", f"{new_at}/{escape_pointer_token(key)}")
+            here = (
+                f"{old_at}/{escape_pointer_token(key)}",
+                f"{new_at}/{escape_pointer_token(key)}",
+            )
             if key not in new:
                 self.record(name, identity, "changed", path, (here[0], new_at), before, ABSENT)
             elif before != new[key] or type(before) is not type(new[key]):
                 self.value(name, identity, path, before, new[key], here)
         for key, after in new.items():
-            if key not in old and not (key == DIGEST and not member and name == "operation_bindings"):
+            if key not in old and not (
+                key == DIGEST and not member and name == "operation_bindings"
+            ):
                 path = f"{member}/{key}" if member else key
                 here_new = f"{new_at}/{escape_pointer_token(key)}"
                 self.record(name, identity, "changed", path, (old_at, here_new), ABSENT, after)
@@ -522,9 +527,13 @@ class _Differ:
                     continue
                 at = f"{pointer}/{index}"
                 if side == 0:
-                    self.record(name, identity, "changed", f"{member}[]", (at, pointers[1]), item, ABSENT)
+                    self.record(
+                        name, identity, "changed", f"{member}[]", (at, pointers[1]), item, ABSENT
+                    )
                 else:
-                    self.record(name, identity, "changed", f"{member}[]", (pointers[0], at), ABSENT, item)
+                    self.record(
+                        name, identity, "changed", f"{member}[]", (pointers[0], at), ABSENT, item
+                    )
 
     def kinded(
         self,
@@ -555,13 +564,24 @@ class _Differ:
             if kind in new_kinds:
                 other = new_kinds[kind]
                 if old[index] != new[other]:
-                    self.members(name, identity, member, old[index], new[other], (at, f"{pointers[1]}/{other}"))
+                    self.members(
+                        name,
+                        identity,
+                        member,
+                        old[index],
+                        new[other],
+                        (at, f"{pointers[1]}/{other}"),
+                    )
             else:
-                self.record(name, identity, "changed", f"{member}[]", (at, pointers[1]), old[index], ABSENT)
+                self.record(
+                    name, identity, "changed", f"{member}[]", (at, pointers[1]), old[index], ABSENT
+                )
         for kind, index in new_kinds.items():
             if kind not in old_kinds:
                 at = f"{pointers[1]}/{index}"
-                self.record(name, identity, "changed", f"{member}[]", (pointers[0], at), ABSENT, new[index])
+                self.record(
+                    name, identity, "changed", f"{member}[]", (pointers[0], at), ABSENT, new[index]
+                )
         leftovers_old = [old[i] for i in old_rest]
         leftovers_new = [new[i] for i in new_rest]
         if leftovers_old or leftovers_new:
@@ -587,7 +607,9 @@ class _Differ:
             if name in renames:
                 self.collection(name, id_member, before, after, renames[name])
             else:
-                self.record(MAP, "", "changed", name, (_pointer(name), _pointer(name)), before, after)
+                self.record(
+                    MAP, "", "changed", name, (_pointer(name), _pointer(name)), before, after
+                )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -605,9 +627,7 @@ def _binding_at(pointer: str | None) -> str | None:
 def _reviews(differ: _Differ, new_report: Report) -> list[DigestReview]:
     """Each binding that differs and whose digest changed, or did not change but is wrong in NEW
     (its PF221): with the members that changed in it (none: only the order of its sets)."""
-    stale = {
-        _binding_at(f.pointer): f for f in new_report.findings if f.code == DIGEST_MISMATCH
-    }
+    stale = {_binding_at(f.pointer): f for f in new_report.findings if f.code == DIGEST_MISMATCH}
     members: dict[str, list[str]] = {}
     for change in differ.changes:
         if change.collection == "operation_bindings" and change.action in ("changed", "renamed"):
@@ -635,21 +655,16 @@ def _reviews(differ: _Differ, new_report: Report) -> list[DigestReview]:
 # Lines
 
 
-def _located(changes: list[MapChange], old: MapSide, new: MapSide) -> list[MapChange]:
-    """Each change with the lines its pointers start on in each text."""
-
-    def lines(side: MapSide, pointers: Iterator[str | None]) -> dict[str, int]:
-        wanted = {p for p in pointers if p is not None}
-        return pointer_lines(side.text, wanted) if side.text is not None and wanted else {}
-
-    old_lines = lines(old, (c.old_pointer for c in changes))
-    new_lines = lines(new, (c.new_pointer for c in changes))
+def _located(changes: list[MapChange], new: MapSide) -> list[MapChange]:
+    """Each change with the line its pointer in NEW starts on (where reviewers and code
+    scanning look; OLD is located by its pointer alone: finding lines costs a scan of the
+    text)."""
+    wanted = {c.new_pointer for c in changes if c.new_pointer is not None}
+    if new.text is None or not wanted:
+        return changes
+    lines = pointer_lines(new.text, wanted)
     return [
-        replace(
-            c,
-            old_line=old_lines.get(c.old_pointer) if c.old_pointer is not None else None,
-            new_line=new_lines.get(c.new_pointer) if c.new_pointer is not None else None,
-        )
+        replace(c, new_line=lines.get(c.new_pointer)) if c.new_pointer is not None else c
         for c in changes
     ]
 
@@ -675,8 +690,6 @@ def diff_maps(
     differ = _Differ()
     if diffed:
         differ.top(old_side.document, new_side.document)
-    changes = _located(differ.changes, old_side, new_side)
+    changes = _located(differ.changes, new_side)
     reviews = _reviews(differ, new_side.report)
-    return MapDiff(
-        old_side, new_side, changes, reviews, diffed, _backend.name_of(engine)
-    )
+    return MapDiff(old_side, new_side, changes, reviews, diffed, _backend.name_of(engine))

@@ -34,8 +34,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--fail-on",
         choices=FAIL_ON,
         default="none",
-        help="exit 1 on any loosening, or on any change (default none: only an invalid NEW "
-        "fails)",
+        help="exit 1 on any loosening, or on any change (default none: only an invalid NEW fails)",
     )
 
 

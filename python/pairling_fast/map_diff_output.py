@@ -50,10 +50,10 @@ def summary_text(diff: MapDiff) -> str:
     if not summary["changes"]:
         head = "no semantic change"
     else:
+        entries = "entry" if summary["entries"] == 1 else "entries"
         head = (
-            f"{_plural(summary['changes'], 'change')} in {_plural(summary['entries'], 'entry')}"
-            .replace("entrys", "entries")
-            + f": {summary[LOOSENING]} loosening, {summary[TIGHTENING]} tightening, "
+            f"{_plural(summary['changes'], 'change')} in {summary['entries']} {entries}: "
+            f"{summary[LOOSENING]} loosening, {summary[TIGHTENING]} tightening, "
             f"{summary[NEUTRAL]} neutral"
         )
     if summary["review"]:
@@ -137,8 +137,10 @@ def _table(diff: MapDiff, collection: str) -> list[str]:
         "| --- | --- | --- | --- | --- | --- | --- |",
     ]
     for change in rows:
-        verdict = f"**{change.classification}**" if change.classification == LOOSENING else (
-            change.classification
+        verdict = (
+            f"**{change.classification}**"
+            if change.classification == LOOSENING
+            else (change.classification)
         )
         cells = [
             verdict,
@@ -210,7 +212,14 @@ def _location(label: str | None) -> dict[str, Any]:
     return {"uri": label or "NEW"}
 
 
-def _result(code: str, message: str, location: dict[str, Any], line: int | None, pointer: str | None, codes: list[str]) -> dict[str, Any]:
+def _result(
+    code: str,
+    message: str,
+    location: dict[str, Any],
+    line: int | None,
+    pointer: str | None,
+    codes: list[str],
+) -> dict[str, Any]:
     physical: dict[str, Any] = {"artifactLocation": location, "region": {"startLine": line or 1}}
     result: dict[str, Any] = {
         "ruleId": code,
@@ -239,20 +248,32 @@ def sarif_log(diff: MapDiff) -> dict[str, Any]:
             f"{change.where}: {change.action}, {_value(change.old)} -> {_value(change.new)} "
             f"loosens remote control ({rule.name}: {rule.reason})"
         )
-        result = _result(MAP_DIFF_LOOSENING, message, location, change.new_line, change.new_pointer, codes)
+        result = _result(
+            MAP_DIFF_LOOSENING, message, location, change.new_line, change.new_pointer, codes
+        )
         result["properties"] = change.to_dict()
         results.append(result)
     for review in diff.review:
         message = _review_line(review).split(" ", 1)[1].strip()
-        results.append(_result(MAP_DIFF_DIGEST_REVIEW, message, location, None, review.new_pointer, codes))
+        results.append(
+            _result(MAP_DIFF_DIGEST_REVIEW, message, location, None, review.new_pointer, codes)
+        )
     for finding in diff.new.report.errors:
-        results.append(_result(finding.code, finding.message, location, finding.line, finding.pointer, codes))
+        results.append(
+            _result(finding.code, finding.message, location, finding.line, finding.pointer, codes)
+        )
     return {
         "$schema": SARIF_SCHEMA,
         "version": "2.1.0",
         "runs": [
             {
-                "tool": {"driver": {"name": "pairling_fast", "version": __version__, "rules": sarif_rules(codes)}},
+                "tool": {
+                    "driver": {
+                        "name": "pairling_fast",
+                        "version": __version__,
+                        "rules": sarif_rules(codes),
+                    }
+                },
                 "results": results,
                 "properties": {"backend": diff.backend, "summary": diff.summary},
             }

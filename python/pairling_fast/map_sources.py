@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import errno
 import os
-import subprocess
 import sys
 
 from . import remote
@@ -30,6 +29,8 @@ def _git_revision(spec: str, bound: int) -> bytes:
     # A spec starting with "-" would be read by git as an option.
     if spec.startswith("-"):
         raise OSError(errno.EINVAL, "not a file, URL or REV:PATH", spec)
+    import subprocess  # only for REV:PATH: `import pairling_fast` stays lean
+
     try:
         with subprocess.Popen(
             ["git", "show", "--no-textconv", spec],
