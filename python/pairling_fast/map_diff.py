@@ -13,9 +13,12 @@ new map's check). The JSON form is versioned by ``DIFF_VERSION`` (``docs/maps.md
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
@@ -259,6 +262,20 @@ def _parsed(text: bytes) -> Any:
         return json.loads(text)
     except (ValueError, RecursionError):
         return None
+
+
+@contextmanager
+def _no_cyclic_gc() -> Iterator[None]:
+    """Pause the cyclic collector: parsing a map makes millions of containers, each of which
+    counts towards a collection that finds nothing (JSON values hold no cycles); paused, parsing
+    a 25 MB map took half the CPU time. Reference counting still frees what is dropped."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 def _sides(
@@ -685,11 +702,12 @@ def diff_maps(
     removed and changed entries in the old map's order, then added ones in the new map's.
     """
     engine = _backend.resolve(backend)
-    old_side, new_side = _sides(engine, old, new, max_document_bytes)
-    diffed = isinstance(old_side.document, dict) and isinstance(new_side.document, dict)
-    differ = _Differ()
-    if diffed:
-        differ.top(old_side.document, new_side.document)
+    with _no_cyclic_gc():
+        old_side, new_side = _sides(engine, old, new, max_document_bytes)
+        diffed = isinstance(old_side.document, dict) and isinstance(new_side.document, dict)
+        differ = _Differ()
+        if diffed:
+            differ.top(old_side.document, new_side.document)
     changes = _located(differ.changes, new_side)
     reviews = _reviews(differ, new_side.report)
     return MapDiff(old_side, new_side, changes, reviews, diffed, _backend.name_of(engine))
