@@ -16,7 +16,7 @@ from map_twins import example
 
 from pairling_fast import _backend
 from pairling_fast.map_diff import COLLECTIONS, SET_ARRAYS, MapDiff, diff_maps
-from pairling_fast.map_diff_rules import OTHER, RULES, rule_named
+from pairling_fast.map_diff_rules import OTHER, RULES, rule_named, rules_markdown
 
 Document = dict[str, Any]
 ROOT = Path(__file__).resolve().parents[1]
@@ -645,3 +645,7 @@ def test_a_real_pairling_map_against_mutated_copies(backend: _backend.Engine) ->
     assert {c.rule for c in diff.changes if c.classification == "neutral"} == {"other"}
     changed = [r for r in diff.review if r.members]
     assert [r.id for r in changed] == [binding["implementation_operation_id"]]
+
+
+def test_docs_show_the_rule_table_as_the_code_has_it() -> None:
+    assert rules_markdown() in (ROOT / "docs" / "maps.md").read_text(encoding="utf-8")

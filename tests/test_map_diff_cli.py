@@ -6,10 +6,11 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
-from cli_helpers import Cli
+from cli_helpers import Cli, run_python
 from map_twins import EXAMPLE, example
 
 from pairling_fast import _backend, seal_map
@@ -156,3 +157,43 @@ def test_explain_covers_the_diff_codes(cli: Cli) -> None:
     for code in ("PF270", "PF271", "PF272", "PF273"):
         done = cli("explain", code)
         assert done.returncode == 0 and "pairling-fast diff" in done.stdout
+
+
+def test_the_readme_pull_request_snippet_runs_as_written(cli: Cli, tmp_path: Path) -> None:
+    """The README's GitHub Actions job: its diff step, in a clone whose base branch is
+    origin/main, writes the Markdown comment and reports the loosening in its exit status."""
+    if shutil.which("git") is None or shutil.which("bash") is None:
+        pytest.skip("git and bash are needed")
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    [block] = [b for b in readme.split("```yaml\n") if "gh pr comment" in b.split("```")[0]]
+    step = block.split("run: |\n", 1)[1].split("        env:", 1)[0]
+    assert "pairling-fast diff" in step and "--fail-on loosening" in step
+    repository = tmp_path / "repo"
+    (repository / "maps").mkdir(parents=True)
+    shutil.copy(EXAMPLE, repository / "maps" / "map.json")
+    for args in (("init", "-q"), ("add", "."), ("commit", "-qm", "map")):
+        subprocess.run(
+            ["git", "-c", "user.name=t", "-c", "user.email=t@example.invalid", *args],
+            cwd=repository,
+            check=True,
+            capture_output=True,
+            timeout=60,
+        )
+    subprocess.run(
+        ["git", "update-ref", "refs/remotes/origin/main", "HEAD"], cwd=repository, check=True
+    )
+    _write_loosened(repository / "maps" / "map.json")
+    output = repository / "status"
+    script = 'pairling-fast() { "$PYTHON" -m pairling_fast "$@"; }\n' + step
+    done = run_python(
+        cli.backend,
+        "-c",
+        "import subprocess, sys; sys.exit(subprocess.run(['bash', '-c', sys.argv[1]]).returncode)",
+        script,
+        cwd=repository,
+        extra_env={"BASE": "main", "GITHUB_OUTPUT": str(output), "PYTHON": sys.executable},
+    )
+    assert done.returncode == 0, done.stderr
+    assert output.read_text(encoding="utf-8") == "status=1\n"
+    comment = (repository / "map-diff.md").read_text(encoding="utf-8")
+    assert comment.startswith("### Capability map diff: 2 changes in 2 entries: 2 loosening")

@@ -26,6 +26,7 @@ __all__ = [
     "Verdict",
     "classify",
     "rule_named",
+    "rules_markdown",
 ]
 
 Verdict = Literal["loosening", "tightening", "neutral"]
@@ -502,6 +503,21 @@ OTHER = Rule(
     "no rule names this member: evidence, descriptions and identifiers that do not change what "
     "a remote client may do",
 )
+
+
+def rules_markdown() -> str:
+    """The table as docs/maps.md shows it (a test keeps the two equal)."""
+    lines = [
+        "| rule | collection | member | source | why |",
+        "| --- | --- | --- | --- | --- |",
+    ]
+    for rule in (*RULES, OTHER):
+        member = f"`{rule.member}`" if rule.member else "(the entry)"
+        reason = rule.reason.replace("|", "\\|")
+        lines.append(
+            f"| `{rule.name}` | `{rule.collection}` | {member} | {rule.source} | {reason} |"
+        )
+    return "\n".join(lines) + "\n"
 
 
 def rule_named(name: str) -> Rule:
