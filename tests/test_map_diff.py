@@ -649,3 +649,47 @@ def test_a_real_pairling_map_against_mutated_copies(backend: _backend.Engine) ->
 
 def test_docs_show_the_rule_table_as_the_code_has_it() -> None:
     assert rules_markdown() in (ROOT / "docs" / "maps.md").read_text(encoding="utf-8")
+
+
+def _resolves(document: Any, pointer: str) -> bool:
+    node = document
+    for token in pointer.split("/")[1:]:
+        token = token.replace("~1", "/").replace("~0", "~")
+        if isinstance(node, dict) and token in node:
+            node = node[token]
+        elif isinstance(node, list) and token.isdigit() and int(token) < len(node):
+            node = node[int(token)]
+        else:
+            return False
+    return True
+
+
+def _source(value: Any) -> Any:
+    """A dict as itself (copied), anything else as its JSON text (a parsed map is a dict)."""
+    return copy.deepcopy(value) if isinstance(value, dict) else json.dumps(value).encode()
+
+
+def test_broken_maps_diff_without_failing(backend: _backend.Engine) -> None:
+    """Members of the example deleted or retyped as tests/map_mutations.py does it (a sample:
+    every 11th value, each way), and generated maps: diffed against the example both ways, every
+    pointer names a value of its document, and a map against itself has no change."""
+    from map_mutations import OTHER_TYPES, _changed, _paths, _without
+
+    from pairling_fast.generate.map import generate_map
+
+    base = example()
+    cases: list[Any] = [generate_map(3, seed) for seed in range(3)]
+    for path, _ in list(_paths(base))[1::29]:
+        cases.append(_without(base, path))
+        cases += [_changed(base, path, value) for value in OTHER_TYPES]
+    cases += [[], "map", None]
+    assert len(cases) > 100
+    for case in cases:
+        for old, new in ((base, case), (case, base)):
+            diff = diff_maps(_source(old), _source(new))
+            assert diff.diffed == isinstance(case, dict)
+            for change in diff.changes:
+                assert change.old_pointer is None or _resolves(old, change.old_pointer)
+                assert change.new_pointer is None or _resolves(new, change.new_pointer)
+        if isinstance(case, dict):
+            assert diff_maps(case, copy.deepcopy(case)).changes == []

@@ -341,7 +341,8 @@ def _translated(value: Any, renamed: dict[str, str]) -> Any:
 
 
 def _without_identity(entry: Any, id_member: str) -> str | None:
-    if not isinstance(entry, dict):
+    """What an entry with a string id is apart from its id and digest (None without one)."""
+    if not isinstance(entry, dict) or not isinstance(entry.get(id_member), str):
         return None
     return _canonical({k: v for k, v in entry.items() if k != id_member and k != "semantic_digest"})
 
@@ -624,9 +625,11 @@ class _Differ:
             if name in renames:
                 self.collection(name, id_member, before, after, renames[name])
             else:
-                self.record(
-                    MAP, "", "changed", name, (_pointer(name), _pointer(name)), before, after
+                pointers = (
+                    "" if before is ABSENT else _pointer(name),
+                    "" if after is ABSENT else _pointer(name),
                 )
+                self.record(MAP, "", "changed", name, pointers, before, after)
 
 
 # ---------------------------------------------------------------------------------------------
