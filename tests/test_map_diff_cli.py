@@ -107,14 +107,9 @@ def test_an_invalid_new_fails_and_is_shown(cli: Cli, tmp_path: Path) -> None:
     assert "requirement_removed" in done.stdout
 
 
-def test_git_revisions_and_stdin(cli: Cli, tmp_path: Path) -> None:
-    if shutil.which("git") is None:
-        pytest.skip("git is not installed")
-    repository = tmp_path / "repo"
-    (repository / "maps").mkdir(parents=True)
-    shutil.copy(EXAMPLE, repository / "maps" / "map.json")
-
-    def git(*args: str) -> None:
+def _committed(repository: Path) -> None:
+    """``repository`` made a git repository with everything in it committed."""
+    for args in (("init", "-q"), ("add", "."), ("commit", "-qm", "map")):
         subprocess.run(
             ["git", "-c", "user.name=t", "-c", "user.email=t@example.invalid", *args],
             cwd=repository,
@@ -123,9 +118,15 @@ def test_git_revisions_and_stdin(cli: Cli, tmp_path: Path) -> None:
             timeout=60,
         )
 
-    git("init", "-q")
-    git("add", ".")
-    git("commit", "-qm", "map")
+
+def test_git_revisions_and_stdin(cli: Cli, tmp_path: Path) -> None:
+    if shutil.which("git") is None:
+        pytest.skip("git is not installed")
+    repository = tmp_path / "repo"
+    (repository / "maps").mkdir(parents=True)
+    shutil.copy(EXAMPLE, repository / "maps" / "map.json")
+
+    _committed(repository)
     _write_loosened(repository / "maps" / "map.json")
     done = cli(
         "diff", "HEAD:maps/map.json", "maps/map.json", "--fail-on", "loosening", cwd=repository
@@ -171,14 +172,7 @@ def test_the_readme_pull_request_snippet_runs_as_written(cli: Cli, tmp_path: Pat
     repository = tmp_path / "repo"
     (repository / "maps").mkdir(parents=True)
     shutil.copy(EXAMPLE, repository / "maps" / "map.json")
-    for args in (("init", "-q"), ("add", "."), ("commit", "-qm", "map")):
-        subprocess.run(
-            ["git", "-c", "user.name=t", "-c", "user.email=t@example.invalid", *args],
-            cwd=repository,
-            check=True,
-            capture_output=True,
-            timeout=60,
-        )
+    _committed(repository)
     subprocess.run(
         ["git", "update-ref", "refs/remotes/origin/main", "HEAD"], cwd=repository, check=True
     )

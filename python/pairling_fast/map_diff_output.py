@@ -13,7 +13,14 @@ from typing import Any
 from .codes import CODES, MAP_DIFF_DIGEST_REVIEW, MAP_DIFF_LOOSENING
 from .map_diff import COLLECTIONS, MAP, DigestReview, MapChange, MapDiff, MapSide
 from .map_diff_rules import ABSENT, LOOSENING, NEUTRAL, TIGHTENING, rule_named
-from .output import SARIF_LEVELS, SARIF_SCHEMA, _artifact_location, finding_line, sarif_rules, shown
+from .output import (
+    SARIF_LEVELS,
+    _artifact_location,
+    finding_line,
+    sarif_document,
+    sarif_rules,
+    shown,
+)
 
 __all__ = ["DIFF_FORMATS", "markdown", "render_diff", "sarif_log", "summary_text", "text"]
 
@@ -237,8 +244,6 @@ def _result(
 
 def sarif_log(diff: MapDiff) -> dict[str, Any]:
     """Loosenings (PF270) and bindings to review (PF273) located in NEW, and NEW's errors."""
-    from . import __version__
-
     codes = sorted(CODES)
     location = _location(diff.new.label)
     results = []
@@ -262,23 +267,8 @@ def sarif_log(diff: MapDiff) -> dict[str, Any]:
         results.append(
             _result(finding.code, finding.message, location, finding.line, finding.pointer, codes)
         )
-    return {
-        "$schema": SARIF_SCHEMA,
-        "version": "2.1.0",
-        "runs": [
-            {
-                "tool": {
-                    "driver": {
-                        "name": "pairling_fast",
-                        "version": __version__,
-                        "rules": sarif_rules(codes),
-                    }
-                },
-                "results": results,
-                "properties": {"backend": diff.backend, "summary": diff.summary},
-            }
-        ],
-    }
+    run = {"results": results, "properties": {"backend": diff.backend, "summary": diff.summary}}
+    return sarif_document(sarif_rules(codes), run)
 
 
 def render_diff(diff: MapDiff, format_name: str) -> str:

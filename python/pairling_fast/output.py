@@ -32,6 +32,7 @@ __all__ = [
     "plain_text",
     "render",
     "sarif",
+    "sarif_document",
     "sarif_rules",
     "shown",
     "summary_line",
@@ -198,8 +199,6 @@ def sarif_rules(codes: list[str]) -> list[dict[str, Any]]:
 
 def sarif(report: PathsReport) -> dict[str, Any]:
     """The report as a SARIF 2.1.0 log: one result per finding, every code a rule."""
-    from . import __version__
-
     codes = sorted(CODES)
     rules = sarif_rules(codes)
     results: list[dict[str, Any]] = []
@@ -258,33 +257,36 @@ def sarif(report: PathsReport) -> dict[str, Any]:
         for file in report.files
         if file.unlisted
     ]
+    return sarif_document(
+        rules,
+        {
+            "invocations": [
+                {
+                    "executionSuccessful": not report.io_errors,
+                    "toolExecutionNotifications": notifications,
+                }
+            ],
+            "results": results,
+            "properties": {
+                "backend": report.backend,
+                "skipped": [s.to_dict() for s in report.skipped],
+                "summary": report.summary,
+                "maxFindings": report.max_findings,
+            },
+        },
+    )
+
+
+def sarif_document(rules: list[dict[str, Any]], run: dict[str, Any]) -> dict[str, Any]:
+    """A SARIF 2.1.0 log of one run of pairling_fast: its rules, then ``run``'s members
+    (results, invocations, properties)."""
+    from . import __version__
+
+    driver = {"name": "pairling_fast", "version": __version__, "rules": rules}
     return {
         "$schema": SARIF_SCHEMA,
         "version": "2.1.0",
-        "runs": [
-            {
-                "tool": {
-                    "driver": {
-                        "name": "pairling_fast",
-                        "version": __version__,
-                        "rules": rules,
-                    }
-                },
-                "invocations": [
-                    {
-                        "executionSuccessful": not report.io_errors,
-                        "toolExecutionNotifications": notifications,
-                    }
-                ],
-                "results": results,
-                "properties": {
-                    "backend": report.backend,
-                    "skipped": [s.to_dict() for s in report.skipped],
-                    "summary": report.summary,
-                    "maxFindings": report.max_findings,
-                },
-            }
-        ],
+        "runs": [{"tool": {"driver": driver}, **run}],
     }
 
 
