@@ -4,6 +4,7 @@ file, ``-``, ``REV:PATH`` from git), run as users run it, on both backends."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -191,3 +192,51 @@ def test_the_readme_pull_request_snippet_runs_as_written(cli: Cli, tmp_path: Pat
     assert output.read_text(encoding="utf-8") == "status=1\n"
     comment = (repository / "map-diff.md").read_text(encoding="utf-8")
     assert comment.startswith("### Capability map diff: 2 changes in 2 entries: 2 loosening")
+
+
+def test_the_pre_commit_diff_hook_fails_a_loosening_commit(cli: Cli, tmp_path: Path) -> None:
+    """The ``pairling-fast-diff`` hook of .pre-commit-hooks.yaml, configured as the README says,
+    run by pre-commit on a staged map: a loosening fails the commit, a reorder passes."""
+    pytest.importorskip("pre_commit")
+    command = shutil.which("pairling-fast", path=str(Path(sys.executable).parent))
+    if command is None:
+        pytest.skip("the pairling-fast command is not installed beside this interpreter")
+    root = Path(__file__).resolve().parents[1]
+    hooks = tmp_path / "hooks"
+    subprocess.run(
+        ["git", "clone", "--quiet", str(root), str(hooks)], check=True, capture_output=True
+    )
+    revision = subprocess.run(
+        ["git", "rev-parse", "HEAD"], cwd=hooks, check=True, capture_output=True, text=True
+    ).stdout.strip()
+    project = tmp_path / "project"
+    (project / "maps").mkdir(parents=True)
+    shutil.copy(EXAMPLE, project / "maps" / "map.json")
+    (project / ".pre-commit-config.yaml").write_text(
+        f"repos:\n  - repo: {hooks}\n    rev: {revision}\n    hooks:\n"
+        "      - id: pairling-fast-diff\n"
+        "        args: [HEAD:maps/map.json, maps/map.json]\n"
+        "        files: ^maps/map\\.json$\n",
+        encoding="utf-8",
+    )
+    _committed(project)
+    environment = {
+        "PRE_COMMIT_HOME": str(tmp_path / "cache"),
+        "PATH": f"{Path(command).parent}{os.pathsep}{os.environ.get('PATH', '')}",
+    }
+
+    def pre_commit() -> subprocess.CompletedProcess[str]:
+        subprocess.run(["git", "add", "-A"], cwd=project, check=True)
+        return run_python(
+            cli.backend, "-m", "pre_commit", "run", cwd=project, extra_env=environment
+        )
+
+    document = example()
+    document["operation_bindings"].reverse()
+    (project / "maps" / "map.json").write_text(json.dumps(document), encoding="utf-8")
+    reordered = pre_commit()
+    assert reordered.returncode == 0, reordered.stdout + reordered.stderr
+    _write_loosened(project / "maps" / "map.json")
+    loosened = pre_commit()
+    assert loosened.returncode == 1, loosened.stdout + loosened.stderr
+    assert "2 loosening" in loosened.stdout
