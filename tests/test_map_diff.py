@@ -633,7 +633,20 @@ def test_a_real_pairling_map_against_mutated_copies(backend: _backend.Engine) ->
     excluded["remote_safety"] = "safe"
     del new["exclusions"][0]
     new["transports"][0]["description"] = "Renamed transport."
+    renamed = new["capabilities"][1]
+    old_id, renamed["capability_id"] = renamed["capability_id"], "renamed.capability"
+    for entry in new["operation_bindings"]:
+        entry["capability_ids"] = [
+            "renamed.capability" if i == old_id else i for i in entry["capability_ids"]
+        ]
+    for claim in new["evidence_claims"]:
+        if claim["subject_id"] == old_id:
+            claim["subject_id"] = "renamed.capability"
     diff = diff_maps(old, sealed(backend, _permuted(new, 8)))
+    assert diff.new.ok
+    assert [(c.old, c.new) for c in diff.changes if c.action == "renamed"] == [
+        (old_id, "renamed.capability")
+    ]
     assert {c.rule for c in diff.loosenings} >= {
         "replay_towards_safe",
         "forbidden_action_removed",
@@ -643,6 +656,8 @@ def test_a_real_pairling_map_against_mutated_copies(backend: _backend.Engine) ->
         "exclusion_removed",
     }
     assert {c.rule for c in diff.changes if c.classification == "neutral"} == {"other"}
+    moved = [c.collection for c in diff.changes if c.action in ("added", "removed")]
+    assert moved == ["exclusions"]  # the one removed: nothing reordered or renamed shows as moved
     changed = [r for r in diff.review if r.members]
     assert [r.id for r in changed] == [binding["implementation_operation_id"]]
 

@@ -340,11 +340,26 @@ def _translated(value: Any, renamed: dict[str, str]) -> Any:
     return value
 
 
-def _without_identity(entry: Any, id_member: str) -> str | None:
-    """What an entry with a string id is apart from its id and digest (None without one)."""
+def _normalised(name: str, member: str, value: Any) -> Any:
+    """``value`` (at ``member`` of an entry of ``name``) with its sets in one order."""
+    if isinstance(value, dict):
+        return {
+            key: _normalised(name, f"{member}/{key}" if member else key, item)
+            for key, item in value.items()
+        }
+    if isinstance(value, list):
+        items = [_normalised(name, member, item) for item in value]
+        return sorted(items, key=_canonical) if (name, member) in SET_ARRAYS else items
+    return value
+
+
+def _without_identity(name: str, entry: Any, id_member: str) -> str | None:
+    """What an entry with a string id is apart from its id and digest, its sets in one order
+    (None without an id)."""
     if not isinstance(entry, dict) or not isinstance(entry.get(id_member), str):
         return None
-    return _canonical({k: v for k, v in entry.items() if k != id_member and k != "semantic_digest"})
+    rest = {k: v for k, v in entry.items() if k != id_member and k != DIGEST}
+    return _canonical(_normalised(name, "", rest))
 
 
 class _Differ:
@@ -381,13 +396,13 @@ class _Differ:
             return {}
         waiting: dict[str, list[str]] = {}
         for key in added:
-            signature = _without_identity(new[new_keys[key]], id_member)
+            signature = _without_identity(name, new[new_keys[key]], id_member)
             if signature is not None:
                 waiting.setdefault(signature, []).append(key)
         renamed: dict[str, str] = {}
         for key in removed:
             entry = _translated(old[old_keys[key]], self.renamed)
-            signature = _without_identity(entry, id_member)
+            signature = _without_identity(name, entry, id_member)
             if signature is not None and waiting.get(signature):
                 renamed[key] = waiting[signature].pop(0)
                 self.renamed[old[old_keys[key]][id_member]] = new[new_keys[renamed[key]]][id_member]
