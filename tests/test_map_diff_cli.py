@@ -240,3 +240,20 @@ def test_the_pre_commit_diff_hook_fails_a_loosening_commit(cli: Cli, tmp_path: P
     loosened = pre_commit()
     assert loosened.returncode == 1, loosened.stdout + loosened.stderr
     assert "2 loosening" in loosened.stdout
+
+
+def test_the_docs_example_is_what_diff_prints(cli: Cli, tmp_path: Path) -> None:
+    """docs/maps.md's example, rebuilt as the page describes it, prints what the page shows."""
+    shutil.copy(EXAMPLE, tmp_path / "old.json")
+    document = example()
+    document["capabilities"][5]["remote_safety"] = "confirmation"
+    binding = document["operation_bindings"][1]
+    binding["forbids"] = [f for f in binding["forbids"] if f["kind"] != "terminal_injection"]
+    next(r for r in binding["requires"] if r["kind"] == "fresh_snapshot")["max_age_seconds"] = 5
+    document["transports"][0]["description"] = "JSON-RPC 2.0 over the CLI's stdio."
+    document["operation_bindings"].reverse()
+    (tmp_path / "new.json").write_text(json.dumps(seal_map(document), indent=2) + "\n")
+    page = (Path(__file__).resolve().parents[1] / "docs" / "maps.md").read_text(encoding="utf-8")
+    for format_name in ("text", "markdown"):
+        done = cli("diff", "old.json", "new.json", "--format", format_name)
+        assert done.returncode == 0 and done.stdout.strip() in page, format_name
