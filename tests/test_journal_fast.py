@@ -114,7 +114,7 @@ def test_the_fast_path_reports_what_the_full_path_reports(
 
 
 def test_the_fallbacks_common_timestamp_reading_is_chronos() -> None:
-    from pairling_fast._fallback import car_event
+    from pairling_fast._fallback.journal import car_event
 
     rng = random.Random(5)
     checked = 0

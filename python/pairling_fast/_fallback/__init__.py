@@ -19,8 +19,8 @@ from .journal import (
     journal_chain_digest,
     journal_event_kinds,
 )
-from .journal_chunks import JournalChecker, check_journal_chunk
-from .journal_stream import JournalStream
+from .journal.chunks import JournalChecker, check_journal_chunk
+from .journal.stream import JournalStream
 from .parse import parse_json
 from .validate import bundled_schema_ids, bundled_validator, compile_schema
 from .wire.arguments import wire_bundles_listing as wire_bundles

@@ -15,11 +15,11 @@ import os
 from collections.abc import Callable, Iterable, Iterator
 from typing import IO, TYPE_CHECKING, Any, Union
 
-from . import _backend, remote
-from ._tables import DEFAULT_MAX_FINDINGS, DEFAULT_MAX_LINE_LENGTH
-from .journal_options import JournalInterrupted, JournalKeywords, JournalOptions
-from .journal_state import JournalStateError, JournalStates, check_with_state
-from .report import Finding, Report
+from .. import _backend, remote
+from .._tables import DEFAULT_MAX_FINDINGS, DEFAULT_MAX_LINE_LENGTH
+from ..report import Finding, Report
+from .options import JournalInterrupted, JournalKeywords, JournalOptions
+from .state_file import JournalStateError, JournalStates, check_with_state
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
@@ -160,7 +160,7 @@ def _check_with_state(
         raise TypeError("check_journal(state=...) needs the journal's path as its source")
     if isinstance(source, str) and remote.is_url(source):
         # Loaded only for URLs: a local check does not pay for it.
-        from .object_state import check_object_with_state
+        from .object_state_file import check_object_with_state
 
         states = state if isinstance(state, JournalStates) else JournalStates.load(state)
         report = check_object_with_state(

@@ -32,10 +32,10 @@ from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Union
 
-from . import _backend, remote
-from .errors import PairlingError
-from .journal_options import JournalInterrupted, JournalKeywords, JournalOptions
-from .report import Finding, RawFinding, Report
+from .. import _backend, remote
+from ..errors import PairlingError
+from ..report import Finding, RawFinding, Report
+from .options import JournalInterrupted, JournalKeywords, JournalOptions
 
 if TYPE_CHECKING:
     from distributed import Client, Future

@@ -23,7 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from .journal_schema import is_event_kind
+from .schema import is_event_kind
 
 __all__ = [
     "CHAIN_RULE",

@@ -18,12 +18,12 @@ from contextlib import nullcontext
 from dataclasses import replace
 from typing import IO, TYPE_CHECKING, Any
 
-from ..report import RawFinding
-from .journal import READ_SIZE, _check_line, _read_lines, check_options
-from .journal_ordered import _Checker, _EventFacts
+from ...report import RawFinding
+from . import READ_SIZE, _check_line, _read_lines, check_options
+from .ordered import _Checker, _EventFacts
 
 if TYPE_CHECKING:
-    from ..journal_options import JournalOptions
+    from ...journal.options import JournalOptions
 
 __all__ = ["JournalChecker", "check_journal_chunk"]
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from functools import cache
 from typing import TYPE_CHECKING
 
-from .validate import (
+from ..validate import (
     WireBundle,
     default_wire_bundle,
     wire_bundle_named,

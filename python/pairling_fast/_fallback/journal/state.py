@@ -12,8 +12,8 @@ from collections.abc import Callable, Hashable, Iterator
 from itertools import pairwise, repeat
 from typing import Any, TypeVar
 
-from ..codes import CODES, severity
-from .journal_ordered import (
+from ...codes import CODES, severity
+from .ordered import (
     ACTION_TERMINAL,
     CLOSED_WINDOW,
     _Checker,
