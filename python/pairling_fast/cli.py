@@ -244,7 +244,7 @@ def _command_check(args: argparse.Namespace) -> int:
 
 
 def _command_follow(args: argparse.Namespace, config: Config) -> int:
-    """``check --follow``: the journals followed as they grow until Ctrl-C (``follow.py``)."""
+    """``check --follow``: the journals followed as they grow until Ctrl-C (``journal.follow``)."""
     from .journal.follow import follow
     from .journal.options import JournalOptions
 

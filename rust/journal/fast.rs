@@ -1,4 +1,4 @@
-//! The fast path for the common journal line: a survey of the raw bytes (`journal_survey.rs`: its
+//! The fast path for the common journal line: a survey of the raw bytes (`fast/survey.rs`: its
 //! quotes and backslashes, its byte range), then one scan of them that decides whether the
 //! full path (strict parse into a `serde_json::Value`, schema validation, CAR's serde reading,
 //! `car_event::digest`) would report nothing for the line, and if so yields the same `EventFacts`

@@ -6,7 +6,7 @@
 //! parallel (rayon) while the next batch is read, then the ordered checks (chain links, lifecycle
 //! state) run over the batch results in line order. Memory stays bounded by one batch plus the
 //! open runs / proposals / actions and a fixed window of recently closed ids, never by file size.
-//! `python/pairling_fast/_fallback/journal.py` implements the same rules line for line.
+//! `python/pairling_fast/_fallback/journal/` implements the same rules line for line.
 
 use crate::codes;
 use std::collections::BTreeMap;
@@ -102,7 +102,7 @@ pub struct Options {
     /// The CAR release whose bundled `journal.event` (its `EventKind`s, its envelope) events are
     /// validated against: a `WireBundle::version`.
     pub car_version: &'static str,
-    /// Whether common lines may take the fast path (`journal_fast.rs`); the reports are the same
+    /// Whether common lines may take the fast path (`fast.rs`); the reports are the same
     /// either way. Off only to compare the two paths or to rule the fast path out when debugging.
     pub fast_path: bool,
     /// CAR's payload contracts (`car_payloads.rs`): off, warnings (the default) or errors.
@@ -694,7 +694,7 @@ pub fn check_journal<R: Read + Send>(
     check_journal_from(reader, options, None, false, should_stop).map(|(report, _)| report)
 }
 
-/// The ordered stage's state (`journal_state.rs`'s JSON text) where a verified prefix ends.
+/// The ordered stage's state (`state.rs`'s JSON text) where a verified prefix ends.
 pub type Snapshot = String;
 
 /// A checker resumed from a `Snapshot` (its lines are numbered on from the snapshot's); the

@@ -243,7 +243,7 @@ fn run_check(
 
 /// `input` checked, its bytes counted for `between_batches` and left in `bytes_read` at the end:
 /// one reading path for a file opened here and a Python file object (read straight into the
-/// check's batches, `journal_lines.rs`).
+/// check's batches, `journal/lines.rs`).
 fn check_counted(
     input: impl std::io::Read + Send,
     options: &journal::Options,

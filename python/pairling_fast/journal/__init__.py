@@ -4,8 +4,10 @@ A journal is one CAR event (``car.journal.event``) per line. ``check_journal`` v
 verifies the hash chain (CAR's ``event_digest``, ``car-eventlog-0.58.0.event_digest`` in
 ``docs/digests.md``) and the run / proposal / action lifecycles in one streaming pass whose memory
 is bounded by the open ids, not the file size. Writing chained journals (``chain_event``,
-``chain_journal``, ``JournalWriter``) is ``journal_writers.py``'s job; the options every check
-takes are ``journal_options.py``'s (re-exported here).
+``chain_journal``, ``JournalWriter``) is ``writers.py``'s job; the options every check takes are
+``options.py``'s (re-exported here). The package is the journal concern of the facade: the
+``--state`` file (``state_file.py``, ``object_state_file.py``), ``stream.py``, ``follow.py`` and the
+cluster (``cluster.py``).
 """
 
 from __future__ import annotations

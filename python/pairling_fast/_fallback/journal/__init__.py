@@ -1,4 +1,4 @@
-"""CAR journals on the pure-Python backend: the same rules as ``rust/journal.rs``, line by line.
+"""CAR journals on the pure-Python backend: the same rules as ``rust/journal/mod.rs``, line by line.
 
 Lines are read in bounded chunks (a line over ``max_line_length`` is counted and skipped, never
 held), checked one after the other, and only the open runs / proposals / actions plus a fixed

@@ -1,5 +1,5 @@
-"""CAR's event payload contracts (the mirror of ``rust/car_payloads.rs``): the members of ``data``
-CAR's code writes for each event kind, with their JSON types, from
+"""CAR's event payload contracts (the mirror of ``rust/journal/car_payloads.rs``): the members of
+``data`` CAR's code writes for each event kind, with their JSON types, from
 ``pairling_fast/car_payloads.toml`` (each contract cites its emit sites and readers). A missing
 required member is PF360, a member of another type PF361 (PF363 / PF364 under
 ``payloads="error"``), at ``/data/<member>``. ``data`` stays open.

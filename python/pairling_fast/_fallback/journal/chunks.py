@@ -1,5 +1,5 @@
 """Byte-range chunks of a journal on the pure-Python backend: the same split as
-``rust/journal_chunks.rs`` (``docs/cluster.md``).
+``rust/journal/chunks.rs`` (``docs/cluster.md``).
 
 ``check_journal_chunk`` runs the per-line stage over the lines that begin in a byte range;
 ``JournalChecker`` feeds chunks, in file order and renumbered, to the very ``_Checker`` that
@@ -37,7 +37,7 @@ _ELIDED = "\0"
 
 
 def _slimmed(checked: list[_CheckedLine]) -> tuple[list[_ShippedLine], str | None]:
-    """The chunk's lines with their chain links verified here (``rust/journal_chunks.rs``'s
+    """The chunk's lines with their chain links verified here (``rust/journal/chunks.rs``'s
     ``ChunkChain``), and the chunk's last hash."""
     shipped: list[_ShippedLine] = []
     previous: str | None = None

@@ -1,5 +1,5 @@
 """The journal checker's ordered stage: chain links, lifecycle state, counts and the findings cap
-(↔ ``Checker`` in ``rust/journal.rs``), fed one line's facts at a time in file order."""
+(↔ ``Checker`` in ``rust/journal/ordered.rs``), fed one line's facts at a time in file order."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """The CAR release's ``journal.event`` schema as the journal checks read it: its kinds and members
-(↔ ``event_schema`` in ``rust/journal.rs``)."""
+(↔ ``event_schema`` in ``rust/journal/mod.rs``)."""
 
 from __future__ import annotations
 

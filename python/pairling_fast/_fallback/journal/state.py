@@ -1,4 +1,4 @@
-"""The ordered stage's state as data, on the pure-Python backend: ``rust/journal_state.rs``'s
+"""The ordered stage's state as data, on the pure-Python backend: ``rust/journal/state.rs``'s
 snapshot and restore of the journal checker, in the same JSON (docs/journals.md, ``--state``).
 
 Every map is written in sorted order, so a state is the same data from either backend and either

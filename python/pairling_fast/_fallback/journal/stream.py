@@ -1,4 +1,4 @@
-"""A journal checked as its bytes arrive, on the pure-Python backend: ``rust/journal_stream.rs``.
+"""A journal checked as its bytes arrive, on the pure-Python backend: ``rust/journal/stream.rs``.
 
 ``feed`` takes any piece of the journal, cut anywhere; the lines it completes go through the very
 per-line stage and ``_Checker`` that ``check_journal`` uses, and the partial line after the last
