@@ -763,7 +763,8 @@ mod tests {
             let stamp = format!(r#""timestamp":"2026-01-01T00:00:0{index}.12{index}Z""#);
             let unchained = format!("{{{body},{stamp}}}");
             let event = format!(r#"{{{body},{stamp},"prev_hash":"{previous}"}}"#);
-            let hash = super::car_event::line_digest(event.as_bytes()).expect("CAR reads it");
+            let hash =
+                crate::journal::car_event::line_digest(event.as_bytes()).expect("CAR reads it");
             let chained = format!(
                 "{{ {body} ,\t{stamp}, \"prev_hash\" : \"{previous}\" , \"hash\":\"{hash}\" }} "
             );
@@ -1065,7 +1066,7 @@ mod tests {
             ours.write_rfc3339(&mut written);
             assert_eq!(
                 String::from_utf8(written).unwrap(),
-                super::car_event::timestamp_text(&chrono),
+                crate::journal::car_event::timestamp_text(&chrono),
                 "{text}"
             );
         }
