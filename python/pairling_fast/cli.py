@@ -33,8 +33,8 @@ from .generate import journal as generate_journal
 from .generate import map as generate_map
 from .generate import transcript as generate_transcript
 from .journal import DEFAULT_MAX_FINDINGS, JournalStateError, JournalStates
-from .journal_options import Profile
-from .journal_writers import chain_journal
+from .journal.options import Profile
+from .journal.writers import chain_journal
 from .map_diff_cli import add_arguments as add_diff_arguments
 from .map_diff_cli import run as run_diff
 from .maps import load_manifest, write_sealed
@@ -177,7 +177,7 @@ def _command_check(args: argparse.Namespace) -> int:
         client: Client | None = None
         if args.dask is not None:
             # Only a cluster run needs the cluster module (socket, its own dataclasses).
-            from .distributed import check_workers, connect
+            from .journal.cluster import check_workers, connect
 
             client = connect(args.dask, cluster)
             check_workers(client)
@@ -246,9 +246,9 @@ def _command_check(args: argparse.Namespace) -> int:
 
 
 def _command_follow(args: argparse.Namespace, config: Config) -> int:
-    """``check --follow``: the journals followed as they grow until Ctrl-C (``follow.py``)."""
-    from .follow import follow
-    from .journal_options import JournalOptions
+    """``check --follow``: the journals followed as they grow until Ctrl-C (``journal.follow``)."""
+    from .journal.follow import follow
+    from .journal.options import JournalOptions
 
     if args.format not in ("text", "jsonl"):
         _fail(
