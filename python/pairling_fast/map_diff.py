@@ -362,6 +362,12 @@ def _without_identity(name: str, entry: Any, id_member: str) -> str | None:
     return _canonical(_normalised(name, "", rest))
 
 
+_Place = tuple[str, str, str]
+"""A collection, an entry's key in it, and a generic member path in the entry."""
+_Arrays = tuple[list[Any], list[Any]]
+"""The old and the new array at a place."""
+
+
 class _Differ:
     def __init__(self) -> None:
         self.changes: list[MapChange] = []
@@ -527,26 +533,17 @@ class _Differ:
             return
         shape = SET_ARRAYS.get((name, member))
         if shape is not None and isinstance(old, list) and isinstance(new, list):
-            if shape == "kind":
-                self.kinded(name, identity, member, old, new, pointers)
-            else:
-                self.items(name, identity, member, old, new, pointers)
+            compare = self.kinded if shape == "kind" else self.items
+            compare((name, identity, member), (old, new), pointers)
             return
         if isinstance(old, str) and self.renamed.get(old) == new:
             return  # a reference to a renamed entry
         self.record(name, identity, "changed", member, pointers, old, new)
 
-    def items(
-        self,
-        name: str,
-        identity: str,
-        member: str,
-        old: list[Any],
-        new: list[Any],
-        pointers: tuple[str, str],
-    ) -> None:
+    def items(self, place: _Place, arrays: _Arrays, pointers: tuple[str, str]) -> None:
         """Two arrays compared as sets (as multisets, so a repeat added or removed shows); an id
         renamed in OLD counts as its new name."""
+        (name, identity, member), (old, new) = place, arrays
         if self.renamed:
             old = [self.renamed.get(item, item) if isinstance(item, str) else item for item in old]
         for side, (this, other, pointer) in enumerate(
@@ -568,16 +565,9 @@ class _Differ:
                         name, identity, "changed", f"{member}[]", (pointers[0], at), ABSENT, item
                     )
 
-    def kinded(
-        self,
-        name: str,
-        identity: str,
-        member: str,
-        old: list[Any],
-        new: list[Any],
-        pointers: tuple[str, str],
-    ) -> None:
+    def kinded(self, place: _Place, arrays: _Arrays, pointers: tuple[str, str]) -> None:
         """Objects matched by their ``kind`` (the first of each kind; the rest as set items)."""
+        (name, identity, member), (old, new) = place, arrays
 
         def by_kind(items: list[Any]) -> tuple[dict[str, int], list[int]]:
             kinds: dict[str, int] = {}
@@ -618,7 +608,7 @@ class _Differ:
         leftovers_old = [old[i] for i in old_rest]
         leftovers_new = [new[i] for i in new_rest]
         if leftovers_old or leftovers_new:
-            self.items(name, identity, member, leftovers_old, leftovers_new, pointers)
+            self.items(place, (leftovers_old, leftovers_new), pointers)
 
     def top(self, old: dict[str, Any], new: dict[str, Any]) -> None:
         collections = set(_ID_MEMBERS)
