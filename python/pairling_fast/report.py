@@ -6,11 +6,12 @@ The JSON shape (``Report.to_dict``) is versioned by ``REPORT_VERSION`` and docum
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from . import _json_text
 from .codes import SEVERITIES, Severity, severity
+from .redact import DEFAULT_MASK, redact_message
 
 __all__ = ["REPORT_VERSION", "SEVERITIES", "Finding", "RawFinding", "Report", "Severity"]
 
@@ -84,6 +85,12 @@ class Finding:
             column=data.get("column"),
         )
 
+    def redacted(self, mask: str = DEFAULT_MASK) -> Finding:
+        """This finding with every instance value its message quotes replaced by ``mask``
+        (docs/reports.md); code, location and schema location stay."""
+        message = redact_message(self.message, self.schema_pointer, mask)
+        return self if message == self.message else replace(self, message=message)
+
     def location(self) -> str:
         """``file:line`` plus the pointer, for one-line human output."""
         where = self.path or "<input>"
@@ -114,6 +121,10 @@ class Report:
     @property
     def warnings(self) -> list[Finding]:
         return [f for f in self.findings if f.severity == "warning"]
+
+    def redacted(self, mask: str = DEFAULT_MASK) -> Report:
+        """This report with every finding ``Finding.redacted``, safe to publish."""
+        return replace(self, findings=[f.redacted(mask) for f in self.findings])
 
     def to_dict(self) -> dict[str, Any]:
         return {
