@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
 from . import _backend
@@ -48,8 +48,14 @@ class Validator:
     (unless the meta-schema lists the format-assertion vocabulary) treat them as
     annotations. ``resources`` maps URIs to schemas that ``$ref`` may name; any other remote
     ``$ref`` is refused at construction (``SchemaCompileError`` PF103) — nothing is fetched.
-    ``mask`` (jsonschema-rs's option) replaces the instance values quoted in every finding's
-    message, as jsonschema-rs's ``mask`` does (docs/reports.md), so findings can be published.
+    ``formats`` maps format names to the caller's checks (``str -> bool``; called for strings
+    only, where formats are asserted; one that raises does not match, its exception going to
+    ``sys.unraisablehook``) and ``ignore_unknown_formats=False`` makes a format no check knows a
+    ``SchemaCompileError`` PF102, as jsonschema-rs's options of those names; a validator with
+    ``formats`` validates batches holding the GIL (it calls Python), every other keeps the
+    core's GIL-free paths. ``mask`` (jsonschema-rs's option) replaces the instance values quoted
+    in every finding's message, as jsonschema-rs's ``mask`` does (docs/reports.md), so findings
+    can be published.
 
     Per document: ``is_valid``, ``iter_errors``, ``validate``; on JSON text ``is_valid_json``,
     ``validate_json``; per batch:
@@ -63,13 +69,19 @@ class Validator:
         validate_formats: bool | None = None,
         resources: Mapping[str, Any] | None = None,
         mask: str | None = None,
+        formats: Mapping[str, Callable[[str], object]] | None = None,
+        ignore_unknown_formats: bool = True,
     ) -> None:
         self.schema = schema
         self.validate_formats = validate_formats
         self.resources = dict(resources) if resources is not None else None
         self.mask = mask
+        self.formats = dict(formats) if formats is not None else None
+        self.ignore_unknown_formats = ignore_unknown_formats
         self.backend = _backend.active_name()
-        self._compiled = _backend.active().compile_schema(schema, validate_formats, self.resources)
+        self._compiled = _backend.active().compile_schema(
+            schema, validate_formats, self.resources, self.formats, ignore_unknown_formats
+        )
         self._bind()
 
     @classmethod
@@ -81,6 +93,8 @@ class Validator:
         self.validate_formats = True
         self.resources = None
         self.mask = mask
+        self.formats = None
+        self.ignore_unknown_formats = True
         self.backend = _backend.active_name()
         self._compiled = compiled
         self._bind()
@@ -108,7 +122,14 @@ class Validator:
             return (schema_validator, (self.schema, self.mask))
         return (
             _rebuild,
-            (self.schema, self.validate_formats, self.resources, self.mask),
+            (
+                self.schema,
+                self.validate_formats,
+                self.resources,
+                self.mask,
+                self.formats,
+                self.ignore_unknown_formats,
+            ),
         )
 
     def is_valid(self, instance: Any) -> bool:
@@ -191,8 +212,17 @@ def _rebuild(
     validate_formats: bool | None,
     resources: dict[str, Any] | None,
     mask: str | None = None,
+    formats: dict[str, Callable[[str], object]] | None = None,
+    ignore_unknown_formats: bool = True,
 ) -> Validator:
-    return Validator(schema, validate_formats=validate_formats, resources=resources, mask=mask)
+    return Validator(
+        schema,
+        validate_formats=validate_formats,
+        resources=resources,
+        mask=mask,
+        formats=formats,
+        ignore_unknown_formats=ignore_unknown_formats,
+    )
 
 
 _bundled: dict[tuple[str, str, str | None], Validator] = {}

@@ -1,0 +1,105 @@
+"""``Validator``'s options with jsonschema-rs's names and meanings (``formats``,
+``ignore_unknown_formats``), on both backends and against ``jsonschema_rs`` itself."""
+
+from __future__ import annotations
+
+import pickle
+import sys
+from typing import Any
+
+import pytest
+
+import pairling_fast as pf
+from pairling_fast import _backend
+
+DRAFT7 = "http://json-schema.org/draft-07/schema#"
+
+
+def even(text: str) -> bool:
+    return len(text) % 2 == 0
+
+
+FORMATS = {"even": even, "date": lambda text: text == "today"}
+
+# (schema, validate_formats, instance)
+CASES: list[tuple[dict[str, Any], bool | None, Any]] = [
+    ({"format": "even"}, True, "ab"),
+    ({"format": "even"}, True, "abc"),
+    ({"format": "even"}, True, 3),  # a format constrains strings only
+    ({"format": "even"}, None, "abc"),  # 2020-12: formats annotate unless asked
+    ({"$schema": DRAFT7, "format": "even"}, None, "abc"),  # draft 7 asserts them
+    ({"format": "date"}, True, "2020-01-01"),  # the caller's check replaces the built-in one
+    ({"format": "date"}, True, "today"),
+    ({"properties": {"a": {"format": "even"}}, "items": {"format": "even"}}, True, {"a": "xyz"}),
+    ({"format": "ipv4"}, True, "1.2.3"),  # the others keep their checks
+]
+
+
+@pytest.mark.parametrize(("schema", "validate_formats", "instance"), CASES)
+def test_formats_as_jsonschema_rs(
+    backend: _backend.Engine, schema: dict[str, Any], validate_formats: bool | None, instance: Any
+) -> None:
+    jsonschema_rs = pytest.importorskip("jsonschema_rs")
+    theirs = jsonschema_rs.validator_for(schema, formats=FORMATS, validate_formats=validate_formats)
+    ours = pf.Validator(schema, formats=FORMATS, validate_formats=validate_formats)
+    assert ours.is_valid(instance) is theirs.is_valid(instance)
+    assert sorted(f.message for f in ours.iter_errors(instance)) == sorted(
+        e.message for e in theirs.iter_errors(instance)
+    )
+
+
+def test_formats_in_batches_and_pickles(backend: _backend.Engine) -> None:
+    # Over 1024 documents the core validates a batch on its pool unless the validator calls
+    # Python: the batch must not wait forever for the GIL, and must answer per document.
+    validator = pf.Validator({"format": "even"}, formats={"even": even}, validate_formats=True)
+    texts = ["ab", "abc"] * 1500
+    assert validator.is_valid_many(texts) == [even(text) for text in texts]
+    assert [bool(errors) for errors in validator.iter_errors_many(texts)] == [
+        not even(text) for text in texts
+    ]
+    assert validator.is_valid_json(b'"abc"') is False
+    assert validator.validate_json('"abcd"').ok
+    again = pickle.loads(pickle.dumps(validator))
+    assert again.is_valid("abc") is False
+    assert again.is_valid("abcd") is True
+
+
+def test_a_format_that_raises_does_not_match(
+    backend: _backend.Engine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    reported: list[BaseException | None] = []
+    monkeypatch.setattr(sys, "unraisablehook", lambda hook: reported.append(hook.exc_value))
+
+    def broken(text: str) -> bool:
+        raise RuntimeError(f"cannot check {text}")
+
+    validator = pf.Validator({"format": "x"}, formats={"x": broken}, validate_formats=True)
+    assert validator.is_valid("value") is False
+    assert [type(error) for error in reported] == [RuntimeError]
+    assert str(reported[0]) == "cannot check value"
+
+
+@pytest.mark.parametrize("validate_formats", [True, None])
+def test_unknown_formats(backend: _backend.Engine, validate_formats: bool | None) -> None:
+    jsonschema_rs = pytest.importorskip("jsonschema_rs")
+    schema = {"$schema": DRAFT7, "properties": {"a": {"format": "no-such-format"}}}
+    # Ignored by default, as in jsonschema-rs.
+    assert pf.Validator(schema, validate_formats=validate_formats).is_valid({"a": "x"})
+    with pytest.raises(jsonschema_rs.ValidationError, match="Unknown format"):
+        jsonschema_rs.validator_for(
+            schema, validate_formats=validate_formats, ignore_unknown_formats=False
+        )
+    with pytest.raises(pf.SchemaCompileError) as raised:
+        pf.Validator(schema, validate_formats=validate_formats, ignore_unknown_formats=False)
+    assert raised.value.code == "PF102"
+    assert raised.value.schema_pointer == "/properties/a/format"
+    assert "Unknown format: 'no-such-format'" in raised.value.message
+    # A format of the caller's is known.
+    known = pf.Validator(
+        schema,
+        validate_formats=validate_formats,
+        ignore_unknown_formats=False,
+        formats={"no-such-format": even},
+    )
+    assert known.is_valid({"a": "xy"})
+    assert not known.is_valid({"a": "xyz"})
