@@ -8,6 +8,7 @@ import sys
 from typing import Any
 
 import pytest
+from test_schema_suite import INVALID_CASES, Case, _compiled, case_id, remotes
 
 import pairling_fast as pf
 from pairling_fast import _backend
@@ -103,3 +104,24 @@ def test_unknown_formats(backend: _backend.Engine, validate_formats: bool | None
     )
     assert known.is_valid({"a": "xy"})
     assert not known.is_valid({"a": "xyz"})
+
+
+@pytest.mark.parametrize("case", INVALID_CASES[::7], ids=case_id)
+def test_every_schema_finding_has_its_keyword_as_kind(backend: _backend.Engine, case: Case) -> None:
+    # A seventh of the suite's invalid cases: every keyword, every draft.
+    try:
+        validator = pf.Validator(
+            case.schema, validate_formats=case.validate_formats, resources=remotes()
+        )
+    except pf.SchemaCompileError:
+        pytest.skip("does not compile")
+    raw = _compiled(_backend.active_name(), case).errors(case.data)
+    findings = list(validator.iter_errors(case.data))
+    assert [f.kind for f in findings] == [keyword for _, _, keyword, _ in raw]
+    assert all(f.kind for f in findings)
+
+
+def test_kind_on_other_paths(backend: _backend.Engine) -> None:
+    report = pf.schema_validator("car.rpc.tools.cancel.result").validate_json('{"cancelled": 1}')
+    assert [f.kind for f in report.findings] == ["type"]
+    assert pf.Finding.of("PF001", "Expecting value").kind is None

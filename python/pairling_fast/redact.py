@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 import re
 
-__all__ = ["DEFAULT_MASK", "redact_message"]
+__all__ = ["DEFAULT_MASK", "FALSE_SCHEMA", "redact_message"]
 
 DEFAULT_MASK = "***"
 
@@ -86,7 +86,8 @@ _LEADING_INSTANCE = frozenset(
         "contentMediaType",
     }
 )
-_FALSE_SCHEMA = "False schema does not allow "
+# How jsonschema-rs words a `false` subschema's failure, whatever keyword holds it.
+FALSE_SCHEMA = "False schema does not allow "
 _WRAPPED = {
     "contains": ("None of ", " are valid under the given schema"),
     "minContains": ("None of ", " are valid under the given schema"),
@@ -132,9 +133,9 @@ def _json_end(text: str, start: int) -> int | None:
 
 def _schema_message(keyword: str, message: str, mask: str) -> str | None:
     """The message with its instance masked, or ``None`` where it is not worded as expected."""
-    if message.startswith(_FALSE_SCHEMA):
+    if message.startswith(FALSE_SCHEMA):
         # A `false` subschema, under whichever keyword (`items`, `properties/x`, …).
-        return _FALSE_SCHEMA + mask
+        return FALSE_SCHEMA + mask
     if keyword in _NO_INSTANCE:
         return message
     if keyword in _LEADING_INSTANCE:

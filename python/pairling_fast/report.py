@@ -10,8 +10,9 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from . import _json_text
+from ._pointers import unescape_pointer_token
 from .codes import SEVERITIES, Severity, severity
-from .redact import DEFAULT_MASK, redact_message
+from .redact import DEFAULT_MASK, FALSE_SCHEMA, redact_message
 
 __all__ = ["REPORT_VERSION", "SEVERITIES", "Finding", "RawFinding", "Report", "Severity"]
 
@@ -84,6 +85,18 @@ class Finding:
             schema_pointer=data.get("schema_pointer"),
             column=data.get("column"),
         )
+
+    @property
+    def kind(self) -> str | None:
+        """The failing keyword of a schema finding (``type``, ``oneOf``, ``format``, …;
+        ``falseSchema`` for a ``false`` subschema), jsonschema-rs's ``ValidationError.kind``
+        name; ``None`` for other findings. The last token of ``schema_pointer``, the keyword's
+        location, on every path (validators, journals, maps, wire checks) and both backends."""
+        if self.schema_pointer is None:
+            return None
+        if self.message.startswith(FALSE_SCHEMA):
+            return "falseSchema"
+        return unescape_pointer_token(self.schema_pointer.rsplit("/", 1)[-1])
 
     def redacted(self, mask: str = DEFAULT_MASK) -> Finding:
         """This finding with every instance value its message quotes replaced by ``mask``
