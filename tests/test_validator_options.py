@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 import pickle
 import sys
 from typing import Any
@@ -125,3 +126,69 @@ def test_kind_on_other_paths(backend: _backend.Engine) -> None:
     report = pf.schema_validator("car.rpc.tools.cancel.result").validate_json('{"cancelled": 1}')
     assert [f.kind for f in report.findings] == ["type"]
     assert pf.Finding.of("PF001", "Expecting value").kind is None
+
+
+def _suite_schemas() -> list[Any]:
+    """Every distinct schema of the official suite (valid ones), plus broken variants of some."""
+    seen: dict[str, Any] = {}
+    for case in INVALID_CASES:
+        seen.setdefault(json.dumps(case.schema, sort_keys=True), case.schema)
+    schemas = list(seen.values())
+    broken = [
+        {**schema, "type": "strin", "minLength": -1}
+        for schema in schemas[::25]
+        if isinstance(schema, dict)
+    ]
+    return schemas + broken
+
+
+def test_meta_answers_as_jsonschema_rs(backend: _backend.Engine) -> None:
+    jsonschema_rs = pytest.importorskip("jsonschema_rs")
+    schemas = _suite_schemas()
+    assert len(schemas) > 1000
+    differ = []
+    for schema in schemas:
+        try:
+            theirs = jsonschema_rs.meta.is_valid(schema)
+        except (jsonschema_rs.ReferencingError, ValueError):
+            continue
+        ours = pf.meta.is_valid(schema)
+        if ours is not theirs or ours is not (not list(pf.meta.iter_errors(schema))):
+            differ.append(schema)
+    assert differ == []
+
+
+def test_meta_locates_every_problem(backend: _backend.Engine) -> None:
+    schema = {
+        "$schema": DRAFT7,
+        "type": "strin",
+        "properties": {"a": {"minLength": -1}},
+        "required": "a",
+    }
+    findings = list(pf.meta.iter_errors(schema))
+    assert [(f.code, f.pointer, f.kind) for f in findings] == [
+        ("PF102", "/properties/a/minLength", "minimum"),
+        ("PF102", "/required", "type"),
+        ("PF102", "/type", "anyOf"),
+    ]
+    assert findings[0].schema_pointer == "/definitions/nonNegativeInteger/minimum"
+    with pytest.raises(pf.ValidationError) as raised:
+        pf.meta.validate(schema)
+    assert raised.value.findings == findings
+    assert pf.meta.is_valid({"type": "string"}) and pf.meta.is_valid(True)
+    pf.meta.validate({"type": "string"})
+
+
+def test_meta_of_an_own_metaschema(backend: _backend.Engine) -> None:
+    own = "https://example.com/strict-meta"
+    metaschema = {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$id": own,
+        "type": "object",
+        "required": ["title"],
+    }
+    assert not pf.meta.is_valid({"$schema": own}, resources={own: metaschema})
+    assert pf.meta.is_valid({"$schema": own, "title": "t"}, resources={own: metaschema})
+    with pytest.raises(pf.SchemaCompileError) as raised:
+        pf.meta.is_valid({"$schema": own})
+    assert raised.value.code == "PF103"

@@ -10,7 +10,7 @@ from __future__ import annotations
 from functools import cache
 from typing import Any
 
-from . import _backend, schemas
+from . import _backend, meta, schemas
 from ._load_core import import_core
 from .canonical import (
     canonicalize,
@@ -95,6 +95,7 @@ __all__ = [
     "digest",
     "digest_hex",
     "digest_hex_many",
+    "meta",
     "parse_json",
     "schema_validator",
     "schemas",
