@@ -192,3 +192,66 @@ def test_meta_of_an_own_metaschema(backend: _backend.Engine) -> None:
     with pytest.raises(pf.SchemaCompileError) as raised:
         pf.meta.is_valid({"$schema": own})
     assert raised.value.code == "PF103"
+
+
+DRAFT_CASES: list[tuple[dict[str, Any], Any]] = [
+    # items as an array: a tuple up to 2019-09, an invalid schema in 2020-12 (prefixItems).
+    ({"items": [{"type": "integer"}]}, ["x"]),
+    (
+        {
+            "$schema": "https://json-schema.org/draft/2020-12/schema",
+            "prefixItems": [{"type": "integer"}],
+        },
+        ["x"],
+    ),
+    # $ref beside other keywords: ignored up to draft 7.
+    (
+        {
+            "$defs": {"s": {"type": "string"}},
+            "definitions": {"s": {"type": "string"}},
+            "$ref": "#/definitions/s",
+            "minLength": 3,
+        },
+        "ab",
+    ),
+    # Formats asserted by default up to draft 7.
+    ({"format": "ipv4"}, "1.2.3"),
+    ({"exclusiveMinimum": True, "minimum": 3}, 3),
+    ({"dependentRequired": {"a": ["b"]}}, {"a": 1}),
+]
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "Draft4Validator",
+        "Draft6Validator",
+        "Draft7Validator",
+        "Draft201909Validator",
+        "Draft202012Validator",
+    ],
+)
+@pytest.mark.parametrize(("schema", "instance"), DRAFT_CASES)
+def test_draft_classes_as_jsonschema_rs(
+    backend: _backend.Engine, name: str, schema: dict[str, Any], instance: Any
+) -> None:
+    jsonschema_rs = pytest.importorskip("jsonschema_rs")
+    try:
+        theirs = getattr(jsonschema_rs, name)(schema)
+    except (jsonschema_rs.ValidationError, ValueError):
+        with pytest.raises(pf.SchemaCompileError):
+            getattr(pf, name)(schema)
+        return
+    ours = getattr(pf, name)(schema)
+    assert ours.is_valid(instance) is theirs.is_valid(instance)
+    assert sorted(f.message for f in ours.iter_errors(instance)) == sorted(
+        e.message for e in theirs.iter_errors(instance)
+    )
+    by_number = pf.Validator(schema, draft=getattr(jsonschema_rs, name.removesuffix("Validator")))
+    assert by_number.is_valid(instance) is ours.is_valid(instance)
+    assert pickle.loads(pickle.dumps(ours)).is_valid(instance) is ours.is_valid(instance)
+
+
+def test_an_unknown_draft_is_refused() -> None:
+    with pytest.raises(ValueError, match="draft must be one of 4, 6, 7, 19, 20"):
+        pf.Validator({}, draft=2020)

@@ -35,7 +35,15 @@ from .journal_writers import JournalWriter, chain_journal
 from .maps import check_map, seal_map, write_sealed
 from .paths import PathsReport, check_paths
 from .report import REPORT_VERSION, Finding, Report
-from .validator import Validator, schema_validator
+from .validator import (
+    Draft4Validator,
+    Draft6Validator,
+    Draft7Validator,
+    Draft201909Validator,
+    Draft202012Validator,
+    Validator,
+    schema_validator,
+)
 from .wire import (
     check_rpc_params,
     check_rpc_result,
@@ -65,6 +73,11 @@ def _version() -> str:
 __all__ = [
     "REPORT_VERSION",
     "CanonicalizationError",
+    "Draft4Validator",
+    "Draft6Validator",
+    "Draft7Validator",
+    "Draft201909Validator",
+    "Draft202012Validator",
     "Finding",
     "InternalError",
     "JournalInterrupted",

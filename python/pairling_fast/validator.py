@@ -11,7 +11,38 @@ from .errors import CanonicalizationError, ValidationError
 from .redact import redact_message
 from .report import Finding, Report
 
-__all__ = ["SCHEMA_VIOLATION", "Validator", "schema_validator"]
+__all__ = [
+    "DRAFTS",
+    "SCHEMA_VIOLATION",
+    "Draft4Validator",
+    "Draft6Validator",
+    "Draft7Validator",
+    "Draft201909Validator",
+    "Draft202012Validator",
+    "Validator",
+    "schema_validator",
+]
+
+DRAFTS = {
+    4: "http://json-schema.org/draft-04/schema#",
+    6: "http://json-schema.org/draft-06/schema#",
+    7: "http://json-schema.org/draft-07/schema#",
+    19: "https://json-schema.org/draft/2019-09/schema",
+    20: "https://json-schema.org/draft/2020-12/schema",
+}
+"""``draft=`` values, jsonschema-rs's (``jsonschema_rs.Draft7`` is 7, ``Draft202012`` 20), and the
+meta-schema each stands for."""
+
+
+def _in_draft(schema: Any, draft: int | None) -> Any:
+    """``schema`` read in ``draft`` whatever its ``$schema`` says, as jsonschema-rs's
+    ``Draft7Validator`` reads it: the root's ``$schema`` names that draft."""
+    if draft is None:
+        return schema
+    if draft not in DRAFTS:
+        known = ", ".join(str(number) for number in DRAFTS)
+        raise ValueError(f"draft must be one of {known} (jsonschema-rs's numbers), not {draft!r}")
+    return {**schema, "$schema": DRAFTS[draft]} if isinstance(schema, dict) else schema
 
 
 def _violation_finding(raw: _backend.RawViolation, mask: str | None = None) -> Finding:
@@ -48,6 +79,8 @@ class Validator:
     (unless the meta-schema lists the format-assertion vocabulary) treat them as
     annotations. ``resources`` maps URIs to schemas that ``$ref`` may name; any other remote
     ``$ref`` is refused at construction (``SchemaCompileError`` PF103) — nothing is fetched.
+    ``draft`` (4, 6, 7, 19 or 20, jsonschema-rs's ``Draft4`` … ``Draft202012``; or the
+    ``Draft7Validator`` … classes) reads the schema in that draft whatever its ``$schema``.
     ``formats`` maps format names to the caller's checks (``str -> bool``; called for strings
     only, where formats are asserted; one that raises does not match, its exception going to
     ``sys.unraisablehook``) and ``ignore_unknown_formats=False`` makes a format no check knows a
@@ -71,8 +104,10 @@ class Validator:
         mask: str | None = None,
         formats: Mapping[str, Callable[[str], object]] | None = None,
         ignore_unknown_formats: bool = True,
+        draft: int | None = None,
     ) -> None:
         self.schema = schema
+        self.draft = draft
         self.validate_formats = validate_formats
         self.resources = dict(resources) if resources is not None else None
         self.mask = mask
@@ -80,7 +115,11 @@ class Validator:
         self.ignore_unknown_formats = ignore_unknown_formats
         self.backend = _backend.active_name()
         self._compiled = _backend.active().compile_schema(
-            schema, validate_formats, self.resources, self.formats, ignore_unknown_formats
+            _in_draft(schema, draft),
+            validate_formats,
+            self.resources,
+            self.formats,
+            ignore_unknown_formats,
         )
         self._bind()
 
@@ -95,6 +134,7 @@ class Validator:
         self.mask = mask
         self.formats = None
         self.ignore_unknown_formats = True
+        self.draft = None
         self.backend = _backend.active_name()
         self._compiled = compiled
         self._bind()
@@ -129,6 +169,7 @@ class Validator:
                 self.mask,
                 self.formats,
                 self.ignore_unknown_formats,
+                self.draft,
             ),
         )
 
@@ -181,6 +222,40 @@ class Validator:
         return _report_of(raw, self.mask)
 
 
+class Draft4Validator(Validator):
+    """A ``Validator`` reading its schema as draft 4, whatever its ``$schema`` (jsonschema-rs's
+    class of the same name)."""
+
+    DRAFT = 4
+
+    def __init__(self, schema: Any, **options: Any) -> None:
+        super().__init__(schema, draft=self.DRAFT, **options)
+
+
+class Draft6Validator(Draft4Validator):
+    """A ``Validator`` reading its schema as draft 6."""
+
+    DRAFT = 6
+
+
+class Draft7Validator(Draft4Validator):
+    """A ``Validator`` reading its schema as draft 7."""
+
+    DRAFT = 7
+
+
+class Draft201909Validator(Draft4Validator):
+    """A ``Validator`` reading its schema as draft 2019-09."""
+
+    DRAFT = 19
+
+
+class Draft202012Validator(Draft4Validator):
+    """A ``Validator`` reading its schema as draft 2020-12."""
+
+    DRAFT = 20
+
+
 def _raise_for(outcome: list[_backend.RawViolation] | CanonicalizationError) -> None:
     """``validate``'s error for the core's outcome of an invalid document."""
     findings = _outcome_findings(outcome)
@@ -214,6 +289,7 @@ def _rebuild(
     mask: str | None = None,
     formats: dict[str, Callable[[str], object]] | None = None,
     ignore_unknown_formats: bool = True,
+    draft: int | None = None,
 ) -> Validator:
     return Validator(
         schema,
@@ -222,6 +298,7 @@ def _rebuild(
         mask=mask,
         formats=formats,
         ignore_unknown_formats=ignore_unknown_formats,
+        draft=draft,
     )
 
 
