@@ -18,6 +18,7 @@ from typing import Any
 
 import pytest
 from cli_helpers import Cli
+from test_follow import Follower
 from test_schema_suite import INVALID_CASES, Case, _compiled, case_id, remotes
 
 import pairling_fast as pf
@@ -288,3 +289,16 @@ def test_masked_messages_match_jsonschema_rs(case: Case, backend: _backend.Engin
         pytest.skip("the unmasked messages differ already (schema values printed otherwise)")
     ours = sorted(redact_message(message, pointer, MASK) for _, pointer, _, message in errors)
     assert ours == theirs
+
+
+def test_follow_redacts_each_finding_as_it_prints(backend: _backend.Engine, tmp_path: Path) -> None:
+    (tmp_path / "journal.jsonl").write_text(_journal(), encoding="utf-8")
+    follower = Follower(_backend.name_of(backend), tmp_path, "journal.jsonl", "--redact")
+    try:
+        finding = follower.expect(lambda f: f["code"] == "PF101" and f["pointer"] == "/timestamp")
+        assert finding["message"] == '*** is not a "date-time"'
+        follower.expect(lambda f: f["code"] == "PF001")  # the journal's last line
+        _code, stderr = follower.interrupt()
+    finally:
+        follower.close()
+    assert SECRET not in json.dumps(follower.findings) + stderr
