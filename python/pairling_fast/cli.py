@@ -47,6 +47,7 @@ from .output import (
     summary_line,
 )
 from .paths import KINDS, CheckInterrupted, PathArgumentError, check_paths
+from .redact import DEFAULT_MASK
 from .report import Finding
 
 if TYPE_CHECKING:
@@ -212,6 +213,9 @@ def _command_check(args: argparse.Namespace) -> int:
         if progress is not None:
             progress.stop()
         cluster.close()
+    mask = args.redact or config.redact
+    if mask is not None:
+        report = report.redacted(mask)
     if console is not None:
         from .terminal import print_rich
 
@@ -271,11 +275,14 @@ def _command_follow(args: argparse.Namespace, config: Config) -> int:
     states = _journal_states(state_file, False)
     fail_on = args.fail_on or config.fail_on or "error"
     status_line = args.format == "text" and sys.stdout.isatty()
+    mask = args.redact or config.redact
     out = sys.stdout
     shown_status = False
 
     def emit(finding: Finding) -> None:
         nonlocal shown_status
+        if mask is not None:
+            finding = finding.redacted(mask)
         if shown_status:
             out.write("\r\x1b[K")
             shown_status = False
@@ -598,6 +605,15 @@ def _add_check_parser(commands: Any) -> None:
         choices=("off", "warn", "error"),
         help="journals: check each event's data against CAR's payload contracts as warnings "
         "(default), errors, or not at all (docs/journals.md)",
+    )
+    check.add_argument(
+        "--redact",
+        nargs="?",
+        const=DEFAULT_MASK,
+        metavar="MASK",
+        help=f"replace every instance value quoted in a finding's message by MASK (default "
+        f"{DEFAULT_MASK!r}) in every format, so the report can be published; code, line and "
+        "pointers stay (docs/reports.md)",
     )
     check.add_argument("--stats", action="store_true", help="per-file timings and throughput")
     check.add_argument(

@@ -5,11 +5,12 @@ versioned JSON report, ``report_version`` 1, documented in docs/reports.md).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from . import _json_text
 from .codes import UNREADABLE
+from .redact import DEFAULT_MASK
 from .report import REPORT_VERSION, SEVERITIES, Finding, Severity
 
 __all__ = ["FileResult", "PathsReport", "Skipped"]
@@ -101,6 +102,14 @@ class PathsReport:
     @property
     def findings(self) -> list[Finding]:
         return [finding for file in self.files for finding in file.findings]
+
+    def redacted(self, mask: str = DEFAULT_MASK) -> PathsReport:
+        """This report with every finding ``Finding.redacted``: safe for a CI log or code
+        scanning (``check --redact``)."""
+        files = [
+            replace(file, findings=[f.redacted(mask) for f in file.findings]) for file in self.files
+        ]
+        return replace(self, files=files)
 
     @property
     def io_errors(self) -> list[Finding]:

@@ -236,6 +236,7 @@ impl Payloads {
                     let options = CompileOptions {
                         validate_formats: Some(true),
                         resources: Vec::new(),
+                        ..Default::default()
                     };
                     SchemaValidator::compile(schema, &options).ok()
                 });
