@@ -53,6 +53,18 @@ def test_the_prefix_hash_is_blake3(length: int) -> None:
     assert hasher.hexdigest() == copied.hexdigest() == BLAKE3_VECTORS[length]
 
 
+def test_without_blake3_a_state_is_refused_in_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Neither the core nor the blake3 package: the state cannot be proved, and it says so."""
+    monkeypatch.setattr(_prefix_hash, "_CORE", None)
+    monkeypatch.setattr(_prefix_hash, "_package_hasher", lambda: None)
+    journal = tmp_path / "events.jsonl"
+    journal.write_bytes(generated(5, 3, chain=True, defects=0))
+    with pytest.raises(pf.PairlingError, match="needs BLAKE3: the Rust core, or the blake3"):
+        pf.check_journal(journal, state=pf.JournalStates())
+
+
 def _blocks(prefix: bytes, size: int) -> list[dict[str, Any]]:
     """The blocks an entry should record for ``prefix``, worked out from its bytes directly: each
     ``size`` bytes' BLAKE3 and the lines of its first and last byte."""

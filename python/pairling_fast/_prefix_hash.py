@@ -50,8 +50,8 @@ _CORE = _core_hasher()
 
 
 def new() -> Hasher:
-    """An empty hasher; a ``PairlingError`` (a ``JournalStateError`` to the caller) without
-    either implementation."""
+    """An empty hasher; a ``PairlingError`` (one line and exit 2 from the CLI) without either
+    implementation."""
     factory = _CORE or _package_hasher()
     if factory is None:
         raise PairlingError(
