@@ -3,11 +3,11 @@ ends, so the next check reads only what was appended since (``check --state``, d
 
 Per journal (keyed by its resolved path) the state holds: the file's device and inode, the byte
 offset and line count where the verified prefix ends (at the end of its last complete line), the
-sha256 of each ``BLOCK_SIZE`` block of the prefix (the last one partial) with the lines it spans,
+BLAKE3 of each ``BLOCK_SIZE`` block of the prefix (the last one partial) with the lines it spans,
 the fingerprint of the options it was checked under, and the engine's ordered-stage state there
 (chain link, open runs / proposals / actions, counters, the findings so far). A run that finds
 the same file, at least that long, checked under the same options and whose blocks re-hash to
-the recorded sha256s (in parallel) checks only the bytes after the offset, starting from that
+the recorded digests (in parallel) checks only the bytes after the offset, starting from that
 state, and its report equals a full check's. Anything else is a full check, with a PF345 error
 naming the first changed block when the prefix changed and a PF346 note when the options did.
 """
@@ -23,7 +23,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import IO, TYPE_CHECKING, Any
 
-from .. import _backend
+from .. import _backend, _prefix_hash
 from .._atomic import atomic_write
 from ..codes import STATE_OPTIONS_CHANGED, VERIFIED_PREFIX_CHANGED
 from ..errors import PairlingError
@@ -35,11 +35,12 @@ if TYPE_CHECKING:
 __all__ = ["BLOCK_SIZE", "STATE_FORMAT", "STATE_VERSION", "JournalStateError", "JournalStates"]
 
 STATE_FORMAT = "pairling-fast.journal-state"
-# 3: the prefix's sha256 per block (version 2 recorded one sha256 of the whole prefix; its
-# entries are still read, and recorded in blocks after their next run). 2: the windows of closed
+# 4: the prefix's BLAKE3 per block (`_prefix_hash`); the entries of versions 2 and 3 (one sha256
+# of the whole prefix; a sha256 per block) are read, and their journals checked in full once,
+# with a PF346 note that says why. 3: the prefix's sha256 per block. 2: the windows of closed
 # ids written once, as keys in order (version 1 wrote order and entries).
-STATE_VERSION = 3
-_READABLE_VERSIONS = (2, 3)
+STATE_VERSION = 4
+_READABLE_VERSIONS = (2, 3, 4)
 # The revision of the journal rules, recorded with each state: a state recorded under other rules
 # is checked in full, as one recorded under other options, since resuming it would keep findings
 # a fresh check no longer gives (or miss ones it now gives). Raised with every change to what a
@@ -47,16 +48,13 @@ _READABLE_VERSIONS = (2, 3)
 # contracts for 32 more event kinds.
 RULES_REVISION = 3
 # The verified prefix is recorded in blocks of 8 MiB. Each is one task of the parallel
-# re-hash: at ~1.6 GB/s per core a block is ~5 ms of hashing, far above a task's overhead, and
+# re-hash: at ~3 GB/s per core a block is ~3 ms of reading and hashing, far above a task's
+# overhead, and
 # a 300 MB prefix is still ~36 tasks to share out. It is how closely PF345 locates a change
 # (tens of thousands of lines). And each costs ~110 bytes of state: ~130 KB for 10 GB, small
 # beside the engine's ~4 MB; 1 MiB blocks would be ~1 MB. Memory does not grow with it (see
-# `_PIECE`). An entry keeps the block size it was recorded with.
+# `_prefix_hash`). An entry keeps the block size it was recorded with.
 BLOCK_SIZE = 8 << 20
-# Each block is read and hashed 1 MiB at a time into one buffer per worker, so memory is that
-# buffer per worker whatever the block size (256 KiB to 8 MiB reads hashed within 0.02 s of each
-# other on 320 MB: benches/RESULTS.md).
-_PIECE = 1 << 20
 
 
 class JournalStateError(PairlingError, ValueError):
@@ -95,7 +93,8 @@ class JournalStates:
         if document.get("version") not in _READABLE_VERSIONS:
             raise JournalStateError(
                 f"{shown}: journal state version {document.get('version')!r}, this pairling-fast "
-                f"reads versions {' and '.join(map(str, _READABLE_VERSIONS))}; delete it to "
+                f"reads versions {', '.join(map(str, _READABLE_VERSIONS[:-1]))} and "
+                f"{_READABLE_VERSIONS[-1]}; delete it to "
                 "start anew"
             )
         journals = document.get("journals")
@@ -208,7 +207,7 @@ class _Cut:
 
 
 class _Blocks:
-    """The sha256 of each ``size``-byte block of the bytes fed to it in order, and the lines each
+    """The BLAKE3 of each ``size``-byte block of the bytes fed to it in order, and the lines each
     block spans (the line its first byte is in, the line its last byte is in): a state entry's
     ``blocks``. ``done`` holds the complete ones; the last block fed may be partial."""
 
@@ -222,14 +221,13 @@ class _Blocks:
 
     @classmethod
     def new(cls, size: int) -> _Blocks:
-        return cls(size, [], _Cut(0, hashlib.sha256(), 1, 0, 0))
+        return cls(size, [], _Cut(0, _prefix_hash.new(), 1, 0, 0))
 
     def update(self, data: bytes, start: int, end: int) -> None:
         """Feed ``data[start:end]``."""
-        view = memoryview(data)
         while start < end:
             stop = min(end, start + self.size - self.position % self.size)
-            self._running.update(view[start:stop])
+            _prefix_hash.update(self._running, data, start, stop)
             self.newlines += data.count(b"\n", start, stop)
             self.position += stop - start
             start = stop
@@ -237,7 +235,7 @@ class _Blocks:
                 # The line of the block's last byte: that byte's own newline ends it.
                 last_line = self.newlines + 1 - (data[stop - 1] == 0x0A)
                 self.done.append(_block(self._running, self._first_line, last_line))
-                self._running = hashlib.sha256()
+                self._running = _prefix_hash.new()
                 self._first_line = self.newlines + 1
 
     def cut(self) -> _Cut:
@@ -254,7 +252,7 @@ class _Blocks:
 
 
 def _block(hasher: Any, first_line: int, last_line: int) -> dict[str, Any]:
-    return {"sha256": hasher.hexdigest(), "first_line": first_line, "last_line": last_line}
+    return {_prefix_hash.NAME: hasher.hexdigest(), "first_line": first_line, "last_line": last_line}
 
 
 class _HashingReader:
@@ -288,89 +286,36 @@ def _workers() -> int:
     return os.cpu_count() or 1
 
 
-def _positional_reader(stream: IO[bytes]) -> Callable[[memoryview, int], int]:
-    """``read(buffer, offset)``: reads into ``buffer`` from ``offset`` of ``stream``, from any
-    thread. ``os.preadv`` releases the GIL and moves no shared offset, so the workers read at
-    once; where it is missing (Windows) the reads take turns (seek, then read) and the hashing
-    still runs in parallel."""
-    fd = stream.fileno()
-    if hasattr(os, "preadv"):
-        return lambda buffer, offset: os.preadv(fd, [buffer], offset)
-    turn = threading.Lock()
-
-    def read(buffer: memoryview, offset: int) -> int:
-        with turn:
-            stream.seek(offset)
-            return stream.readinto(buffer)  # type: ignore[attr-defined,no-any-return]
-
-    return read
-
-
-def _hash_range(read: Callable[[memoryview, int], int], start: int, length: int) -> Any:
-    """The hasher of ``length`` bytes from ``start``, read a ``_PIECE`` at a time into one
-    buffer."""
-    hasher = hashlib.sha256()
-    view = memoryview(bytearray(min(length, _PIECE)))
-    done = 0
-    while done < length:
-        read_now = read(view[: min(length - done, _PIECE)], start + done)
-        if not read_now:
-            raise OSError("the journal ended while its verified prefix was re-hashed")
-        hasher.update(view[:read_now])
-        done += read_now
-    return hasher
-
-
 def _first_changed_block(
     stream: IO[bytes], size: int, blocks: list[dict[str, Any]], offset: int
 ) -> tuple[int | None, Any]:
     """(the index of the first block of the prefix whose bytes no longer have their recorded
-    sha256, or None and the hasher of the last block, to go on with). The blocks are hashed by
-    a pool of threads, one block per worker in flight; hashlib and ``os.preadv`` release the
+    BLAKE3, or None and the hasher of the last block, to go on with). The blocks are hashed by
+    a pool of threads, one block per worker in flight; the reads and the hashing release the
     GIL, so they run in parallel on either backend."""
     if not blocks:
         return None, None
-    read = _positional_reader(stream)
     pool = ThreadPoolExecutor(max_workers=min(_workers(), len(blocks)))
     try:
         hashed = [
-            pool.submit(_hash_range, read, start, min(size, offset - start))
+            pool.submit(_prefix_hash.hash_range, stream, start, min(size, offset - start))
             for start in range(0, offset, size)
         ]
         # In order, so the first mismatch is the first changed block; the blocks still queued
         # behind it are cancelled.
         for index, (future, block) in enumerate(zip(hashed, blocks, strict=False)):
             hasher = future.result()
-            if hasher.hexdigest() != block["sha256"]:
+            if hasher.hexdigest() != block[_prefix_hash.NAME]:
                 return index, None
         return None, hasher
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
 
 
-def _whole_prefix(stream: IO[bytes], offset: int, recorded: str) -> _Blocks | None:
-    """A version 2 entry (one sha256 of the whole prefix): the prefix re-hashed serially, and
-    in blocks on the way, so that the entry is recorded in blocks from now on; None if it no
-    longer has the recorded sha256."""
-    whole = hashlib.sha256()
-    blocks = _Blocks.new(BLOCK_SIZE)
-    stream.seek(0)
-    while blocks.position < offset:
-        piece = stream.read(min(offset - blocks.position, _PIECE))
-        if not piece:
-            raise OSError("the journal ended while its verified prefix was re-hashed")
-        whole.update(piece)
-        blocks.update(piece, 0, len(piece))
-    return blocks if whole.hexdigest() == recorded else None
-
-
 def _resumed_blocks(
     stream: IO[bytes], entry: dict[str, Any], offset: int, lines: int
 ) -> tuple[_Blocks | None, str]:
     """(the prefix's blocks to go on from, or None and what changed in it)."""
-    if "blocks" not in entry:
-        whole = _whole_prefix(stream, offset, entry["sha256"])
-        return whole, "its bytes no longer have the sha256 recorded"
     size, recorded = entry["block_size"], entry["blocks"]
     changed, hasher = _first_changed_block(stream, size, recorded, offset)
     if changed is not None:
@@ -379,38 +324,46 @@ def _resumed_blocks(
         where = (
             f"the first change is in the bytes at offsets {start} to "
             f"{min(start + size, offset) - 1} (lines {block['first_line']} to "
-            f"{block['last_line']}): they no longer have the sha256 recorded"
+            f"{block['last_line']}): they no longer have the BLAKE3 recorded"
         )
         return None, where
     if offset % size:  # the last block is partial: hashing goes on from where it ends
         cut = _Cut(len(recorded) - 1, hasher, recorded[-1]["first_line"], lines, offset)
     else:
-        cut = _Cut(len(recorded), hashlib.sha256(), lines + 1, lines, offset)
+        cut = _Cut(len(recorded), _prefix_hash.new(), lines + 1, lines, offset)
     return _Blocks(size, recorded[: cut.complete], cut), ""
 
 
 def _parsed(entry: Any, path: str) -> tuple[tuple[Any, Any], int, int, dict[str, Any]]:
-    """((device, inode), offset, lines, options) of a well-formed entry, of either layout."""
+    """((device, inode), offset, lines, options) of a well-formed entry (its blocks checked
+    unless it is of an earlier version's layout, which is not resumed from)."""
     try:
         identity = (entry["device"], entry["inode"])
         offset, lines = int(entry["offset"]), int(entry["lines"])
         options = entry["options"]
         if not isinstance(entry["checker"], str) or not isinstance(options, dict):
             raise TypeError
-        if "blocks" in entry:
+        if not _proved_with_sha256(entry):
             size, blocks = entry["block_size"], entry["blocks"]
             if not isinstance(size, int) or size <= 0 or len(blocks) != -(-offset // size):
                 raise ValueError
             for block in blocks:
-                if not isinstance(block["sha256"], str) or not all(
+                if not isinstance(block[_prefix_hash.NAME], str) or not all(
                     isinstance(block[end], int) for end in ("first_line", "last_line")
                 ):
                     raise TypeError
-        elif not isinstance(entry["sha256"], str):
-            raise TypeError
     except (KeyError, TypeError, ValueError):
         raise JournalStateError(f"{path}: its entry in the state file is malformed") from None
     return identity, offset, lines, options
+
+
+def _proved_with_sha256(entry: dict[str, Any]) -> bool:
+    """Whether ``entry`` is of version 2 (one ``sha256`` of the whole prefix) or 3 (a ``sha256``
+    a block): its prefix cannot be proved with BLAKE3, so its journal is checked in full."""
+    blocks = entry.get("blocks")
+    return "sha256" in entry or (
+        isinstance(blocks, list) and bool(blocks) and "sha256" in blocks[0]
+    )
 
 
 def _why_not_resumable(
@@ -425,6 +378,12 @@ def _why_not_resumable(
         message = (
             f"the journal was verified under other options last time ({', '.join(changed)}): "
             "checked in full"
+        )
+        return Finding.of(STATE_OPTIONS_CHANGED, message, path, None, ""), None
+    if _proved_with_sha256(entry):
+        message = (
+            "the state was recorded by an earlier pairling-fast, which proved the prefix with "
+            "sha256 (this one uses BLAKE3): checked in full, and recorded anew"
         )
         return Finding.of(STATE_OPTIONS_CHANGED, message, path, None, ""), None
     if identity != (info.st_dev, info.st_ino):

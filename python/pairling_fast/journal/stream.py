@@ -127,7 +127,7 @@ class JournalStream:
         """The stream's entry in the ``--state`` format (``JournalStates.put`` stores it in a
         state file), where its last complete line ends: ``offset``, ``lines``, the options'
         fingerprint and the checker's state. A file's entry also has its device, inode and the
-        sha256 of its bytes in blocks (``check --state`` and ``check --follow`` record them); a
+        BLAKE3 of its bytes in blocks (``check --state`` and ``check --follow`` record them); a
         stream has no file, so they are ``None`` and absent."""
         stream = self._stream
         return {
