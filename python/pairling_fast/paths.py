@@ -290,6 +290,22 @@ def _read_head(source: Path | str) -> bytes:
         return head
 
 
+def sniffed(path: Path) -> Classification | None:
+    """The kind ``check`` tells the regular file at ``path`` by (``None``: no such file, not a
+    regular one, or nothing in it yet): ``check --follow`` refuses what is not a journal."""
+    try:
+        size = path.stat().st_size
+        if not path.is_file():
+            return None
+        head = _read_head(path)
+    except OSError:
+        return None
+    if not head.strip():
+        return None
+    complete = size <= len(head)
+    return classify(path.name, head, rpc_methods(), params_methods(), complete=complete)
+
+
 class _Replay:
     """A stream whose first bytes were read to tell its kind: those bytes, then the rest."""
 
