@@ -203,7 +203,11 @@ def test_a_mistyped_choice_gets_the_closest_one(cli: Cli) -> None:
 
 @pytest.mark.parametrize(
     ("name", "reason"),
-    [("map.json", "a map, not a CAR journal"), ("notes.txt", "not JSON: not a CAR journal")],
+    [
+        ("map.json", "a map, not a CAR journal"),
+        ("notes.txt", "not JSON, not a CAR journal"),
+        ("app.log", "not JSON, not a CAR journal"),
+    ],
 )
 def test_follow_refuses_what_is_not_a_journal_in_one_line(cli: Cli, name: str, reason: str) -> None:
     source = EXAMPLES / "maps" / "capability-map.json"

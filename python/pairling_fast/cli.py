@@ -46,7 +46,7 @@ from .output import (
     shown,
     summary_line,
 )
-from .paths import KINDS, CheckInterrupted, PathArgumentError, check_paths, sniffed
+from .paths import KINDS, CheckInterrupted, PathArgumentError, check_paths, not_a_journal
 from .report import Finding
 
 if TYPE_CHECKING:
@@ -335,11 +335,10 @@ def _command_follow(args: argparse.Namespace, config: Config) -> int:
         if os.path.isdir(path):
             _fail(f"{path}: is a directory; --follow takes journal files (waited for if missing)")
         # Told as `check` tells it, once, before a line is read as an event.
-        found = sniffed(Path(path))
-        if found is not None and found.kind != "journal":
-            what = f"a {found.kind}, not" if found.kind else f"{found.reason}: not"
+        refused = not_a_journal(Path(path))
+        if refused is not None:
             _fail(
-                f"{shown(path)}: {what} a CAR journal; --follow takes journals "
+                f"{shown(path)}: {refused}, not a CAR journal; --follow takes journals "
                 f"(`{PROG} check {shown(path)}` checks it once)"
             )
     max_findings = _first(args.max_findings, config.max_findings, DEFAULT_MAX_FINDINGS)

@@ -290,9 +290,11 @@ def _read_head(source: Path | str) -> bytes:
         return head
 
 
-def sniffed(path: Path) -> Classification | None:
-    """The kind ``check`` tells the regular file at ``path`` by (``None``: no such file, not a
-    regular one, or nothing in it yet): ``check --follow`` refuses what is not a journal."""
+def not_a_journal(path: Path) -> str | None:
+    """Why ``check --follow`` refuses the file at ``path``, told as ``check`` tells kinds: another
+    kind (``"a map"``...), or text that is not JSON at all (``"not JSON"``). ``None`` for a
+    journal, for JSON lines that are not events (a journal's defects, reported line by line), and
+    for a file missing, not regular or still empty (waited for)."""
     try:
         size = path.stat().st_size
         if not path.is_file():
@@ -302,8 +304,11 @@ def sniffed(path: Path) -> Classification | None:
         return None
     if not head.strip():
         return None
-    complete = size <= len(head)
-    return classify(path.name, head, rpc_methods(), params_methods(), complete=complete)
+    found = classify(path.name, head, rpc_methods(), params_methods(), complete=size <= len(head))
+    if found.kind is not None:
+        return None if found.kind == "journal" else f"a {found.kind}"
+    json_text = head.lstrip(b"\xef\xbb\xbf \t\r\n").startswith((b"{", b"["))
+    return None if json_text else found.reason
 
 
 class _Replay:
