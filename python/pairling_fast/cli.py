@@ -213,9 +213,9 @@ def _command_check(args: argparse.Namespace) -> int:
             # Only a cluster run needs the cluster module (socket, its own dataclasses).
             from .distributed import check_workers, connect, workers_line
 
-            local = args.dask == "local" or args.dask.startswith("local:")
-            doing = "starting a local Dask cluster" if local else f"connecting to {args.dask}"
-            _progress_note(f"{doing} …")
+            if args.dask == "local" or args.dask.startswith("local:"):
+                # Starting workers takes seconds; a scheduler answers, or fails in one line.
+                _progress_note("starting a local Dask cluster …")
             started = time.monotonic()
             client = connect(args.dask, cluster)
             check_workers(client)
