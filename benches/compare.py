@@ -92,7 +92,7 @@ from compare_report import disagreements, format_table, targets
 import pairling_fast as pf
 from pairling_fast import _backend, maps, schemas
 from pairling_fast._bundled import schema_files
-from pairling_fast._fallback.car_event import display as serde_display
+from pairling_fast._fallback.journal.car_event import display as serde_display
 from pairling_fast.generate.journal import generate_journal, write_journal
 from pairling_fast.generate.map import generate_map
 

@@ -20,10 +20,11 @@ from hypothesis import strategies as st
 from journal_samples import JOURNAL_PROPERTIES, generated, journals
 
 import pairling_fast as pf
-from pairling_fast import _backend, journal_state
+from pairling_fast import _backend
 from pairling_fast.codes import STATE_OPTIONS_CHANGED, VERIFIED_PREFIX_CHANGED
-from pairling_fast.journal_options import JournalInterrupted
-from pairling_fast.journal_state import BLOCK_SIZE, STATE_FORMAT, STATE_VERSION, _HashingReader
+from pairling_fast.journal import state_file as journal_state
+from pairling_fast.journal.options import JournalInterrupted
+from pairling_fast.journal.state_file import BLOCK_SIZE, STATE_FORMAT, STATE_VERSION, _HashingReader
 
 
 def _comparable(report: pf.Report) -> tuple[list[Any], dict[str, Any]]:

@@ -29,9 +29,9 @@ from .errors import (
     ValidationError,
 )
 from .journal import JournalStateError, JournalStates, check_journal
-from .journal_options import JournalInterrupted
-from .journal_stream import JournalStream
-from .journal_writers import JournalWriter, chain_journal
+from .journal.options import JournalInterrupted
+from .journal.stream import JournalStream
+from .journal.writers import JournalWriter, chain_journal
 from .maps import check_map, seal_map, write_sealed
 from .paths import PathsReport, check_paths
 from .report import REPORT_VERSION, Finding, Report

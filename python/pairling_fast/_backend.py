@@ -157,7 +157,7 @@ class Engine(Protocol):
 
 if TYPE_CHECKING:
     from . import _core, _fallback
-    from .journal_options import JournalOptions
+    from .journal.options import JournalOptions
 
     # The engine API is written out in _core.pyi (checked against the extension by stubtest), in
     # _fallback and in Engine: mypy holds both backends' modules to this one protocol.

@@ -4,7 +4,7 @@ from collections.abc import Callable
 from typing import Any, Literal, final
 
 from pairling_fast.errors import CanonicalizationError
-from pairling_fast.journal_options import JournalOptions
+from pairling_fast.journal.options import JournalOptions
 from pairling_fast.report import Report
 
 __all__ = [

@@ -35,8 +35,8 @@ from .generate import journal as generate_journal
 from .generate import map as generate_map
 from .generate import transcript as generate_transcript
 from .journal import DEFAULT_MAX_FINDINGS, JournalStateError, JournalStates
-from .journal_options import Profile
-from .journal_writers import chain_journal
+from .journal.options import Profile
+from .journal.writers import chain_journal
 from .maps import load_manifest, write_sealed
 from .output import (
     FORMATS,
@@ -211,7 +211,7 @@ def _command_check(args: argparse.Namespace) -> int:
         lines: _LineProgress | None = None
         if args.dask is not None:
             # Only a cluster run needs the cluster module (socket, its own dataclasses).
-            from .distributed import check_workers, connect, workers_line
+            from .journal.cluster import check_workers, connect, workers_line
 
             if args.dask == "local" or args.dask.startswith("local:"):
                 # Starting workers takes seconds; a scheduler answers, or fails in one line.
@@ -320,9 +320,9 @@ class _LineProgress:
 
 
 def _command_follow(args: argparse.Namespace, config: Config) -> int:
-    """``check --follow``: the journals followed as they grow until Ctrl-C (``follow.py``)."""
-    from .follow import follow
-    from .journal_options import JournalOptions
+    """``check --follow``: the journals followed as they grow until Ctrl-C (``journal.follow``)."""
+    from .journal.follow import follow
+    from .journal.options import JournalOptions
 
     if args.format not in ("text", "jsonl"):
         _fail(

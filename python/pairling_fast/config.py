@@ -19,7 +19,7 @@ from typing import Any, cast, get_args
 from ._tables import parse_toml
 from .codes import CODES
 from .errors import PairlingError
-from .journal_options import Payloads
+from .journal.options import Payloads
 from .paths import SeverityOverride
 from .report import SEVERITIES, Severity
 from .schemas import bundle_path

@@ -31,7 +31,7 @@ from .classify import result_method as result_method
 from .codes import INTERNAL_ERROR, TOO_LARGE, UNREADABLE
 from .errors import CanonicalizationError
 from .journal import DEFAULT_MAX_FINDINGS, DEFAULT_MAX_LINE_LENGTH, JournalStates, check_journal_on
-from .journal_options import JournalInterrupted, JournalOptions, Payloads, Profile
+from .journal.options import JournalInterrupted, JournalOptions, Payloads, Profile
 from .locate import with_lines
 from .maps import check_map_on
 from .report import SEVERITIES, Finding, Report, Severity
@@ -195,7 +195,7 @@ def _run_on_cluster(
     """On a Dask cluster (``client``): journals split into chunks whose reports equal the local
     check's (docs/cluster.md); any other file is one task on a worker, on the driver's backend."""
     if kind == "journal":
-        from .distributed import journal_report_on
+        from .journal.cluster import journal_report_on
 
         return journal_report_on(engine, path, client, options.journal_options())
     backend = _backend.name_of(engine)

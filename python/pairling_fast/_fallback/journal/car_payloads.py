@@ -1,5 +1,5 @@
-"""CAR's event payload contracts (the mirror of ``rust/car_payloads.rs``): the members of ``data``
-CAR's code writes for each event kind, with their JSON types, from
+"""CAR's event payload contracts (the mirror of ``rust/journal/car_payloads.rs``): the members of
+``data`` CAR's code writes for each event kind, with their JSON types, from
 ``pairling_fast/car_payloads.toml`` (each contract cites its emit sites and readers). A missing
 required member is PF360, a member of another type PF361 (PF363 / PF364 under
 ``payloads="error"``), at ``/data/<member>``. ``data`` stays open.
@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
-from .._tables import read_table
-from ..codes import (
+from ..._tables import read_table
+from ...codes import (
     PAYLOAD_MEMBER_MISSING,
     PAYLOAD_MEMBER_MISSING_ERROR,
     PAYLOAD_MEMBER_TYPE,
@@ -25,10 +25,10 @@ from ..codes import (
     PAYLOAD_SCHEMA_VIOLATION_ERROR,
     severity,
 )
-from ..errors import SchemaCompileError
-from ..report import RawFinding
-from .parse import escape_pointer_token
-from .validate import CompiledSchema, compile_schema
+from ...errors import SchemaCompileError
+from ...report import RawFinding
+from ..parse import escape_pointer_token
+from ..validate import CompiledSchema, compile_schema
 
 MODES = ("off", "warn", "error")
 TYPES = ("any", "string", "boolean", "null", "object", "array", "number", "integer", "unsigned")

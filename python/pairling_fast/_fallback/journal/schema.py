@@ -1,12 +1,12 @@
 """The CAR release's ``journal.event`` schema as the journal checks read it: its kinds and members
-(↔ ``event_schema`` in ``rust/journal.rs``)."""
+(↔ ``event_schema`` in ``rust/journal/mod.rs``)."""
 
 from __future__ import annotations
 
 from functools import cache
 from typing import TYPE_CHECKING
 
-from .validate import (
+from ..validate import (
     WireBundle,
     default_wire_bundle,
     wire_bundle_named,

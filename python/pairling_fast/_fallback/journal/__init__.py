@@ -1,4 +1,4 @@
-"""CAR journals on the pure-Python backend: the same rules as ``rust/journal.rs``, line by line.
+"""CAR journals on the pure-Python backend: the same rules as ``rust/journal/mod.rs``, line by line.
 
 Lines are read in bounded chunks (a line over ``max_line_length`` is counted and skipped, never
 held), checked one after the other, and only the open runs / proposals / actions plus a fixed
@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
-from .._tables import DEFAULT_MAX_FINDINGS, DEFAULT_MAX_LINE_LENGTH
-from ..codes import (
+from ..._tables import DEFAULT_MAX_FINDINGS, DEFAULT_MAX_LINE_LENGTH
+from ...codes import (
     CAR_ARRAY_EVENT,
     CAR_DUPLICATE_KEY,
     CAR_IGNORED_VALUE,
@@ -34,10 +34,16 @@ from ..codes import (
     SCHEMA_VIOLATION,
     TRUNCATED_FINAL_LINE,
 )
-from ..errors import CanonicalizationError
-from ..report import RawFinding
-from . import car_event, car_payloads, journal_state
-from .journal_ordered import (
+from ...errors import CanonicalizationError
+from ...report import RawFinding
+from ..parse import escape_pointer_token, parse_json, unescape_pointer_token
+from ..validate import (
+    bundle_validator,
+    is_date_time,
+)
+from . import car_event, car_payloads
+from . import state as journal_state
+from .ordered import (
     CLOSED_WINDOW,
     Instant,
     _Checker,
@@ -45,21 +51,16 @@ from .journal_ordered import (
     _finding,
     _quoted,
 )
-from .journal_schema import (
+from .schema import (
     EVENT_SCHEMA,
     _event_bundle,
     _event_schema,
     is_event_kind,
     journal_event_kinds,
 )
-from .parse import escape_pointer_token, parse_json, unescape_pointer_token
-from .validate import (
-    bundle_validator,
-    is_date_time,
-)
 
 if TYPE_CHECKING:
-    from ..journal_options import JournalOptions
+    from ...journal.options import JournalOptions
 
 __all__ = [
     "CLOSED_WINDOW",

@@ -1,4 +1,4 @@
-"""CAR's event as ``car-eventlog`` 0.58.0 reads and hashes it: the twin of ``rust/car_event.rs``.
+"""CAR's event as ``car-eventlog`` 0.58.0 reads and hashes it (``rust/journal/car_event.rs``).
 
 The Rust core calls serde_json and chrono themselves; this module reproduces what they do for a
 journal line (the interop tests compare both with CAR's own code, tests/test_journal_car_oracle.py):
@@ -23,7 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from .journal_schema import is_event_kind
+from .schema import is_event_kind
 
 __all__ = [
     "CHAIN_RULE",

@@ -12,12 +12,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from . import remote
-from .journal_state import JournalStates, fingerprint
-from .report import Finding, Report
+from .. import remote
+from ..report import Finding, Report
+from .state_file import JournalStates, fingerprint
 
 if TYPE_CHECKING:
-    from .journal_options import JournalOptions
+    from .options import JournalOptions
 
 __all__ = ["check_object_with_state"]
 

@@ -4,8 +4,10 @@ A journal is one CAR event (``car.journal.event``) per line. ``check_journal`` v
 verifies the hash chain (CAR's ``event_digest``, ``car-eventlog-0.58.0.event_digest`` in
 ``docs/digests.md``) and the run / proposal / action lifecycles in one streaming pass whose memory
 is bounded by the open ids, not the file size. Writing chained journals (``chain_event``,
-``chain_journal``, ``JournalWriter``) is ``journal_writers.py``'s job; the options every check
-takes are ``journal_options.py``'s (re-exported here).
+``chain_journal``, ``JournalWriter``) is ``writers.py``'s job; the options every check takes are
+``options.py``'s (re-exported here). The package is the journal concern of the facade: the
+``--state`` file (``state_file.py``, ``object_state_file.py``), ``stream.py``, ``follow.py`` and the
+cluster (``cluster.py``).
 """
 
 from __future__ import annotations
@@ -15,11 +17,11 @@ import os
 from collections.abc import Callable, Iterable, Iterator
 from typing import IO, TYPE_CHECKING, Any, Union
 
-from . import _backend, remote
-from ._tables import DEFAULT_MAX_FINDINGS, DEFAULT_MAX_LINE_LENGTH
-from .journal_options import JournalInterrupted, JournalKeywords, JournalOptions
-from .journal_state import JournalStateError, JournalStates, check_with_state
-from .report import Finding, Report
+from .. import _backend, remote
+from .._tables import DEFAULT_MAX_FINDINGS, DEFAULT_MAX_LINE_LENGTH
+from ..report import Finding, Report
+from .options import JournalInterrupted, JournalKeywords, JournalOptions
+from .state_file import JournalStateError, JournalStates, check_with_state
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
@@ -160,7 +162,7 @@ def _check_with_state(
         raise TypeError("check_journal(state=...) needs the journal's path as its source")
     if isinstance(source, str) and remote.is_url(source):
         # Loaded only for URLs: a local check does not pay for it.
-        from .object_state import check_object_with_state
+        from .object_state_file import check_object_with_state
 
         states = state if isinstance(state, JournalStates) else JournalStates.load(state)
         report = check_object_with_state(

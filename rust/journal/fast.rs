@@ -1,4 +1,4 @@
-//! The fast path for the common journal line: a survey of the raw bytes (`journal_survey.rs`: its
+//! The fast path for the common journal line: a survey of the raw bytes (`fast/survey.rs`: its
 //! quotes and backslashes, its byte range), then one scan of them that decides whether the
 //! full path (strict parse into a `serde_json::Value`, schema validation, CAR's serde reading,
 //! `car_event::digest`) would report nothing for the line, and if so yields the same `EventFacts`
@@ -21,17 +21,16 @@ use std::ops::Range;
 use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
 
+use super::car_payloads::Mode;
 use super::{
     instant, ChainHash, ChainMode, EventFacts, EventSchema, Instant, Options, Text, Uncomputable,
 };
-use crate::car_payloads::Mode;
 use crate::key_order::{self, Key};
 use crate::validate;
 use std::cmp::Ordering;
 use survey::Survey;
 
 /// The first pass over a line: its quotes and backslashes, its byte range.
-#[path = "journal_survey.rs"]
 mod survey;
 
 /// Nesting the fast path follows; deeper lines take the full path, which enforces the strict
@@ -486,7 +485,7 @@ struct Stamp {
 
 impl Stamp {
     fn of(time: &chrono::DateTime<chrono::Utc>) -> Self {
-        let text = crate::car_event::timestamp_text(time);
+        let text = super::car_event::timestamp_text(time);
         let mut civil = [0; 19];
         civil.copy_from_slice(&text.as_bytes()[..19]);
         Stamp {
@@ -764,7 +763,8 @@ mod tests {
             let stamp = format!(r#""timestamp":"2026-01-01T00:00:0{index}.12{index}Z""#);
             let unchained = format!("{{{body},{stamp}}}");
             let event = format!(r#"{{{body},{stamp},"prev_hash":"{previous}"}}"#);
-            let hash = crate::car_event::line_digest(event.as_bytes()).expect("CAR reads it");
+            let hash =
+                crate::journal::car_event::line_digest(event.as_bytes()).expect("CAR reads it");
             let chained = format!(
                 "{{ {body} ,\t{stamp}, \"prev_hash\" : \"{previous}\" , \"hash\":\"{hash}\" }} "
             );
@@ -1066,7 +1066,7 @@ mod tests {
             ours.write_rfc3339(&mut written);
             assert_eq!(
                 String::from_utf8(written).unwrap(),
-                crate::car_event::timestamp_text(&chrono),
+                crate::journal::car_event::timestamp_text(&chrono),
                 "{text}"
             );
         }

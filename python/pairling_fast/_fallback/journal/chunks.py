@@ -1,5 +1,5 @@
 """Byte-range chunks of a journal on the pure-Python backend: the same split as
-``rust/journal_chunks.rs`` (``docs/cluster.md``).
+``rust/journal/chunks.rs`` (``docs/cluster.md``).
 
 ``check_journal_chunk`` runs the per-line stage over the lines that begin in a byte range;
 ``JournalChecker`` feeds chunks, in file order and renumbered, to the very ``_Checker`` that
@@ -18,12 +18,12 @@ from contextlib import nullcontext
 from dataclasses import replace
 from typing import IO, TYPE_CHECKING, Any
 
-from ..report import RawFinding
-from .journal import READ_SIZE, _check_line, _read_lines, check_options
-from .journal_ordered import _Checker, _EventFacts
+from ...report import RawFinding
+from . import READ_SIZE, _check_line, _read_lines, check_options
+from .ordered import _Checker, _EventFacts
 
 if TYPE_CHECKING:
-    from ..journal_options import JournalOptions
+    from ...journal.options import JournalOptions
 
 __all__ = ["JournalChecker", "check_journal_chunk"]
 
@@ -37,7 +37,7 @@ _ELIDED = "\0"
 
 
 def _slimmed(checked: list[_CheckedLine]) -> tuple[list[_ShippedLine], str | None]:
-    """The chunk's lines with their chain links verified here (``rust/journal_chunks.rs``'s
+    """The chunk's lines with their chain links verified here (``rust/journal/chunks.rs``'s
     ``ChunkChain``), and the chunk's last hash."""
     shipped: list[_ShippedLine] = []
     previous: str | None = None

@@ -1,4 +1,4 @@
-"""The ordered stage's state as data, on the pure-Python backend: ``rust/journal_state.rs``'s
+"""The ordered stage's state as data, on the pure-Python backend: ``rust/journal/state.rs``'s
 snapshot and restore of the journal checker, in the same JSON (docs/journals.md, ``--state``).
 
 Every map is written in sorted order, so a state is the same data from either backend and either
@@ -12,8 +12,8 @@ from collections.abc import Callable, Hashable, Iterator
 from itertools import pairwise, repeat
 from typing import Any, TypeVar
 
-from ..codes import CODES, severity
-from .journal_ordered import (
+from ...codes import CODES, severity
+from .ordered import (
     ACTION_TERMINAL,
     CLOSED_WINDOW,
     _Checker,

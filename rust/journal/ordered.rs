@@ -1,7 +1,7 @@
 //! The ordered stage of the journal check (sequential, in line order): chain links, lifecycle
-//! state, counts and the findings cap, fed each line's `CheckedLine` (`journal.rs` checks lines in
-//! parallel, `journal_chunks.rs` chunk by chunk, `journal_stream.rs` as they arrive).
-//! `_fallback/journal_ordered.py` is the same stage in Python.
+//! state, counts and the findings cap, fed each line's `CheckedLine` (`mod.rs` checks lines in
+//! parallel, `chunks.rs` chunk by chunk, `stream.rs` as they arrive).
+//! `_fallback/journal/ordered.py` is the same stage in Python.
 
 #[allow(clippy::wildcard_imports)]
 use super::*;
@@ -78,7 +78,7 @@ pub(super) struct Repeats {
 /// Events of runs and proposals whose start is not in the journal: it begins mid-run (CAR's
 /// retention compaction keeps only the newest events; a rotated journal starts where the last
 /// one ended). Reported once, at the end, on the first such event.
-// Saved as it is in a resumable state (`journal_state.rs`): the fields are the state file's.
+// Saved as it is in a resumable state (`state.rs`): the fields are the state file's.
 #[derive(Default, Clone, PartialEq, Debug, serde::Serialize, serde::Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(super) struct MidRun {

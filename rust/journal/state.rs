@@ -3,7 +3,7 @@
 //! ids, the findings listed and counted), written out where a verified prefix ends and read back
 //! to check only the lines appended after it (`pairling-fast check --state`, docs/journals.md).
 //!
-//! The format is plain JSON, the same from both backends (`_fallback/journal_state.py` writes
+//! The format is plain JSON, the same from both backends (`_fallback/journal/state.py` writes
 //! and reads it alike), with every map written in sorted order so equal states are equal text.
 //! It is read straight into the typed `State` below (no `serde_json::Value` tree: the windows of
 //! closed ids make a state of ~65,536 ids each, and a tree of them cost more than checking a few
@@ -354,7 +354,7 @@ fn known_code(name: &str) -> Parsed<Code> {
     codes::known(name).ok_or_else(|| format!("unknown finding code {name:?}"))
 }
 
-// A state restored is the state snapshotted: checked by `journal.rs`'s resume tests, which
+// A state restored is the state snapshotted: checked by `mod.rs`'s resume tests, which
 // compare a resumed check with a whole one; this module's own tests cover windows and
 // malformed states.
 #[cfg(test)]

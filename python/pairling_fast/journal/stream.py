@@ -13,10 +13,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from . import _backend
-from .journal_options import JournalKeywords, JournalOptions
-from .journal_state import JournalStateError, fingerprint
-from .report import Finding, Report
+from .. import _backend
+from ..report import Finding, Report
+from .options import JournalKeywords, JournalOptions
+from .state_file import JournalStateError, fingerprint
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack

@@ -18,21 +18,21 @@ from pathlib import Path
 from types import TracebackType
 from typing import IO, Any, cast
 
-from . import _backend
-from . import journal as _journal
-from ._atomic import atomic_write
-from ._tables import DEFAULT_MAX_LINE_LENGTH
-from .codes import (
+from .. import _backend
+from .. import journal as _journal
+from .._atomic import atomic_write
+from .._tables import DEFAULT_MAX_LINE_LENGTH
+from ..codes import (
     CHAINED_WITHOUT_TIMESTAMP,
     DIGEST_UNCOMPUTABLE,
     HASH_MISMATCH,
     LINK_MISMATCH,
     TRUNCATED_FINAL_LINE,
 )
-from .errors import CanonicalizationError, ValidationError
-from .journal_options import Profile
-from .report import Finding, Report
-from .validator import schema_validator
+from ..errors import CanonicalizationError, ValidationError
+from ..report import Finding, Report
+from ..validator import schema_validator
+from .options import Profile
 
 __all__ = ["JournalWriter", "chain_event", "chain_journal", "event_line"]
 

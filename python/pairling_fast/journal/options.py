@@ -7,8 +7,8 @@ from __future__ import annotations
 import dataclasses
 from typing import Literal, TypedDict
 
-from ._tables import DEFAULT_MAX_FINDINGS, DEFAULT_MAX_LINE_LENGTH
-from .report import Report
+from .._tables import DEFAULT_MAX_FINDINGS, DEFAULT_MAX_LINE_LENGTH
+from ..report import Report
 
 __all__ = [
     "ChainMode",

@@ -8,7 +8,7 @@
 //! the schema `journal.event_payload.<kind>` in its `schemas`) replaces the contract for that
 //! kind: `data` is validated against CAR's schema (PF362 / PF365).
 //!
-//! `_fallback/car_payloads.py` mirrors this module.
+//! `_fallback/journal/car_payloads.py` mirrors this module.
 
 use std::cmp::Ordering;
 use std::collections::HashMap;

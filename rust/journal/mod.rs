@@ -6,7 +6,7 @@
 //! parallel (rayon) while the next batch is read, then the ordered checks (chain links, lifecycle
 //! state) run over the batch results in line order. Memory stays bounded by one batch plus the
 //! open runs / proposals / actions and a fixed window of recently closed ids, never by file size.
-//! `python/pairling_fast/_fallback/journal.py` implements the same rules line for line.
+//! `python/pairling_fast/_fallback/journal/` implements the same rules line for line.
 
 use crate::codes;
 use std::collections::BTreeMap;
@@ -15,32 +15,27 @@ use std::sync::OnceLock;
 
 use serde_json::{json, Map, Value};
 
-use crate::car_event;
-use crate::car_payloads;
 use crate::parse::{self, escape_pointer_token};
 use crate::report::Finding;
 use crate::validate::{self, SchemaValidator};
 
+/// CAR's journal event as CAR reads it (serde) and its chain digest.
+pub mod car_event;
+/// CAR's event payload contracts (`car_payloads.toml`): the members each kind's `data` holds.
+pub mod car_payloads;
 /// Chunks of a journal checked on many machines, reported as one (docs/cluster.md).
-#[path = "journal_chunks.rs"]
 pub mod chunks;
 /// The per-line fast path for the common event line (no `Value`, digest input from raw spans).
-#[path = "journal_fast.rs"]
 mod fast;
 /// Lines read into batches, straight from the reader.
-#[path = "journal_lines.rs"]
 mod lines;
 /// The ordered stage: chain links, lifecycle state, counts and the findings cap.
-#[path = "journal_ordered.rs"]
 mod ordered;
 /// The ordered stage's state, saved where a verified prefix ends and resumed from.
-#[path = "journal_state.rs"]
 mod state;
 /// A journal checked as its bytes arrive, cut anywhere (`JournalStream`, `check --follow`).
-#[path = "journal_stream.rs"]
 pub mod stream;
 /// The windows of recently closed ids, each id stored once.
-#[path = "journal_window.rs"]
 mod window;
 use lines::{Batch, LineReader, RawLine};
 use ordered::{action_ids, action_key, terminal, Checker, FindingSink, MidRun};
@@ -107,7 +102,7 @@ pub struct Options {
     /// The CAR release whose bundled `journal.event` (its `EventKind`s, its envelope) events are
     /// validated against: a `WireBundle::version`.
     pub car_version: &'static str,
-    /// Whether common lines may take the fast path (`journal_fast.rs`); the reports are the same
+    /// Whether common lines may take the fast path (`fast.rs`); the reports are the same
     /// either way. Off only to compare the two paths or to rule the fast path out when debugging.
     pub fast_path: bool,
     /// CAR's payload contracts (`car_payloads.rs`): off, warnings (the default) or errors.
@@ -248,67 +243,9 @@ pub type Instant = (i64, u32);
 /// kinds at most 29; held boxed, such an id cost an allocation and a free per line.
 type Id = Text<38>;
 
-mod text {
-    /// A string of an event's facts, held inline when it has at most `N` bytes (kinds and ids are
-    /// short, CAR's hashes 64 hex digits) and boxed otherwise: the common line's facts cost no
-    /// allocation (an allocation per string was the largest share of the per-line stage's time).
-    #[derive(Clone)]
-    pub(in crate::journal) struct Text<const N: usize>(Repr<N>);
-
-    // Private to this module, so `Text::new` is its only constructor.
-    #[derive(Clone)]
-    enum Repr<const N: usize> {
-        Inline { length: u8, bytes: [u8; N] },
-        Boxed(Box<str>),
-    }
-
-    impl<const N: usize> Text<N> {
-        pub(in crate::journal) fn new(text: &str) -> Self {
-            const { assert!(N <= u8::MAX as usize) };
-            Text(if text.len() <= N {
-                let mut bytes = [0; N];
-                bytes[..text.len()].copy_from_slice(text.as_bytes());
-                Repr::Inline {
-                    length: text.len() as u8,
-                    bytes,
-                }
-            } else {
-                Repr::Boxed(text.into())
-            })
-        }
-    }
-
-    impl<const N: usize> std::ops::Deref for Text<N> {
-        type Target = str;
-
-        fn deref(&self) -> &str {
-            match &self.0 {
-                Repr::Inline { length, bytes } => {
-                    let bytes = &bytes[..usize::from(*length)];
-                    // SAFETY: `Text::new`, the only constructor, copied these bytes, whole, from
-                    // a `&str`, so they are UTF-8.
-                    unsafe { std::str::from_utf8_unchecked(bytes) }
-                }
-                Repr::Boxed(text) => text,
-            }
-        }
-    }
-
-    impl<const N: usize> std::fmt::Debug for Text<N> {
-        fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-            std::fmt::Debug::fmt(&**self, formatter)
-        }
-    }
-
-    impl<const N: usize> PartialEq for Text<N> {
-        fn eq(&self, other: &Self) -> bool {
-            **self == **other
-        }
-    }
-}
+mod text;
 use text::Text;
 
-#[path = "journal_chain_hash.rs"]
 mod chain_hash;
 use chain_hash::ChainHash;
 
@@ -757,7 +694,7 @@ pub fn check_journal<R: Read + Send>(
     check_journal_from(reader, options, None, false, should_stop).map(|(report, _)| report)
 }
 
-/// The ordered stage's state (`journal_state.rs`'s JSON text) where a verified prefix ends.
+/// The ordered stage's state (`state.rs`'s JSON text) where a verified prefix ends.
 pub type Snapshot = String;
 
 /// A checker resumed from a `Snapshot` (its lines are numbered on from the snapshot's); the

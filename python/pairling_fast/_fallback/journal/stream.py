@@ -1,4 +1,4 @@
-"""A journal checked as its bytes arrive, on the pure-Python backend: ``rust/journal_stream.rs``.
+"""A journal checked as its bytes arrive, on the pure-Python backend: ``rust/journal/stream.rs``.
 
 ``feed`` takes any piece of the journal, cut anywhere; the lines it completes go through the very
 per-line stage and ``_Checker`` that ``check_journal`` uses, and the partial line after the last
@@ -10,13 +10,13 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
-from ..report import RawFinding
-from . import journal_state
-from .journal import _check_line, _LineSplitter, _RawLine, new_checker
-from .journal_ordered import _Checker
+from ...report import RawFinding
+from . import _check_line, _LineSplitter, _RawLine, new_checker
+from . import state as journal_state
+from .ordered import _Checker
 
 if TYPE_CHECKING:
-    from ..journal_options import JournalOptions
+    from ...journal.options import JournalOptions
 
 __all__ = ["JournalStream"]
 

@@ -23,14 +23,14 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import IO, TYPE_CHECKING, Any
 
-from . import _backend
-from ._atomic import atomic_write
-from .codes import STATE_OPTIONS_CHANGED, VERIFIED_PREFIX_CHANGED
-from .errors import PairlingError
-from .report import Finding, Report
+from .. import _backend
+from .._atomic import atomic_write
+from ..codes import STATE_OPTIONS_CHANGED, VERIFIED_PREFIX_CHANGED
+from ..errors import PairlingError
+from ..report import Finding, Report
 
 if TYPE_CHECKING:
-    from .journal_options import JournalOptions
+    from .options import JournalOptions
 
 __all__ = ["BLOCK_SIZE", "STATE_FORMAT", "STATE_VERSION", "JournalStateError", "JournalStates"]
 
@@ -168,8 +168,8 @@ def _intact(data: bytes, recorded: Any, journals: Any) -> bool:
 
 def fingerprint(options: JournalOptions) -> dict[str, Any]:
     """What a state was checked under: resuming under other options would mix two checks."""
-    from . import __version__
-    from .schemas import bundle_path, bundles
+    from .. import __version__
+    from ..schemas import bundle_path, bundles
 
     known = bundles()
     bundle = known[-1]
@@ -453,7 +453,7 @@ def check_with_state(
     ``states`` when the verified prefix is unchanged, and the entry updated to where this run's
     verified prefix ends (not after Ctrl-C: ``JournalInterrupted`` as ``check_journal`` raises
     it)."""
-    from .journal_options import JournalInterrupted
+    from .options import JournalInterrupted
 
     key = os.path.realpath(path)
     with open(path, "rb") as stream:

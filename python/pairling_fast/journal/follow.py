@@ -23,10 +23,12 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import IO, Any
 
-from . import _backend
-from .codes import JOURNAL_REPLACED_WHILE_FOLLOWING, JOURNAL_TRUNCATED_WHILE_FOLLOWING
-from .journal_options import JournalOptions
-from .journal_state import (
+from .. import _backend
+from ..codes import JOURNAL_REPLACED_WHILE_FOLLOWING, JOURNAL_TRUNCATED_WHILE_FOLLOWING
+from ..paths import SeverityOverride, _not_listed
+from ..report import Finding
+from .options import JournalOptions
+from .state_file import (
     BLOCK_SIZE,
     JournalStates,
     _Blocks,
@@ -34,9 +36,7 @@ from .journal_state import (
     _why_not_resumable,
     fingerprint,
 )
-from .journal_stream import JournalStream
-from .paths import SeverityOverride, _not_listed
-from .report import Finding
+from .stream import JournalStream
 
 __all__ = ["FollowSummary", "follow"]
 

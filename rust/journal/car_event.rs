@@ -82,7 +82,7 @@ impl<'de> Deserialize<'de> for Kind {
                 let (name, variant): (String, _) = data.variant()?;
                 // The wire schema's kind enum is CAR 0.58.0's `EventKind` (the interop tests
                 // compare the two lists).
-                if !crate::journal::is_event_kind(&name) {
+                if !super::is_event_kind(&name) {
                     return Err(de::Error::custom(format_args!(
                         "unknown variant `{name}` of enum EventKind"
                     )));

@@ -1,5 +1,5 @@
 """The journal checker's ordered stage: chain links, lifecycle state, counts and the findings cap
-(↔ ``Checker`` in ``rust/journal.rs``), fed one line's facts at a time in file order."""
+(↔ ``Checker`` in ``rust/journal/ordered.rs``), fed one line's facts at a time in file order."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from collections.abc import Hashable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
-from ..codes import (
+from ...codes import (
     AFTER_ACTION_ENDED,
     AFTER_PROPOSAL_COMPLETED,
     BEGINS_MID_RUN,
@@ -27,11 +27,11 @@ from ..codes import (
     TIMESTAMP_BACKWARDS,
     severity,
 )
-from ..report import RawFinding
+from ...report import RawFinding
 
 if TYPE_CHECKING:
     pass
-from .journal_schema import _event_schema
+from .schema import _event_schema
 
 CLOSED_WINDOW = 65_536
 
