@@ -290,6 +290,27 @@ def _read_head(source: Path | str) -> bytes:
         return head
 
 
+def not_a_journal(path: Path) -> str | None:
+    """Why ``check --follow`` refuses the file at ``path``, told as ``check`` tells kinds: another
+    kind (``"a map"``...), or text that is not JSON at all (``"not JSON"``). ``None`` for a
+    journal, for JSON lines that are not events (a journal's defects, reported line by line), and
+    for a file missing, not regular or still empty (waited for)."""
+    try:
+        size = path.stat().st_size
+        if not path.is_file():
+            return None
+        head = _read_head(path)
+    except OSError:
+        return None
+    if not head.strip():
+        return None
+    found = classify(path.name, head, rpc_methods(), params_methods(), complete=size <= len(head))
+    if found.kind is not None:
+        return None if found.kind == "journal" else f"a {found.kind}"
+    json_text = head.lstrip(b"\xef\xbb\xbf \t\r\n").startswith((b"{", b"["))
+    return None if json_text else found.reason
+
+
 class _Replay:
     """A stream whose first bytes were read to tell its kind: those bytes, then the rest."""
 

@@ -6,6 +6,7 @@ The JSON shape (``Report.to_dict``) is versioned by ``REPORT_VERSION`` and docum
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -71,7 +72,7 @@ class Finding:
     def from_raw(cls, raw: RawFinding, path: str | None = None) -> Finding:
         """From the engine's tuple (code, severity, message, line, pointer, schema_pointer)."""
         code, severity, message, line, pointer, schema_pointer = raw
-        return cls(code, severity, message, path, line, pointer, schema_pointer)
+        return cls(code, severity, message, path, line, pointer, schema_pointer, _column(message))
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Finding:
@@ -112,6 +113,21 @@ class Finding:
         if self.pointer:
             where += f" {self.pointer}"
         return where
+
+
+# A journal line's JSON defect: both engines end the parser's message with its column
+# (rust/journal.rs and _fallback/journal.py, ``with_column``), or with that and CAR's verdict
+# (car-compatible).
+# Anchored at the end, so a key or value the message quotes cannot pose as the column.
+_COLUMN_AT_END = re.compile(
+    r"\(column ([0-9]+)\)(?: \(PF[0-9]{3}\); CAR's event parser accepts the line)?\Z"
+)
+
+
+def _column(message: str) -> int | None:
+    """The column a raw finding's message gives (the tuple has no field for it)."""
+    found = _COLUMN_AT_END.search(message)
+    return int(found[1]) if found else None
 
 
 @dataclass

@@ -245,6 +245,12 @@ def check_workers(client: Client, backend: str | None = None) -> None:
         raise ClusterError("workers cannot check journals: " + "; ".join(problems))
 
 
+def workers_line(client: Client) -> str:
+    """``N worker(s), M thread(s)``: what a cluster run has to work with, for its progress."""
+    threads = client.nthreads()
+    return f"{len(threads)} worker(s), {sum(threads.values())} thread(s)"
+
+
 def journal_files(paths: Iterable[PathLike]) -> list[str]:
     """The files to check, each once, in the order given; directories (and URL prefixes, e.g.
     ``s3://bucket/journals/``) give their journals."""

@@ -85,6 +85,13 @@ class JournalStream:
 
     def feed(self, data: bytes | bytearray | memoryview) -> list[Finding]:
         """Takes the next piece of the journal; returns the findings its completed lines decide."""
+        if not isinstance(data, (bytes, bytearray, memoryview)):
+            # bytes(str) would say "string argument without an encoding": say what is wanted.
+            hint = " (a str: text.encode('utf-8'))" if isinstance(data, str) else ""
+            raise TypeError(
+                "JournalStream.feed takes bytes (the journal as written, UTF-8), not "
+                f"{type(data).__name__}{hint}"
+            )
         piece = data if isinstance(data, bytes) else bytes(data)
         raw = self._stream.feed(piece)
         self._fed += len(piece)
