@@ -18,12 +18,20 @@ from map_twins import EXAMPLE, MANIFEST, TWINS, Twin, broken, example, manifest,
 
 import pairling_fast
 from pairling_fast import MapInvalidError, _backend, check_map, seal_map, write_sealed
-from pairling_fast.codes import CODES
+from pairling_fast.codes import (
+    CODES,
+    MAP_DIFF_DIGEST_REVIEW,
+    MAP_DIFF_LOOSENING,
+    MAP_DIFF_NEUTRAL,
+    MAP_DIFF_TIGHTENING,
+)
 from pairling_fast.generate import map as generate
 from pairling_fast.generate.map import generate_map
 from pairling_fast.report import Report
 
-MAP_CODES = sorted(code for code in CODES if code.startswith("PF2"))
+# The map check's codes; `diff`'s (PF270-PF273, MAP_DIFF_*) judge a change between two maps.
+MAP_DIFF_CODES = {MAP_DIFF_LOOSENING, MAP_DIFF_TIGHTENING, MAP_DIFF_NEUTRAL, MAP_DIFF_DIGEST_REVIEW}
+MAP_CODES = sorted(code for code in CODES if code.startswith("PF2") and code not in MAP_DIFF_CODES)
 DOCS = Path(__file__).resolve().parents[1] / "docs"
 
 

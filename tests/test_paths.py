@@ -125,7 +125,7 @@ def test_report_json_shape_is_version_1(backend: Any, tmp_path: Path) -> None:
     assert report["backend"] == _backend.active_name()
     assert report["ok"] is False
     assert [list(f) for f in report["files"]] == [
-        ["path", "kind", "ok", "stats", "findings", "not_listed"]
+        ["path", "kind", "ok", "status", "stats", "findings", "not_listed"]
     ] * 3
     assert [f["ok"] for f in report["files"]] == [False, True, False]
     assert [list(s) for s in report["skipped"]] == [["path", "reason"]]
