@@ -67,7 +67,8 @@ def streamed(
     a line, a CRLF or a UTF-8 character)."""
     data = path.read_bytes()
     stream = pf.JournalStream(name=str(path), backend=backend, **options)
-    cuts = sorted(rng.sample(range(1, len(data)), min(len(data) - 1, rng.randint(0, 6))))
+    inside = range(1, len(data))
+    cuts = sorted(rng.sample(inside, min(len(inside), rng.randint(0, 6))))
     for start, end in zip([0, *cuts], [*cuts, len(data)], strict=True):
         stream.feed(data[start:end])
     return _data(stream.close(), path)
@@ -96,7 +97,9 @@ def chunked(
     ``check_journal_chunk`` (the chunk task), reduced in file order by a ``JournalChecker`` (the
     journal's task), as ``pairling_fast.distributed`` runs them."""
     size = path.stat().st_size
-    chunk_bytes = rng.choice([1, 2, 7, 64, 333, 4096, max(1, size // rng.randint(1, 5))])
+    # Up to a dozen chunks: every boundary falls somewhere over many cases, and a 1-byte chunk
+    # still comes up for small journals.
+    chunk_bytes = max(1, -(-size // rng.randint(1, 12)), rng.choice([1, 2, 7, 64, 333, 4096]))
     journal_options = JournalOptions(**options)
     engine = _backend.engine(backend)
     checker = engine.JournalChecker(journal_options)
