@@ -23,6 +23,7 @@ import random
 import sys
 import tempfile
 import time
+from collections import Counter
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -101,6 +102,7 @@ def paths_differential(
             )
             detail = "\n  ".join(disagreeing(small, options, case_seed) or found)
             failures.append(_reproducer("paths", small, options, detail))
+            print(failures[-1], file=sys.stderr)
             if len(failures) >= 5:
                 break
     return run.done, failures
@@ -124,9 +126,10 @@ def car_verdict(verdict: dict[str, Any], data: bytes) -> dict[str, Any]:
     facts: dict[str, Any] = {"refused": (line, why)}
     if why == "chain break":
         # Every line before it parsed (CAR stops at the first it cannot): its events are the
-        # lines before it that are not blank, so the break's event index is their count.
-        before = data.splitlines(keepends=True)[: line - 1]
-        facts["tampered_at"] = sum(not b.isspace() and b != b"" for b in before)
+        # lines before it (split at `\n` only, as `read_until`) that are not ASCII whitespace
+        # (Rust's `is_ascii_whitespace`: no vertical tab), so the break's index is their count.
+        before = data.split(b"\n")[: line - 1]
+        facts["tampered_at"] = sum(bool(b.strip(b" \t\r\x0c")) for b in before)
     return facts
 
 
@@ -168,6 +171,7 @@ def car_differential(
     source = cases(rng)
     written = car_oracle.write(scratch / "car-written")
     journal_mutations.add_sources(written)
+    verdicts_seen: Counter[str] = Counter()
     run = _Run(count, seconds)
     for number in run.batches(batch):
         release = RELEASES[number // batch % 2]
@@ -179,16 +183,19 @@ def car_differential(
             path.write_bytes(data)
             items.append((data, path))
         if number and number % 10000 < batch:
-            print(f"car: {number} cases, {len(failures)} disagreements", file=sys.stderr)
+            seen = ", ".join(f"{why} {n}" for why, n in sorted(verdicts_seen.items()))
+            print(f"car: {number} cases ({seen}), {len(failures)} disagreements", file=sys.stderr)
         verdicts = car_oracle.load([p for _, p in items], release=release)
         for (data, path), verdict in zip(items, verdicts, strict=True):
             ours = our_verdict(journal_paths.whole(path, "rust", {"max_findings": None, **options}))
             theirs = car_verdict(verdict, data)
+            verdicts_seen[theirs["refused"][1] if theirs["refused"] else "loads"] += 1
             if ours != theirs:
                 check = _car_disagreement(scratch, release, options)
                 small = journal_mutations.minimised(data, lambda d, c=check: c(d) is not None)
                 detail = check(small) or f"ours {ours}, CAR's {theirs}"
                 failures.append(_reproducer(f"car {release}", small, options, detail))
+                print(failures[-1], file=sys.stderr)
         if len(failures) >= 5:
             break
     return run.done, failures
@@ -261,8 +268,6 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory() as scratch:
         done, failures = differential(count, args.seconds, args.seed, Path(scratch))
     elapsed = time.monotonic() - start
-    for failure in failures:
-        print(failure, file=sys.stderr)
     print(
         f"{args.which}: {done} cases, seed {args.seed}, {elapsed:.0f} s, "
         f"{len(failures)} disagreements; pairling_fast {pf.__version__}"

@@ -44,6 +44,8 @@ REGRESSION_SEEDS: list[tuple[bytes, dict[str, Any]]] = [
     (_EVENT % (b"{}", b',"skip":' + b"[" * 200 + b'{"a" 1}' + b"]" * 200) + b"\n", {}),
     (_ACTION % (b"proposal_received", b"") + _ACTION % (b"action_succeeded", b',"action_id":""'),
      {"lifecycle": True}),
+    # Found by the paths differential (seed 45): the kind's map form with a repeated key.
+    (b'{"kind":{"proposal_received":[],"proposal_received":null},"data":{}}', {}),
 ]  # fmt: skip
 
 NUMBERS = [

@@ -160,3 +160,16 @@ def test_an_empty_action_id_is_an_id(tmp_path: Path) -> None:
     ]
     report = agreed(tmp_path, b"".join(lines), lifecycle=True)
     assert "PF327" in codes(report), report["findings"]
+
+
+@pytest.mark.parametrize(
+    "kind", [b'{"run_started":[],"run_started":null}', b'{"run_started":null,"run_started":null}']
+)
+def test_a_kind_written_as_a_map_has_one_member(tmp_path: Path, kind: bytes) -> None:
+    """Found by the paths differential: serde_json reads an enum written as a map as one key
+    and its unit value, then expects the map's end, so a repeated key refuses the line (CAR
+    0.58.0: ``invalid type: sequence, expected unit``, ``expected value``); the fallback took the
+    last member alone."""
+    line = b'{"kind":' + kind + b',"data":{},"timestamp":"2026-01-01T00:00:00Z"}\n'
+    report = agreed(tmp_path, line, profile="car-compatible")
+    assert errors(report) == [(1, "PF002")]

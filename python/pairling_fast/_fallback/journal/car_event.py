@@ -341,8 +341,9 @@ def parse(line: bytes, car_version: str | None = None) -> CarEvent:
 
 def _kind(member: Any, car_version: str | None) -> str:
     """An ``EventKind`` of CAR ``car_version`` through serde's enum protocol: a name, or
-    ``{"name": null}``."""
-    if isinstance(member, dict) and len(member) == 1:
+    ``{"name": null}`` (one member as written: serde_json expects the object's end after the
+    variant, so a repeated key is refused too)."""
+    if isinstance(member, _Object) and len(member.keys_in_order) == 1:
         ((name, unit),) = member.items()
         if isinstance(name, str) and is_event_kind(name, car_version):
             if unit is not None:
