@@ -18,7 +18,7 @@ from typing import Any
 
 from pairling_fast.generate.journal import generate_journal
 from pairling_fast.journal import event_kinds
-from pairling_fast.journal_writers import chain_event, event_line
+from pairling_fast.journal.writers import chain_event, event_line
 
 ROOT = Path(__file__).resolve().parent.parent
 IDS = ("run_id", "proposal_id", "action_id", "client_id", "policy_session_id")

@@ -3,7 +3,7 @@
 (``PAIRLING_FAST_JOURNAL_FAST_PATH=0``), the pure-Python fallback, ``JournalStream`` fed in pieces
 cut at random points (inside UTF-8 characters too), a ``--state`` resume after an append at a
 random byte, and chunks of random sizes reduced as the Dask tasks reduce them
-(``check_journal_chunk`` and the ``JournalChecker`` that ``distributed._reduce`` feeds). The
+(``check_journal_chunk`` and the ``JournalChecker`` that ``journal.cluster._reduce`` feeds). The
 reports are compared whole; a difference is a bug in one path, or a documented reason."""
 
 from __future__ import annotations
@@ -18,8 +18,8 @@ from typing import Any
 import pairling_fast as pf
 from pairling_fast import _backend
 from pairling_fast.distributed import chunk_ranges
-from pairling_fast.journal_options import JournalOptions
-from pairling_fast.journal_state import JournalStates
+from pairling_fast.journal.options import JournalOptions
+from pairling_fast.journal.state_file import JournalStates
 from pairling_fast.report import Finding, Report
 
 FAST_PATH = "PAIRLING_FAST_JOURNAL_FAST_PATH"

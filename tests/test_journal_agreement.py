@@ -14,7 +14,7 @@ from typing import Any
 import journal_paths
 import pytest
 
-from pairling_fast.journal_writers import chain_event, event_line
+from pairling_fast.journal.writers import chain_event, event_line
 
 STAMP = "2026-01-01T00:00:00Z"
 LEAP = (
