@@ -6,8 +6,8 @@ use crate::codes;
 use arbitrary::{Arbitrary, Unstructured};
 use serde_json::{Map, Number, Value};
 
-use crate::journal::{self, ChainMode, Options, Profile};
-use crate::{canonical, car_payloads, parse, validate};
+use crate::journal::{self, car_payloads, ChainMode, Options, Profile};
+use crate::{canonical, parse, validate};
 
 /// `parse_strict` on arbitrary bytes: never a panic, and whatever it accepts has a canonical form
 /// that parses back to the same canonical bytes.

@@ -997,7 +997,8 @@ mod tests {
             let unhashed = format!(
                 r#"{{"kind":"state_changed","data":{{}},"timestamp":"{stamp}","prev_hash":""}}"#
             );
-            let digest = crate::journal::car_event::line_digest(unhashed.as_bytes()).expect("CAR reads it");
+            let digest =
+                crate::journal::car_event::line_digest(unhashed.as_bytes()).expect("CAR reads it");
             let hashed = format!(r#"{},"hash":"{digest}"}}"#, &unhashed[..unhashed.len() - 1]);
             for options in option_sets() {
                 assert!(compare(hashed.as_bytes(), true, &options), "{hashed}");
