@@ -6,6 +6,7 @@ use crate::codes;
 use arbitrary::{Arbitrary, Unstructured};
 use serde_json::{Map, Number, Value};
 
+use crate::journal::{self, car_payloads, ChainMode, Options, Profile};
 use crate::{canonical, parse, validate};
 
 /// `parse_strict` on arbitrary bytes: never a panic, and whatever it accepts has a canonical form
@@ -58,6 +59,45 @@ pub fn check_validate_journal_event(data: &[u8]) {
         assert!(violation.pointer.is_empty() || violation.pointer.starts_with('/'));
         assert!(violation.schema_pointer.starts_with('/'));
     }
+}
+
+/// A whole journal checked with the per-line fast path on and off: the same report (every
+/// finding, every stat). The first byte picks the options (profile, chain mode, CAR release,
+/// payload contracts, lifecycle), the rest is the journal, so the fuzzer explores both.
+pub fn check_journal_fast_and_full(data: &[u8]) {
+    let Some((&switches, journal)) = data.split_first() else {
+        return;
+    };
+    let bundles = validate::wire_bundles();
+    let options = Options {
+        profile: [Profile::Strict, Profile::CarCompatible][usize::from(switches & 1)],
+        chain: [
+            ChainMode::Auto,
+            ChainMode::Require,
+            ChainMode::Off,
+            ChainMode::Auto,
+        ][usize::from(switches >> 1 & 3)],
+        car_version: bundles[usize::from(switches >> 3 & 3) % bundles.len()].version,
+        payloads: [
+            car_payloads::Mode::Warn,
+            car_payloads::Mode::Error,
+            car_payloads::Mode::Off,
+        ][usize::from(switches >> 5 & 3) % 3],
+        lifecycle: switches & 0x80 == 0,
+        max_findings: None,
+        fast_path: true,
+        ..Options::default()
+    };
+    let check = |fast_path: bool| {
+        let options = Options {
+            fast_path,
+            ..options.clone()
+        };
+        journal::check_journal(journal, &options, || false).expect("an in-memory read")
+    };
+    let (fast, full) = (check(true), check(false));
+    assert_eq!(fast.findings, full.findings, "{options:?}");
+    assert_eq!(fast.stats, full.stats, "{options:?}");
 }
 
 fn check_canonical_round_trip(value: &Value) {
@@ -150,5 +190,10 @@ mod tests {
     #[test]
     fn validate_journal_event_regressions() {
         replay("validate_journal_event", check_validate_journal_event);
+    }
+
+    #[test]
+    fn journal_fast_and_full_regressions() {
+        replay("journal_fast_and_full", check_journal_fast_and_full);
     }
 }

@@ -80,9 +80,9 @@ impl<'de> Deserialize<'de> for Kind {
             }
             fn visit_enum<A: EnumAccess<'de>>(self, data: A) -> Result<Kind, A::Error> {
                 let (name, variant): (String, _) = data.variant()?;
-                // The wire schema's kind enum is CAR 0.58.0's `EventKind` (the interop tests
-                // compare the two lists).
-                if !super::is_event_kind(&name) {
+                // The wire schema's kind enum is the release's `EventKind` (the interop tests
+                // compare the two lists): 0.60.0 knows kinds 0.58.0 refuses.
+                if !RELEASE.with(|release| super::is_event_kind(release.get(), &name)) {
                     return Err(de::Error::custom(format_args!(
                         "unknown variant `{name}` of enum EventKind"
                     )));
@@ -95,9 +95,19 @@ impl<'de> Deserialize<'de> for Kind {
     }
 }
 
-/// Reads one line (with or without its newline) as CAR does; the error is serde_json's message.
-pub fn parse(line: &[u8]) -> Result<CarEvent, String> {
-    serde_json::from_slice::<CarEvent>(line).map_err(|error| error.to_string())
+thread_local! {
+    /// The CAR release whose `EventKind` the `Kind` being read must be (`parse`'s argument: serde's
+    /// derived reading has no way to pass it down).
+    static RELEASE: std::cell::Cell<&'static str> = const { std::cell::Cell::new("") };
+}
+
+/// Reads one line (with or without its newline) as CAR `release` (a `WireBundle::version`) does;
+/// the error is serde_json's message.
+pub fn parse(line: &[u8], release: &'static str) -> Result<CarEvent, String> {
+    let outer = RELEASE.replace(release);
+    let event = serde_json::from_slice::<CarEvent>(line).map_err(|error| error.to_string());
+    RELEASE.set(outer);
+    event
 }
 
 /// Appends serde_json's compact text of `value` with every object's members in byte order of
@@ -193,9 +203,10 @@ pub fn digest(event: &CarEvent) -> Option<String> {
     Some(crate::canonical::lower_hex(&Sha256::digest(&input)))
 }
 
-/// CAR's digest of one journal line (the `hash` a writer sets, with the line's `prev_hash`).
+/// CAR's digest of one journal line (the `hash` a writer sets, with the line's `prev_hash`), read
+/// by the default release.
 pub fn line_digest(line: &[u8]) -> Result<String, String> {
-    let event = parse(line)?;
+    let event = parse(line, crate::validate::default_wire_bundle().version)?;
     digest(&event)
         .ok_or_else(|| "no \"timestamp\": CAR would hash the time it loads the journal".to_string())
 }
@@ -223,6 +234,7 @@ mod tests {
 
     #[test]
     fn reads_lines_as_car_does() {
+        let parse = |line: &[u8]| parse(line, "0.60.0");
         let event = parse(br#"{"kind":{"run_started":null},"action_id":null,"x":1e400}"#).unwrap();
         assert_eq!(event.kind.0, "run_started");
         assert!(event.action_id.is_none() && event.timestamp.0.is_none());
@@ -234,6 +246,20 @@ mod tests {
         assert!(parse(br#"{"kind":"run_started","timestamp":null}"#).is_err());
         let dup = parse(br#"{"kind":"run_started","data":{"a":1,"a":2}}"#).unwrap();
         assert_eq!(dup.data["a"], 2);
+    }
+
+    /// Each release's parser knows its own kinds: `model_call_refused` is new in 0.60.0, so
+    /// 0.58.0 refuses it (`unknown variant`), as CAR 0.58.0 does (issue 45, second case).
+    #[test]
+    fn each_release_reads_its_own_kinds() {
+        let line = br#"{"kind":"model_call_refused","data":{},"timestamp":"2026-01-01T00:00:00Z"}"#;
+        assert!(parse(line, "0.60.0").is_ok());
+        let refused = parse(line, "0.58.0").expect_err("not a 0.58.0 kind");
+        assert!(refused.contains("unknown variant"), "{refused}");
+        assert!(
+            parse(line, "seed").is_ok(),
+            "the seed reads as the default release"
+        );
     }
 
     #[test]

@@ -476,29 +476,42 @@ fn render_value(scanner: &mut Scanner<'_>, out: &mut Vec<u8>) {
     }
 }
 
-/// A timestamp as CAR reads and hashes it: the instant, and chrono's `to_rfc3339()` text.
+/// A timestamp as CAR reads and hashes it: the instant, and what gives chrono's `to_rfc3339()`
+/// text (car-eventlog's `event_digest` hashes `timestamp.to_rfc3339()`).
 struct Stamp {
     instant: Instant,
-    /// The UTC date and time of day, `YYYY-MM-DDTHH:MM:SS` (`to_rfc3339`'s first 19 bytes).
-    civil: [u8; 19],
+    text: StampText,
+}
+
+enum StampText {
+    /// The common form (`utc_stamp`: seconds below 60, UTC): its UTC date and time of day,
+    /// `YYYY-MM-DDTHH:MM:SS`, which `to_rfc3339` begins with; the fraction follows from the
+    /// nanoseconds (below a second).
+    Common([u8; 19]),
+    /// Any other timestamp (a leap second, an offset, a year beyond four digits): CAR's own
+    /// text, `car_event::timestamp_text` (chrono writes a leap second as `:60` and the
+    /// nanoseconds beyond the second as its fraction).
+    Car(Box<str>),
 }
 
 impl Stamp {
     fn of(time: &chrono::DateTime<chrono::Utc>) -> Self {
-        let text = super::car_event::timestamp_text(time);
-        let mut civil = [0; 19];
-        civil.copy_from_slice(&text.as_bytes()[..19]);
         Stamp {
             instant: instant(time),
-            civil,
+            text: StampText::Car(super::car_event::timestamp_text(time).into()),
         }
     }
 
-    /// chrono's `to_rfc3339()`: `SecondsFormat::AutoSi` (no fraction, or 3, 6 or 9 digits,
-    /// whichever shows the nanoseconds exactly) and `+00:00`.
+    /// chrono's `to_rfc3339()`: for the common form `SecondsFormat::AutoSi` (no fraction, or 3,
+    /// 6 or 9 digits, whichever shows the nanoseconds exactly) and `+00:00`.
     fn write_rfc3339(&self, out: &mut Vec<u8>) {
-        out.extend_from_slice(&self.civil);
+        let civil = match &self.text {
+            StampText::Common(civil) => civil,
+            StampText::Car(text) => return out.extend_from_slice(text.as_bytes()),
+        };
+        out.extend_from_slice(civil);
         let nanos = self.instant.1;
+        debug_assert!(nanos < 1_000_000_000, "the common form has no leap second");
         let digits = match nanos {
             0 => 0,
             _ if nanos % 1_000_000 == 0 => 3,
@@ -569,7 +582,7 @@ fn utc_stamp(text: &str) -> Option<Stamp> {
     civil.copy_from_slice(&bytes[..19]);
     Some(Stamp {
         instant: (seconds, u32::try_from(nanos).ok()?),
-        civil,
+        text: StampText::Common(civil),
     })
 }
 
@@ -661,9 +674,9 @@ fn scanned_facts(
     // Spans end at ASCII quotes and braces: char boundaries of the UTF-8 line.
     let member = |slot: usize| spans[slot].clone().map(|span| &line[span]);
     let kind = member(KIND)?;
-    // The bundle's kinds (the schema) and CAR 0.58.0's (its parser, for the chain digest and the
+    // The bundle's kinds (the schema) and the release's parser's (for the chain digest and the
     // car-compatible profile) both know it.
-    let car = super::default_event_schema();
+    let car = super::car_parser_schema(options.car_version);
     if !schema.kinds.contains_key(kind)
         || (!std::ptr::eq(schema, car) && !car.kinds.contains_key(kind))
     {
@@ -744,6 +757,7 @@ fn scanned_facts(
 mod tests {
     use super::super::{check_line, CheckedLine, Outcome, Profile, RawLine};
     use super::*;
+    use crate::codes;
 
     /// Lines of every shape the fast path claims or must refuse: chained and not, nested data
     /// with unsorted keys, arrays, literals, wide integers, non-ASCII, whitespace.
@@ -959,6 +973,71 @@ mod tests {
             claimed > total / 20 && claimed < total * 19 / 20,
             "{claimed} of {total}"
         );
+    }
+
+    /// A leap second (`:60`, in UTC or through an offset) is hashed with chrono's text
+    /// (`23:59:60+00:00`, no fraction), as car-eventlog's `event_digest` hashes
+    /// `timestamp.to_rfc3339()`: the fast path claims the line and gives CAR's digest, and a
+    /// `hash` over the text with a fraction is a mismatch on both paths (issue 45, first case).
+    #[test]
+    fn leap_seconds_are_hashed_with_cars_text() {
+        let car = "8796ac0e61b61d0ebf036fbb02130c1136c5a6094614b5f05606598e5312d4cd";
+        let line = format!(
+            r#"{{"kind":"state_changed","data":{{}},"timestamp":"2026-12-31T23:59:60Z","prev_hash":"","hash":"{car}"}}"#
+        );
+        assert_eq!(
+            crate::journal::car_event::line_digest(line.as_bytes()).as_deref(),
+            Ok(car)
+        );
+        for stamp in [
+            "2026-12-31T23:59:60Z",
+            "2026-12-31T18:59:60-05:00",
+            "2026-12-31T23:59:60.5Z",
+        ] {
+            let unhashed = format!(
+                r#"{{"kind":"state_changed","data":{{}},"timestamp":"{stamp}","prev_hash":""}}"#
+            );
+            let digest =
+                crate::journal::car_event::line_digest(unhashed.as_bytes()).expect("CAR reads it");
+            let hashed = format!(r#"{},"hash":"{digest}"}}"#, &unhashed[..unhashed.len() - 1]);
+            for options in option_sets() {
+                assert!(compare(hashed.as_bytes(), true, &options), "{hashed}");
+            }
+            let fast = facts(
+                hashed.as_bytes(),
+                true,
+                &Options::default(),
+                super::super::default_event_schema(),
+            )
+            .expect("claimed");
+            assert_eq!(
+                fast.recomputed,
+                Some(Ok(ChainHash::new(&digest))),
+                "{stamp}"
+            );
+        }
+        // The digest over `23:59:60.000+00:00`, which the fast path used to hash (and so
+        // accepted): a mismatch on both paths.
+        let forged = line.replace(
+            car,
+            "c41aba91c44ed776dd43c003bc34e205ba2c3383c9a258d7e701c55408d01086",
+        );
+        for fast_path in [true, false] {
+            let options = Options {
+                fast_path,
+                ..Options::default()
+            };
+            let codes = |text: &str| -> Vec<&str> {
+                super::super::check_journal(format!("{text}\n").as_bytes(), &options, || false)
+                    .expect("in-memory read")
+                    .findings
+                    .iter()
+                    .map(|finding| finding.code)
+                    .collect()
+            };
+            assert_eq!(codes(&forged), [codes::HASH_MISMATCH.id], "{fast_path}");
+            assert!(codes(&line).is_empty(), "{fast_path}");
+        }
     }
 
     /// A raw control character in a string is refused whether or not the line also holds one as

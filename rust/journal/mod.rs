@@ -323,19 +323,24 @@ fn check_line(raw: &RawLine, buffer: &[u8], options: &Options) -> CheckedLine {
     let text = bytes.strip_suffix(b"\r").unwrap_or(bytes);
     let car_compatible = options.profile == Profile::CarCompatible;
     // car-eventlog's loader skips every line of ASCII whitespace (`is_ascii_whitespace`: also form
-    // feed), though JSON's whitespace has no form feed.
+    // feed), though JSON's whitespace has no form feed; without its newline, such a last line is
+    // still a torn tail (`load_from_journal`).
     if text.iter().all(u8::is_ascii_whitespace) {
-        let findings = if text.contains(&0x0c) {
-            vec![Finding::new(
-                codes::FORM_FEED_LINE,
-                "a line of whitespace with a form feed, which JSON does not count as whitespace: \
-                 CAR's loader skips it as blank",
-            )
-            .at("")
-            .on_line(number)]
-        } else {
-            Vec::new()
-        };
+        let mut findings = Vec::new();
+        if text.contains(&0x0c) {
+            findings.push(
+                Finding::new(
+                    codes::FORM_FEED_LINE,
+                    "a line of whitespace with a form feed, which JSON does not count as \
+                     whitespace: CAR's loader skips it as blank",
+                )
+                .at("")
+                .on_line(number),
+            );
+        }
+        if car_compatible && !terminated {
+            findings.push(torn_tail().on_line(number));
+        }
         return CheckedLine {
             number,
             outcome: Outcome::Blank,
@@ -359,7 +364,7 @@ fn check_line(raw: &RawLine, buffer: &[u8], options: &Options) -> CheckedLine {
     let carries_hash =
         matches!(&strict, Ok(Value::Object(o)) if o.get("hash").is_some_and(Value::is_string));
     let car = (car_compatible || (carries_hash && options.chain != ChainMode::Off))
-        .then(|| car_event::parse(text));
+        .then(|| car_event::parse(text, options.car_version));
     let mut findings = Vec::new();
     let car_accepts = matches!(car, Some(Ok(_)));
     let value = match strict {
@@ -468,17 +473,19 @@ fn check_line(raw: &RawLine, buffer: &[u8], options: &Options) -> CheckedLine {
         findings.extend(payload_findings(object, schema, options));
     }
     if car_compatible && !terminated {
-        findings.push(
-            Finding::new(
-                codes::CAR_TORN_TAIL,
-                "the last line has no newline: CAR's read-only loader refuses the journal as a \
-                 torn tail",
-            )
-            .at(""),
-        );
+        findings.push(torn_tail());
     }
     for finding in &mut findings {
         finding.line = Some(number);
+    }
+    if car_compatible && !terminated && !car_accepts {
+        // CAR drops an unterminated last line it cannot parse (a torn tail): it is none of its
+        // events, so not a link of its chain either.
+        return CheckedLine {
+            number,
+            outcome: Outcome::Invalid,
+            findings,
+        };
     }
     let facts = match (&car, &value) {
         (Some(Ok(event)), _) if car_compatible => car_facts(event),
@@ -538,6 +545,17 @@ fn payload_findings(
         }
         _ => Vec::new(),
     }
+}
+
+/// A last line without its newline under car-compatible: car-eventlog's `load_from_journal`
+/// records it as `torn_tail_line` whatever it holds (an event, a line it cannot parse,
+/// whitespace), and `load_read_only` then refuses the journal.
+fn torn_tail() -> Finding {
+    Finding::new(
+        codes::CAR_TORN_TAIL,
+        "the last line has no newline: CAR's read-only loader refuses the journal as a torn tail",
+    )
+    .at("")
 }
 
 fn invalid_line(number: u64, finding: Finding) -> CheckedLine {
@@ -678,9 +696,19 @@ fn instant(time: &chrono::DateTime<chrono::Utc>) -> Instant {
     (time.timestamp(), time.timestamp_subsec_nanos())
 }
 
-/// Whether `name` is an event kind of the wire schema (CAR 0.58.0's `EventKind`).
-pub fn is_event_kind(name: &str) -> bool {
-    default_event_schema().kinds.contains_key(name)
+/// Whether `name` is an `EventKind` of CAR `release`'s event parser: the kind enum of that
+/// release's wire schema (the interop tests compare it with CAR's own enum); the default
+/// release's for the specification's copy (`seed`).
+pub fn is_event_kind(release: &str, name: &str) -> bool {
+    car_parser_schema(release).kinds.contains_key(name)
+}
+
+/// The event schema whose kinds CAR `release`'s parser knows (see `is_event_kind`).
+fn car_parser_schema(release: &str) -> &'static EventSchema {
+    match validate::wire_bundle_of_release(release) {
+        Some(bundle) => event_schema(bundle.version),
+        None => default_event_schema(),
+    }
 }
 
 /// Checks a whole journal. `should_stop` is asked between batches (the Python glue checks for

@@ -164,7 +164,8 @@ def _read_lines(
 
 
 # car-eventlog's loader skips every line of ASCII whitespace (Rust's `is_ascii_whitespace`: also
-# form feed), though JSON's whitespace has no form feed.
+# form feed), though JSON's whitespace has no form feed; without its newline, such a last line is
+# still a torn tail (`load_from_journal`).
 _BLANK = re.compile(rb"[ \t\n\x0c\r]*")
 
 
@@ -205,13 +206,16 @@ def _check_line(
     text = raw.data[:-1] if raw.data.endswith(b"\r") else raw.data
     car_compatible = profile == "car-compatible"
     if _BLANK.fullmatch(text):
-        if b"\x0c" not in text:
-            return "blank", []
-        message = (
-            "a line of whitespace with a form feed, which JSON does not count as whitespace: "
-            "CAR's loader skips it as blank"
-        )
-        return "blank", [_finding(FORM_FEED_LINE, message, number, "")]
+        blank: list[RawFinding] = []
+        if b"\x0c" in text:
+            message = (
+                "a line of whitespace with a form feed, which JSON does not count as whitespace: "
+                "CAR's loader skips it as blank"
+            )
+            blank.append(_finding(FORM_FEED_LINE, message, number, ""))
+        if car_compatible and not raw.terminated:
+            blank.append(_torn_tail(number))
+        return "blank", blank
     value: Any = None
     parsed = True
     strict_error: CanonicalizationError | None = None
@@ -223,7 +227,7 @@ def _check_line(
     car: car_event.CarEvent | str | None = None  # CAR's reading, or why CAR rejects the line
     if car_compatible or (carries_hash and chain != "off"):
         try:
-            car = car_event.parse(text)
+            car = car_event.parse(text, car_version)
         except car_event.CarRejects as rejection:
             car = str(rejection)
     car_accepts = isinstance(car, car_event.CarEvent)
@@ -276,11 +280,11 @@ def _check_line(
         if isinstance(kind, str) and isinstance(data, dict):
             findings.extend(_payloads(car_version).findings(kind, data, payloads, number))
     if car_compatible and not raw.terminated:
-        message = (
-            "the last line has no newline: CAR's read-only loader refuses the journal as a "
-            "torn tail"
-        )
-        findings.append(_finding(CAR_TORN_TAIL, message, number, ""))
+        findings.append(_torn_tail(number))
+        if not car_accepts:
+            # CAR drops an unterminated last line it cannot parse (a torn tail): it is none of its
+            # events, so not a link of its chain either.
+            return "invalid", findings
     if car_compatible and isinstance(car, car_event.CarEvent):
         facts = _car_facts(car)
     elif isinstance(value, dict):
@@ -304,6 +308,16 @@ def _check_line(
         elif isinstance(car, str):
             facts.recomputed = ("rejects", car)
     return facts, findings
+
+
+def _torn_tail(number: int) -> RawFinding:
+    """A last line without its newline under car-compatible: car-eventlog's ``load_from_journal``
+    records it as ``torn_tail_line`` whatever it holds (an event, a line it cannot parse,
+    whitespace), and ``load_read_only`` then refuses the journal."""
+    message = (
+        "the last line has no newline: CAR's read-only loader refuses the journal as a torn tail"
+    )
+    return _finding(CAR_TORN_TAIL, message, number, "")
 
 
 def _car_facts(event: car_event.CarEvent) -> _EventFacts:

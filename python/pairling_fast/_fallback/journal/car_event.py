@@ -92,11 +92,20 @@ _OUT_OF_RANGE = _OutOfRange()
 
 
 class _Object(dict):  # type: ignore[type-arg]
-    """An object with the last of duplicate keys (as serde_json's maps), keeping its key list."""
+    """An object with the last of duplicate keys (as serde_json's maps), keeping its key list and
+    the values a later duplicate key replaced: serde_json reads every value before the next one
+    replaces it, so where it reads the object those must pass its checks too."""
 
     def __init__(self, pairs: list[tuple[str, Any]]) -> None:
         super().__init__(pairs)
         self.keys_in_order = [key for key, _ in pairs]
+        self.replaced = [] if len(self) == len(pairs) else _replaced(pairs)
+
+
+def _replaced(pairs: list[tuple[str, Any]]) -> list[Any]:
+    """The values of ``pairs`` that a later pair with the same key replaces."""
+    last = {key: index for index, (key, _) in enumerate(pairs)}
+    return [value for index, (key, value) in enumerate(pairs) if last[key] != index]
 
 
 def _number(text: str) -> Any:
@@ -163,6 +172,65 @@ def _member_name(token: str | None) -> str | None:
     return name if isinstance(name, str) else None
 
 
+# One token of a skipped value, after optional JSON whitespace: a string (escapes checked, no raw
+# control character), a number, a literal, or punctuation.
+_SKIPPED_TOKEN = re.compile(
+    r'[ \t\n\r]*(?:("(?:[^"\\\x00-\x1f]|\\["\\/bfnrt]|\\u[0-9a-fA-F]{4})*")'
+    r"|(-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?)|(true|false|null)|([\[\]{},:]))"
+)
+
+
+def _skipped_syntax(text: str, start: int, end: int) -> None:
+    """What serde_json's ``ignore_value`` checks in a member CAR skips, here one nested too deep
+    for Python's parser: its syntax, at any depth (no number range, no UTF-8 or surrogate check,
+    as ``ignore_value``); iterative. Raises ``CarRejects`` at the first error."""
+    stack: list[str] = []  # the open containers' closing brackets
+    expect = "value"  # or "key", "colon", "next" (a comma or the close), "key-or-close", ...
+    position = start
+    while True:
+        token = _SKIPPED_TOKEN.match(text, position, end)
+        if token is None:
+            raise CarRejects(f"syntax error in a skipped member at column {position + 1}")
+        position = token.end()
+        string, number, literal, punctuation = token.groups()
+        if expect in ("value", "value-or-close"):
+            if punctuation in ("[", "{"):
+                stack.append("]" if punctuation == "[" else "}")
+                expect = "value-or-close" if punctuation == "[" else "key-or-close"
+                continue
+            if punctuation == "]" and expect == "value-or-close":
+                stack.pop()
+            elif string is None and number is None and literal is None:
+                raise CarRejects(f"expected value in a skipped member at column {position}")
+        elif expect in ("key", "key-or-close"):
+            if punctuation == "}" and expect == "key-or-close":
+                stack.pop()
+            elif string is None:
+                raise CarRejects(f"key must be a string in a skipped member at column {position}")
+            else:
+                expect = "colon"
+                continue
+        elif expect == "colon":
+            if punctuation != ":":
+                raise CarRejects(f"expected `:` in a skipped member at column {position}")
+            expect = "value"
+            continue
+        elif punctuation == ",":  # expect == "next"
+            expect = "value" if stack[-1] == "]" else "key"
+            continue
+        elif punctuation == stack[-1]:
+            stack.pop()
+        else:
+            expected = f"`,` or `{stack[-1]}`"
+            raise CarRejects(f"expected {expected} in a skipped member at column {position}")
+        # A value has ended: the span ends with the outermost one.
+        if not stack:
+            if text[position:end].strip(" \t\n\r"):
+                raise CarRejects(f"syntax error in a skipped member at column {position + 1}")
+            return
+        expect = "next"
+
+
 def _load(text: str) -> Any:
     """``text`` as Python values. A member CAR skips that nests too deep for serde_json (and for
     Python's parser) is replaced by null: serde_json's ``ignore_value`` has no depth limit."""
@@ -175,6 +243,7 @@ def _load(text: str) -> Any:
         for start, end, token in spans:
             if _member_name(token) in FIELDS:
                 raise CarRejects("recursion limit exceeded")
+            _skipped_syntax(text, start, end)
             parts.append(text[position:start])
             parts.append("null")
             position = end
@@ -203,10 +272,13 @@ def _check_read(value: Any, where: str) -> None:
         for key, item in value.items():
             _check_read(key, where)
             _check_read(item, where)
+        for item in value.replaced if isinstance(value, _Object) else ():
+            _check_read(item, where)
 
 
-def parse(line: bytes) -> CarEvent:
-    """Reads one journal line as CAR does; raises ``CarRejects`` where CAR's parser errs."""
+def parse(line: bytes, car_version: str | None = None) -> CarEvent:
+    """Reads one journal line as CAR ``car_version`` (default: the default release) does; raises
+    ``CarRejects`` where CAR's parser errs."""
     # Invalid UTF-8 becomes lone surrogates: serde_json skips such bytes inside strings it ignores
     # and rejects them everywhere else, which the checks below reproduce.
     text = bytes(line).decode("utf-8", "surrogateescape")
@@ -232,7 +304,7 @@ def parse(line: bytes) -> CarEvent:
         raise CarRejects("invalid type, expected struct Event")
     if "kind" not in fields:
         raise CarRejects("missing field `kind`")
-    kind = _kind(fields["kind"])
+    kind = _kind(fields["kind"], car_version)
     strings: dict[str, str | None] = {}
     for name in _OPTIONAL_STRINGS:
         member = fields.get(name)
@@ -267,16 +339,18 @@ def parse(line: bytes) -> CarEvent:
     )
 
 
-def _kind(member: Any) -> str:
-    """An ``EventKind`` through serde's enum protocol: a name, or ``{"name": null}``."""
-    if isinstance(member, dict) and len(member) == 1:
+def _kind(member: Any, car_version: str | None) -> str:
+    """An ``EventKind`` of CAR ``car_version`` through serde's enum protocol: a name, or
+    ``{"name": null}`` (one member as written: serde_json expects the object's end after the
+    variant, so a repeated key is refused too)."""
+    if isinstance(member, _Object) and len(member.keys_in_order) == 1:
         ((name, unit),) = member.items()
-        if isinstance(name, str) and is_event_kind(name):
+        if isinstance(name, str) and is_event_kind(name, car_version):
             if unit is not None:
                 raise CarRejects(f"invalid type for unit variant `{name}`, expected null")
             return name
         raise CarRejects(f"unknown variant `{name}` of enum EventKind")
-    if isinstance(member, str) and is_event_kind(member):
+    if isinstance(member, str) and is_event_kind(member, car_version):
         return member
     if isinstance(member, str):
         raise CarRejects(f"unknown variant `{member}` of enum EventKind")

@@ -308,7 +308,11 @@ class _Checker:
         # calls with the tool's name as `action_id` and no proposal (car-server-core's fixture
         # native-car-doctor.events.jsonl), and the executor journals proposal-level failures as
         # `action_failed` without an `action_id` (car-engine executor.rs, persist_trajectory).
-        if kind.startswith("action_") and facts.proposal_id is not None and facts.action_id:
+        if (
+            kind.startswith("action_")
+            and facts.proposal_id is not None
+            and facts.action_id is not None
+        ):
             self.check_action(number, kind, (facts.proposal_id, facts.action_id))
 
     def check_run(self, number: int, kind: str, run_id: str) -> None:

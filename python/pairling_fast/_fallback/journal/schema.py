@@ -10,6 +10,7 @@ from ..validate import (
     WireBundle,
     default_wire_bundle,
     wire_bundle_named,
+    wire_bundle_of_release,
 )
 
 if TYPE_CHECKING:
@@ -47,6 +48,10 @@ def journal_event_kinds(car_version: str | None = None) -> list[str]:
     return sorted(_event_schema(car_version)[0])
 
 
-def is_event_kind(name: str) -> bool:
-    """Whether ``name`` is an event kind of the wire schema (CAR 0.58.0's ``EventKind``)."""
-    return name in _event_schema()[0]
+def is_event_kind(name: str, car_version: str | None = None) -> bool:
+    """Whether ``name`` is an ``EventKind`` of CAR ``car_version``'s event parser: the kind enum of
+    that release's wire schema (the interop tests compare it with CAR's own enum); the default
+    release's for None or the specification's copy (↔ ``is_event_kind`` in ``rust/journal.rs``)."""
+    bundle = _event_bundle(car_version)
+    release = bundle.version if wire_bundle_of_release(bundle.version) is not None else None
+    return name in _event_schema(release)[0]
