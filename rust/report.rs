@@ -6,25 +6,9 @@
 
 use crate::canonical::CanonicalizationError;
 use crate::codes::{self, Code};
+pub use crate::codes::Severity;
 use crate::parse::JsonError;
 use crate::validate::SchemaViolation;
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Severity {
-    Info,
-    Warning,
-    Error,
-}
-
-impl Severity {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Severity::Info => "info",
-            Severity::Warning => "warning",
-            Severity::Error => "error",
-        }
-    }
-}
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Finding {

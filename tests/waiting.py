@@ -33,4 +33,3 @@ def wait_for(
         if time.monotonic() >= deadline:
             pytest.fail(f"{what}: not within {timeout} s (load {os.getloadavg()})")
         time.sleep(interval)
-
