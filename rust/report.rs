@@ -5,8 +5,8 @@
 //! reports from both backends compare field by field. Codes are documented in `docs/findings.md`.
 
 use crate::canonical::CanonicalizationError;
-use crate::codes::{self, Code};
 pub use crate::codes::Severity;
+use crate::codes::{self, Code};
 use crate::parse::JsonError;
 use crate::validate::SchemaViolation;
 
