@@ -512,7 +512,13 @@ def test_ctrl_c_stops_a_large_map_check(tmp_path: Path, backend_name: str) -> No
     assert process.returncode == 130, stderr
     report = json.loads(stdout)
     assert report["interrupted"] is True
-    assert report["skipped"] == [{"path": str(path), "reason": "not checked: interrupted"}]
+    # Ctrl-C lands in the map's check: the file being checked gets a short grace to hand in its
+    # report (paths.py, STOP_GRACE_SECONDS), so a check that ends within it is reported whole,
+    # else the map is listed as not checked. Which one is the scheduler's to say; either way the
+    # map is accounted for once, in a report that says it was interrupted.
+    checked = [file["path"] for file in report["files"]]
+    interrupted = [{"path": str(path), "reason": "not checked: interrupted"}]
+    assert (checked, report["skipped"]) in [([], interrupted), ([str(path)], [])], report
     assert took < STOP_CEILING
 
 
