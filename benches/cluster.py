@@ -32,7 +32,7 @@ import pairling_fast as pf
 from pairling_fast import _backend
 from pairling_fast import distributed as pfd
 from pairling_fast.generate.journal import write_journal
-from pairling_fast.journal_options import JournalOptions
+from pairling_fast.journal.options import JournalOptions
 
 if TYPE_CHECKING:
     from distributed import Client

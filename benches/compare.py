@@ -46,6 +46,7 @@ import argparse
 import contextlib
 import dataclasses
 import datetime
+import functools
 import hashlib
 import importlib
 import json
@@ -65,6 +66,8 @@ from typing import Any
 import cluster
 import pipeline as pipeline_rows_bench
 from compare_model import (
+    BASELINE_FLOOR,
+    BASELINE_STRAIGHTFORWARD,
     CLUSTER_LOCAL,
     CLUSTER_ORDERED,
     CLUSTER_PER_LINE,
@@ -81,6 +84,7 @@ from compare_model import (
     WHOLE_JOURNAL,
     Outcome,
     Sizes,
+    baseline,
     incremental_contenders,
     rss_contender,
     size_label,
@@ -92,7 +96,7 @@ from compare_report import disagreements, format_table, targets
 import pairling_fast as pf
 from pairling_fast import _backend, maps, schemas
 from pairling_fast._bundled import schema_files
-from pairling_fast._fallback.car_event import display as serde_display
+from pairling_fast._fallback.journal.car_event import display as serde_display
 from pairling_fast.generate.journal import generate_journal, write_journal
 from pairling_fast.generate.map import generate_map
 
@@ -558,7 +562,10 @@ def rust_process(
 
 
 def program(name: str) -> str | None:
-    """A program of this Python's environment (a venv need not be activated), else on PATH."""
+    """A program of this Python's environment (a venv need not be activated), else on PATH;
+    a path is itself."""
+    if os.sep in name:
+        return name if Path(name).exists() else None
     beside = Path(sys.executable).with_name(name)
     return str(beside) if beside.exists() else shutil.which(name)
 
@@ -600,6 +607,76 @@ def whole_process(
     return bench.record(outcome)
 
 
+BASELINES = Path(__file__).with_name("baselines")
+
+
+@functools.cache
+def baseline_programs() -> dict[str, str]:
+    """The baselines' programs by row (benches/baselines/), built once per run in its release
+    profile (fat LTO, like the wheel); raises NotInstalled without cargo."""
+    cargo = shutil.which("cargo")
+    if cargo is None:
+        raise NotInstalled("cargo, for benches/baselines")
+    target = Path(os.environ.get("CARGO_TARGET_DIR") or BASELINES / "target")
+    print("building benches/baselines (release)", file=sys.stderr, flush=True)
+    build = [
+        cargo,
+        "build",
+        "--release",
+        "--quiet",
+        "--manifest-path",
+        str(BASELINES / "Cargo.toml"),
+    ]
+    subprocess.run(build, check=True, env=dict(os.environ, CARGO_TARGET_DIR=str(target)))
+    release = target / "release"
+    return {
+        BASELINE_FLOOR: str(release / "journal-floor"),
+        BASELINE_STRAIGHTFORWARD: str(release / "journal-straightforward"),
+    }
+
+
+def baseline_rows(
+    bench: Bench, name: str, path: Path, events: int, label: str | None = None
+) -> None:
+    """The two rows every journal row is measured beside (issue #47), whole processes on 2
+    threads: the floor (benches/baselines/src/bin/journal-floor.rs) and the straightforward
+    design (journal-straightforward.rs). A row fails unless its program saw every event and
+    (the straightforward design) verified every digest and link the check verifies."""
+    megabytes = path.stat().st_size / 1e6
+    env = dict(os.environ, RAYON_NUM_THREADS="2")
+    for contender in (BASELINE_FLOOR, BASELINE_STRAIGHTFORWARD):
+        row = baseline(contender, label)
+        try:
+            program = baseline_programs()[contender]
+        except NotInstalled as missing:
+            bench.record(Outcome(name, row, status=f"not installed ({missing})"))
+            continue
+        except subprocess.CalledProcessError as error:
+            bench.record(
+                Outcome(name, row, status=f"failed: cargo build exited {error.returncode}")
+            )
+            continue
+
+        def every_event(run: ProcessRun) -> tuple[int, int, int]:
+            seen, verified = map(int, run.stdout.split()[:2])
+            if (seen, verified) != (events, events):
+                raise RuntimeError(f"{seen} events, {verified} verified, of {events}")
+            return seen, seen, verified
+
+        note = f"{megabytes:.0f} MB; whole process"
+        whole_process(
+            bench,
+            name,
+            row,
+            [program, str(path)],
+            megabytes,
+            events,
+            note,
+            env=env,
+            answer=every_event,
+        )
+
+
 def journal_workload(bench: Bench, journals: Journals) -> tuple[Path, int]:
     """Returns the journal it checked and its events (workloads 1c and 5 check it too)."""
     name = "1. journal check (schema + chain + lifecycle)"
@@ -623,6 +700,7 @@ def journal_workload(bench: Bench, journals: Journals) -> tuple[Path, int]:
     bench.measure(name, RUST + " check_journal", check("rust", path), **whole)
     rust_process(bench, name, path, 1, megabytes, events)
     rust_process(bench, name, path, 2, megabytes, events)
+    baseline_rows(bench, name, path, events)
     bench.measure(name, FALLBACK, check("python", slice_path), **sliced, note=sliced_note)
     schema = event_schema()
 
@@ -723,6 +801,7 @@ def whole_journal_workload(bench: Bench, generated: Path, generated_events: int)
         )
         openssl = ["openssl", "dgst", "-sha256", str(path)]
         whole_process(bench, name, whole_floor(label), openssl, megabytes, events, note)
+        baseline_rows(bench, name, path, events, label)
     car_shaped.unlink()
 
 

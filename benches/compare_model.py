@@ -11,6 +11,9 @@ RUST = "pairling_fast rust"
 FALLBACK = "pairling_fast fallback"
 OPENSSL_FLOOR = "openssl dgst -sha256 FILE (floor)"
 HASHLIB_FLOOR = "hashlib.sha256 of FILE (floor)"
+# benches/baselines/: the two Rust programs every journal row is measured beside (issue #47).
+BASELINE_FLOOR = "floor: read, split, SHA-256 of each line, 2 workers"
+BASELINE_STRAIGHTFORWARD = "straightforward: simd-json, check, render, SHA-256, links, 2 workers"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -119,6 +122,12 @@ def whole_check(label: str) -> str:
 
 def whole_floor(label: str) -> str:
     return f"{OPENSSL_FLOOR}, {label}"
+
+
+def baseline(contender: str, label: str | None = None) -> str:
+    """A baseline's row (``BASELINE_FLOOR`` or ``BASELINE_STRAIGHTFORWARD``), in workload 1e on
+    the journal called ``label``."""
+    return contender if label is None else f"{contender}, {label}"
 
 
 TINY_TARGET_LINES = 10_000_000

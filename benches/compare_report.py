@@ -4,9 +4,12 @@ outcomes of one run."""
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 
 import cluster
 from compare_model import (
+    BASELINE_FLOOR,
+    BASELINE_STRAIGHTFORWARD,
     CLUSTER_LOCAL,
     CLUSTER_ORDERED,
     CLUSTER_PER_LINE,
@@ -18,6 +21,7 @@ from compare_model import (
     TINY_TARGET_SECONDS,
     Outcome,
     Sizes,
+    baseline,
     incremental_contenders,
     rss_contender,
     size_label,
@@ -153,6 +157,7 @@ def targets(outcomes: list[Outcome], sizes: Sizes) -> list[Target]:
             )
             for label in ("CAR-shaped", "generated")
         ),
+        *baseline_targets(rate),
         Target("journal 1 → 2 threads ≥ 1.8x", ratio(two, one), 1.8),
         Target(
             "journal ≥ 10x the fastest per-line Python pipeline", ratio(two, fastest_pipeline), 10
@@ -172,6 +177,33 @@ def targets(outcomes: list[Outcome], sizes: Sizes) -> list[Target]:
         ),
         cluster_target(outcomes),
     ]
+
+
+FLOOR_MULTIPLE = 2.0
+
+
+def baseline_targets(rate: Callable[[str, str], float | None]) -> list[Target]:
+    """Issue #47: the whole-process check within ``FLOOR_MULTIPLE`` of the floor's time
+    (benches/baselines) and faster than the straightforward design, on each journal of 1e."""
+    found = []
+    for label in ("CAR-shaped", "generated"):
+        ours = rate("1e.", whole_check(label))
+        floor = rate("1e.", baseline(BASELINE_FLOOR, label))
+        straightforward = rate("1e.", baseline(BASELINE_STRAIGHTFORWARD, label))
+        found += [
+            Target(
+                f"journal, {label}, whole process ≤ {FLOOR_MULTIPLE:g}x the floor's time",
+                ratio(floor, ours),
+                FLOOR_MULTIPLE,
+                at_most=True,
+            ),
+            Target(
+                f"journal, {label}, whole process faster than the straightforward design",
+                ratio(ours, straightforward),
+                1,
+            ),
+        ]
+    return found
 
 
 def incremental_targets(outcomes: list[Outcome]) -> list[Target]:

@@ -211,6 +211,7 @@ def moto_process() -> Iterator[dict[str, str]]:
             "AWS_ACCESS_KEY_ID": "bench",
             "AWS_SECRET_ACCESS_KEY": "bench",
             "AWS_DEFAULT_REGION": "us-east-1",
+            "AWS_EC2_METADATA_DISABLED": "true",  # no credential lookup beyond loopback
             "NO_PROXY": "127.0.0.1",
         }
     finally:

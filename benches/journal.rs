@@ -18,7 +18,7 @@
 use std::io::Cursor;
 use std::time::{Duration, Instant};
 
-use pairling_fast::car_event;
+use pairling_fast::journal::car_event;
 use pairling_fast::journal::{self, chunks, Options};
 
 const SYNTHETIC_RUNS: usize = 20_000;

@@ -4,8 +4,6 @@
 //! feature.
 
 pub mod canonical;
-pub mod car_event;
-pub mod car_payloads;
 pub mod codes;
 #[cfg(any(test, feature = "fuzzing"))]
 pub mod fuzzing;

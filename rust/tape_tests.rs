@@ -154,6 +154,7 @@ fn suite_cases_validate_alike_on_the_tape_and_the_value() {
             let options = CompileOptions {
                 validate_formats: formats.then_some(true),
                 resources: Vec::new(),
+                ..Default::default()
             };
             let groups: Value = serde_json::from_slice(&std::fs::read(&file).unwrap()).unwrap();
             for group in groups.as_array().unwrap() {

@@ -41,6 +41,34 @@ pub struct CompileOptions {
     pub validate_formats: Option<bool>,
     /// Documents that `$ref`s may name by URI; nothing else is ever fetched.
     pub resources: Vec<(String, Value)>,
+    /// The caller's own formats (jsonschema-rs's `formats=`), asserted like the built-in ones.
+    pub formats: UserFormats,
+    /// A `format` no check knows is a compile error (PF102) instead of an annotation
+    /// (jsonschema-rs's `ignore_unknown_formats=False`), where formats are asserted.
+    pub reject_unknown_formats: bool,
+}
+
+/// A caller's check of a string `format`: whether the text matches.
+pub type FormatFn = std::sync::Arc<dyn Fn(&str) -> bool + Send + Sync>;
+
+/// The caller's formats by name (`CompileOptions::formats`).
+#[derive(Clone, Default)]
+pub struct UserFormats(pub Vec<(String, FormatFn)>);
+
+impl UserFormats {
+    fn get(&self, name: &str) -> Option<&FormatFn> {
+        self.0
+            .iter()
+            .find_map(|(known, check)| (known == name).then_some(check))
+    }
+}
+
+impl std::fmt::Debug for UserFormats {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list()
+            .entries(self.0.iter().map(|(name, _)| name))
+            .finish()
+    }
 }
 
 /// A compiled schema. Immutable, so it can be shared across threads. `F` is the instance
@@ -87,10 +115,12 @@ impl<F: Json> SchemaValidator<F> {
             });
         }
         if asserts_formats {
-            // Our `format` keyword: our checks where docs/formats.md defines them, the crate's own
-            // check for every other format it knows under the schema's draft.
+            // Our `format` keyword: the caller's checks, ours where docs/formats.md defines them,
+            // the crate's own check for every other format it knows under the schema's draft.
+            let formats = opts.formats.clone();
+            let reject_unknown = opts.reject_unknown_formats;
             options = options.with_keyword("format", move |_parent, value, _location| {
-                format_keyword(draft, value)
+                format_keyword(draft, value, &formats, reject_unknown)
             });
         }
         options
@@ -306,6 +336,8 @@ fn integral_value(number: &serde_json::Number) -> Option<i128> {
 
 struct FormatKeyword {
     name: String,
+    /// The caller's check (`CompileOptions::formats`), which comes first.
+    user: Option<FormatFn>,
     ours: Option<FormatCheck>,
     /// jsonschema-rs's own check, as a validator of `{"format": name}` under the schema's draft
     /// (its format checks are not public API); `None` where ours applies.
@@ -326,6 +358,10 @@ impl<'i, F: Json> Keyword<'i, F> for FormatKeyword {
     }
 
     fn is_valid(&self, instance: F::Node<'i>) -> bool {
+        if let Some(check) = &self.user {
+            // A format constrains strings only, as jsonschema-rs's custom formats do.
+            return instance.as_string().map_or(true, |text| check(&text));
+        }
         match (&self.ours, &self.builtin) {
             (Some(check), _) => check.accepts::<F>(&instance),
             // The crate's checks are on strings; anything else passes without being copied.
@@ -340,22 +376,27 @@ impl<'i, F: Json> Keyword<'i, F> for FormatKeyword {
 fn format_keyword<'a, F: Json>(
     draft: Draft,
     value: &'a Value,
+    formats: &UserFormats,
+    reject_unknown: bool,
 ) -> Result<Box<dyn for<'i> Keyword<'i, F>>, ValidationError<'a>> {
     // The meta-schema has already required a string; a non-string is left to it.
     let name = value.as_str().unwrap_or_default();
-    let ours = FormatCheck::by_name(name);
-    let builtin = match ours {
-        Some(_) => None,
-        None => Some(
+    let user = formats.get(name).cloned();
+    let ours = FormatCheck::by_name(name).filter(|_| user.is_none());
+    let builtin = match (&user, ours) {
+        (None, None) => Some(
             jsonschema::options()
                 .with_draft(draft)
                 .should_validate_formats(true)
+                .should_ignore_unknown_formats(!reject_unknown)
                 .build(&serde_json::json!({ "format": name }))
                 .map_err(ValidationError::to_owned)?,
         ),
+        _ => None,
     };
     Ok(Box::new(FormatKeyword {
         name: name.to_owned(),
+        user,
         ours,
         builtin,
     }))
@@ -669,6 +710,7 @@ impl WireBundle {
             let options = CompileOptions {
                 validate_formats: Some(true),
                 resources: Vec::new(),
+                ..Default::default()
             };
             let schema = self.schema(name).expect("every slot has a schema");
             SchemaValidator::compile(schema, &options).expect("bundled schemas compile")
@@ -756,6 +798,7 @@ pub fn bundled_validator(id: &str) -> Option<&'static SchemaValidator> {
             let options = CompileOptions {
                 validate_formats: Some(true),
                 resources: Vec::new(),
+                ..Default::default()
             };
             let schema = bundled_schema(id).expect("the capability map is bundled");
             SchemaValidator::compile(schema, &options).expect("bundled schemas compile")
@@ -787,6 +830,7 @@ mod tests {
             &CompileOptions {
                 validate_formats,
                 resources: Vec::new(),
+                ..Default::default()
             },
         )
     }
@@ -895,6 +939,7 @@ mod tests {
                 "https://example.com/port.json#".to_owned(),
                 json!({"type": "integer"}),
             )],
+            ..Default::default()
         };
         let schema = json!({"properties": {"port": {"$ref": "https://example.com/port.json"}}});
         let validator = SchemaValidator::compile(&schema, &options).unwrap();

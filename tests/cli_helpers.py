@@ -32,7 +32,11 @@ def started(argv: Sequence[str], stderr: Callable[[], str]) -> None:
 
 
 def run_python(
-    backend: str, *argv: str, cwd: Path, extra_env: dict[str, str] | None = None
+    backend: str,
+    *argv: str,
+    cwd: Path,
+    extra_env: dict[str, str] | None = None,
+    input: str | None = None,
 ) -> subprocess.CompletedProcess[str]:
     """``python ARGV`` importing this package on ``backend``, colours off, output captured."""
     env = dict(os.environ)
@@ -48,7 +52,14 @@ def run_python(
     command = [sys.executable, *argv]
     try:
         done = subprocess.run(
-            command, cwd=cwd, env=env, capture_output=True, text=True, timeout=120, check=False
+            command,
+            cwd=cwd,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+            input=input,
         )
     except subprocess.TimeoutExpired as late:
         said = str(late.stderr or "")
@@ -59,10 +70,16 @@ def run_python(
 
 
 def run_cli(
-    backend: str, *args: str, cwd: Path, extra_env: dict[str, str] | None = None
+    backend: str,
+    *args: str,
+    cwd: Path,
+    extra_env: dict[str, str] | None = None,
+    input: str | None = None,
 ) -> subprocess.CompletedProcess[str]:
     """``python -m pairling_fast ARGS`` on ``backend``, colours off, output captured."""
-    return run_python(backend, "-m", "pairling_fast", *args, cwd=cwd, extra_env=extra_env)
+    return run_python(
+        backend, "-m", "pairling_fast", *args, cwd=cwd, extra_env=extra_env, input=input
+    )
 
 
 class Cli:

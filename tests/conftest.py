@@ -3,6 +3,7 @@ not an extra), with the network refused and the test data at hand."""
 
 from __future__ import annotations
 
+import os
 import signal
 from collections.abc import Iterator
 from pathlib import Path
@@ -14,6 +15,11 @@ from network_guard import network_refused
 from pairling_fast import _backend
 
 DATA = Path(__file__).with_name("data")
+
+# botocore (s3fs, moto) looks for credentials on the EC2 instance metadata service when the
+# variables do not give them: set here, for this process and every CLI, worker and server it
+# starts, no lookup ever leaves loopback (nor waits on that service's timeouts).
+os.environ["AWS_EC2_METADATA_DISABLED"] = "true"
 
 
 @pytest.fixture(params=_backend.BACKENDS)

@@ -26,7 +26,7 @@ from pairling_fast import (
     schemas,
 )
 from pairling_fast import distributed as pfd
-from pairling_fast.journal_options import JournalKeywords, JournalOptions
+from pairling_fast.journal.options import JournalKeywords, JournalOptions
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -15,7 +15,7 @@ import pytest
 
 import pairling_fast as pf
 from pairling_fast import _backend
-from pairling_fast._fallback import car_payloads
+from pairling_fast._fallback.journal import car_payloads
 from pairling_fast.generate.journal import generate_journal
 
 ROOT = Path(__file__).resolve().parent.parent

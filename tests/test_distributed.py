@@ -14,9 +14,9 @@ from waiting import wait_for
 
 import pairling_fast as pf
 from pairling_fast import _backend, cli
-from pairling_fast import distributed as pfd
 from pairling_fast.generate.journal import generate_journal
-from pairling_fast.journal_options import JournalOptions
+from pairling_fast.journal import cluster as pfd
+from pairling_fast.journal.options import JournalOptions
 from pairling_fast.report import Report
 from pairling_fast.validator import schema_validator
 

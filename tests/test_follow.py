@@ -387,8 +387,8 @@ def test_without_inotify_a_poll_follows(
     backend: _backend.Engine, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Where inotify is missing (another OS, no instance left), the files are polled."""
-    from pairling_fast.follow import follow as follow_journals
-    from pairling_fast.journal_options import JournalOptions
+    from pairling_fast.journal.follow import follow as follow_journals
+    from pairling_fast.journal.options import JournalOptions
 
     monkeypatch.setitem(sys.modules, "inotify_simple", None)  # the import fails
     journal = tmp_path / "events.jsonl"
@@ -499,8 +499,8 @@ def test_severity_overrides_apply_while_following(
 def test_the_state_is_saved_while_following(backend: _backend.Engine, tmp_path: Path) -> None:
     """A follower killed outright resumes from the last checkpoint: the state is saved as it
     goes, not only at the end."""
-    from pairling_fast.follow import follow as follow_journals
-    from pairling_fast.journal_options import JournalOptions
+    from pairling_fast.journal.follow import follow as follow_journals
+    from pairling_fast.journal.options import JournalOptions
 
     journal = tmp_path / "events.jsonl"
     journal.write_bytes(GOOD + b"[1]\n")

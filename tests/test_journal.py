@@ -15,8 +15,8 @@ import pairling_fast as pf
 from pairling_fast import _backend
 from pairling_fast.generate.journal import DEFECTS, add_arguments, car_data, generate_journal, run
 from pairling_fast.journal import event_kinds
-from pairling_fast.journal_options import JournalInterrupted
-from pairling_fast.journal_writers import chain_event, event_line
+from pairling_fast.journal.options import JournalInterrupted
+from pairling_fast.journal.writers import chain_event, event_line
 from pairling_fast.paths import check_paths
 from pairling_fast.report import Report
 

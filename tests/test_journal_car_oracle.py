@@ -23,7 +23,7 @@ import pytest
 
 import pairling_fast as pf
 from pairling_fast import _backend
-from pairling_fast._fallback import car_event
+from pairling_fast._fallback.journal import car_event
 from pairling_fast.generate.journal import generate_journal
 from pairling_fast.journal import event_kinds
 

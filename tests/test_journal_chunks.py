@@ -13,8 +13,8 @@ import pairling_fast as pf
 from pairling_fast import _backend
 from pairling_fast.distributed import chunk_ranges
 from pairling_fast.generate.journal import generate_journal
-from pairling_fast.journal_options import JournalOptions
-from pairling_fast.journal_writers import chain_event, event_line
+from pairling_fast.journal.options import JournalOptions
+from pairling_fast.journal.writers import chain_event, event_line
 from pairling_fast.report import Finding, Report
 
 OPTIONS: dict[str, Any] = {

@@ -1,8 +1,8 @@
-"""The Rust core's per-line fast path (rust/journal_fast.rs) against its full path, journal by
+"""The Rust core's per-line fast path (rust/journal/fast.rs) against its full path, journal by
 journal: the same report with the fast path on and off (``PAIRLING_FAST_JOURNAL_FAST_PATH=0``),
 over generated journals with planted defects, CAR's own journals, the adversarial corpus and
 thousands of randomly mutated lines. The Python fallback has no fast path, so this is Rust only;
-rust/journal_fast.rs compares the two paths line by line (facts and digests) in ``cargo test``."""
+rust/journal/fast.rs compares the two paths line by line (facts and digests) in ``cargo test``."""
 
 from __future__ import annotations
 
@@ -114,7 +114,7 @@ def test_the_fast_path_reports_what_the_full_path_reports(
 
 
 def test_the_fallbacks_common_timestamp_reading_is_chronos() -> None:
-    from pairling_fast._fallback import car_event
+    from pairling_fast._fallback.journal import car_event
 
     rng = random.Random(5)
     checked = 0

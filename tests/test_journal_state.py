@@ -20,10 +20,11 @@ from hypothesis import strategies as st
 from journal_samples import JOURNAL_PROPERTIES, generated, journals
 
 import pairling_fast as pf
-from pairling_fast import _backend, journal_state
+from pairling_fast import _backend, _prefix_hash
 from pairling_fast.codes import STATE_OPTIONS_CHANGED, VERIFIED_PREFIX_CHANGED
-from pairling_fast.journal_options import JournalInterrupted
-from pairling_fast.journal_state import BLOCK_SIZE, STATE_FORMAT, STATE_VERSION, _HashingReader
+from pairling_fast.journal import state_file as journal_state
+from pairling_fast.journal.options import JournalInterrupted
+from pairling_fast.journal.state_file import BLOCK_SIZE, STATE_FORMAT, STATE_VERSION, _HashingReader
 
 
 def _comparable(report: pf.Report) -> tuple[list[Any], dict[str, Any]]:
@@ -31,17 +32,56 @@ def _comparable(report: pf.Report) -> tuple[list[Any], dict[str, Any]]:
     return [f.to_dict() for f in report.findings], stats
 
 
+# BLAKE3's own test vectors (the BLAKE3 specification's repository, test_vectors.json: inputs of
+# bytes 0, 1, ..., 250, 0, 1, ... of these lengths), so the prefix's hash is BLAKE3 and not another.
+BLAKE3_VECTORS = {
+    0: "af1349b9f5f9a1a6a0404dea36dcc9499bcb25c9adc112b7cc9a93cae41f3262",
+    1: "2d3adedff11b61f14c886e35afa036736dcd87a74d27b5c1510225d0f592e213",
+    1025: "d00278ae47eb27b34faecf67b4fe263f82d5412916c1ffd97c8cb7fb814b8444",
+    102400: "bc3e3d41a1146b069abffad3c0d44860cf664390afce4d9661f7902e7943e085",
+}
+
+
+@pytest.mark.parametrize("length", sorted(BLAKE3_VECTORS))
+def test_the_prefix_hash_is_blake3(length: int) -> None:
+    data = bytes(index % 251 for index in range(length))
+    hasher = _prefix_hash.new()
+    half = length // 2
+    _prefix_hash.update(hasher, data, 0, half)
+    copied = hasher.copy()
+    _prefix_hash.update(hasher, data, half, length)
+    _prefix_hash.update(copied, data, half, length)
+    assert hasher.hexdigest() == copied.hexdigest() == BLAKE3_VECTORS[length]
+
+
+def test_without_blake3_a_state_is_refused_in_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Neither the core nor the blake3 package: the state cannot be proved, and it says so."""
+    monkeypatch.setattr(_prefix_hash, "_CORE", None)
+    monkeypatch.setattr(_prefix_hash, "_package_hasher", lambda: None)
+    journal = tmp_path / "events.jsonl"
+    journal.write_bytes(generated(5, 3, chain=True, defects=0))
+    with pytest.raises(pf.PairlingError, match="needs BLAKE3: the Rust core, or the blake3"):
+        pf.check_journal(journal, state=pf.JournalStates())
+
+
 def _blocks(prefix: bytes, size: int) -> list[dict[str, Any]]:
     """The blocks an entry should record for ``prefix``, worked out from its bytes directly: each
-    ``size`` bytes' sha256 and the lines of its first and last byte."""
+    ``size`` bytes' BLAKE3 and the lines of its first and last byte."""
     newlines = [at for at, byte in enumerate(prefix) if byte == 0x0A]
 
     def line(at: int) -> int:  # the line the byte at ``at`` is in
         return bisect.bisect_left(newlines, at) + 1
 
+    def blake3(data: bytes) -> str:
+        hasher = _prefix_hash.new()
+        _prefix_hash.update(hasher, data, 0, len(data))
+        return hasher.hexdigest()
+
     return [
         {
-            "sha256": hashlib.sha256(prefix[start : start + size]).hexdigest(),
+            "blake3": blake3(prefix[start : start + size]),
             "first_line": line(start),
             "last_line": line(min(start + size, len(prefix)) - 1),
         }
@@ -270,7 +310,7 @@ def test_a_state_file_keeps_its_permissions(backend: _backend.Engine, tmp_path: 
         (
             # Version 1 (before the windows were written once) is not read: delete it.
             json.dumps({"format": STATE_FORMAT, "version": 1, "journals": {}}).encode(),
-            "journal state version 1, this pairling-fast reads versions 2 and 3; delete it",
+            "journal state version 1, this pairling-fast reads versions 2, 3 and 4; delete it",
         ),
         (
             json.dumps(
@@ -451,58 +491,66 @@ def test_a_change_is_located_in_the_first_changed_block(
         ]
 
 
-def _saved_as_version_2(state: Path, states: pf.JournalStates) -> None:
-    """``states`` written to ``state`` as version 2 wrote it: each entry with one sha256 of its
-    whole prefix instead of blocks, the file's sha256 over its journals' canonical text."""
+def _saved_as(version: int, state: Path, states: pf.JournalStates) -> None:
+    """``states`` written to ``state`` as ``version`` wrote it: each entry with one sha256 of its
+    whole prefix (2) or a sha256 a block (3), the file's sha256 over its journals' canonical
+    text."""
     journals = {}
     for journal in states.journals():
         entry = dict(_entry(states, Path(journal)))
-        del entry["block_size"], entry["blocks"]
         with open(journal, "rb") as stream:
-            entry["sha256"] = hashlib.sha256(stream.read(entry["offset"])).hexdigest()
+            prefix = stream.read(entry["offset"])
+        if version == 2:
+            del entry["block_size"], entry["blocks"]
+            entry["sha256"] = hashlib.sha256(prefix).hexdigest()
+        else:
+            size = entry["block_size"]
+            entry["blocks"] = [
+                {**block, "sha256": hashlib.sha256(prefix[i * size : (i + 1) * size]).hexdigest()}
+                for i, block in enumerate(entry["blocks"])
+            ]
+            for block in entry["blocks"]:
+                del block["blake3"]
         journals[journal] = entry
     text = json.dumps(journals, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
-    head = json.dumps({"format": STATE_FORMAT, "version": 2, "sha256": ""}, separators=(",", ":"))
+    head = json.dumps(
+        {"format": STATE_FORMAT, "version": version, "sha256": ""}, separators=(",", ":")
+    )
     digest = hashlib.sha256(text.encode()).hexdigest()
     state.write_text(f'{head[:-2]}{digest}","journals":{text}}}\n')
 
 
-def test_a_version_2_state_resumes_and_is_recorded_in_blocks(
-    backend: _backend.Engine, tmp_path: Path
+@pytest.mark.parametrize("version", [2, 3])
+def test_a_sha256_state_is_checked_in_full_once_with_the_reason(
+    backend: _backend.Engine, tmp_path: Path, version: int
 ) -> None:
+    """The states before version 4 proved the prefix with sha256: their journals are checked in
+    full (a PF346 note says why), then recorded with BLAKE3 and resumed from."""
     data = generated(200, 13, chain=True, defects=2)
     half = data.index(b"\n", len(data) // 2) + 1
-    growing, kept, edited = (tmp_path / f"{name}.jsonl" for name in ("growing", "kept", "edited"))
+    growing, kept = (tmp_path / f"{name}.jsonl" for name in ("growing", "kept"))
     growing.write_bytes(data[:half])
     kept.write_bytes(data)
-    edited.write_bytes(data)
     states = pf.JournalStates()
-    for journal in (growing, kept, edited):
+    for journal in (growing, kept):
         pf.check_journal(journal, state=states)
     state = tmp_path / "journal.state"
-    _saved_as_version_2(state, states)
+    _saved_as(version, state, states)
     with open(growing, "ab") as stream:
         stream.write(data[half:])
-    resumed = pf.check_journal(growing, state=state)
-    assert resumed.stats["resumed"]["from_offset"] == half
-    assert _comparable(resumed) == _comparable(pf.check_journal(growing))
+    full = pf.check_journal(growing, state=state)
+    assert "resumed" not in full.stats
+    assert full.findings[0].code == STATE_OPTIONS_CHANGED
+    assert "proved the prefix with sha256 (this one uses BLAKE3)" in full.findings[0].message
+    assert [f.to_dict() for f in full.findings[1:]] == [
+        f.to_dict() for f in pf.check_journal(growing).findings
+    ]
     document = json.loads(state.read_bytes())
-    assert document["version"] == STATE_VERSION == 3
-    upgraded = document["journals"][os.path.realpath(growing)]
-    assert "sha256" not in upgraded
-    assert upgraded["blocks"] == _blocks(data, BLOCK_SIZE)
-    # A journal not checked since keeps its version 2 entry in the version 3 file, and resumes.
-    assert "sha256" in document["journals"][os.path.realpath(kept)]
-    assert pf.check_journal(kept, state=state).stats["resumed"]["bytes_checked"] == 0
-    # A version 2 entry cannot say where its prefix changed, only that it did.
-    edited.write_bytes(_flipped(data, 10))
-    report = pf.check_journal(edited, state=state)
-    assert report.findings[0].code == VERIFIED_PREFIX_CHANGED
-    assert "its bytes no longer have the sha256 recorded" in report.findings[0].message
-    assert set(json.loads(state.read_bytes())["journals"][os.path.realpath(edited)]) >= {
-        "blocks",
-        "block_size",
-    }
+    assert document["version"] == STATE_VERSION == 4
+    assert document["journals"][os.path.realpath(growing)]["blocks"] == _blocks(data, BLOCK_SIZE)
+    # A journal not checked since keeps its old entry in the version 4 file until its next run.
+    assert "blake3" not in json.dumps(document["journals"][os.path.realpath(kept)])
+    assert pf.check_journal(growing, state=state).stats["resumed"]["bytes_checked"] == 0
 
 
 @pytest.mark.parametrize("edit", [None, "byte flipped"])
@@ -539,14 +587,14 @@ def test_an_interrupted_rehash_records_nothing(
     state = tmp_path / "journal.state"
     pf.check_journal(journal, state=state)
     saved = state.read_bytes()
-    hash_range = journal_state._hash_range
+    hash_range = _prefix_hash.hash_range
 
-    def interrupted(read: Any, start: int, length: int) -> Any:
+    def interrupted(stream: Any, start: int, length: int) -> Any:
         if start == 2 * 256:
             raise KeyboardInterrupt
-        return hash_range(read, start, length)
+        return hash_range(stream, start, length)
 
-    monkeypatch.setattr(journal_state, "_hash_range", interrupted)
+    monkeypatch.setattr(_prefix_hash, "hash_range", interrupted)
     with open(journal, "ab") as stream:
         stream.write(b"{}\n")
     with pytest.raises(KeyboardInterrupt):

@@ -185,6 +185,16 @@ def test_a_closed_stream_refuses_more(backend: _backend.Engine) -> None:
     assert live.closed
 
 
+def test_feeding_text_says_bytes_are_expected(backend: _backend.Engine) -> None:
+    stream = pf.JournalStream()
+    with pytest.raises(TypeError, match=r"takes bytes .*UTF-8.*not str .*encode\('utf-8'\)"):
+        stream.feed('{"kind": "x"}\n')  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match=r"takes bytes .*not list$"):
+        stream.feed([1, 2])  # type: ignore[arg-type]
+    assert stream.feed(bytearray(b"[1]\n"))[0].code == "PF301"  # bytes-like pieces still work
+    assert stream.feed(memoryview(b"[2]\n"))[0].code == "PF301"
+
+
 def test_a_stream_takes_the_payloads_option_as_check_journal_does(
     backend: _backend.Engine,
 ) -> None:

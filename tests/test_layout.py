@@ -1,7 +1,8 @@
 """The house rules of docs/architecture.md that a reader relies on, held by tests: no import
 circles among the package's modules (imports inside functions and under TYPE_CHECKING count) nor
-among the core's Rust modules, and no file of the product or its benches over 1,000 code lines
-(Rust unit-test modules aside)."""
+among the core's Rust modules, no file of the product or its benches over 1,000 code lines (Rust
+unit-test modules aside), the fallback's packages named module for module as the core's, and every
+Rust module in the file its name says."""
 
 from __future__ import annotations
 
@@ -233,14 +234,8 @@ def _rust_graph(lib: Path) -> dict[str, set[str]]:
     return graph
 
 
-# Issue 46: car_event reads a kind through journal::is_event_kind while journal reads lines with
-# car_event. It goes when car_event moves into the journal's folder, after the journal rule fixes
-# (issue 45) that change that very call are merged; until then it is the one cycle allowed.
-KNOWN_RUST_CYCLES = [["car_event", "journal"]]
-
-
 def test_no_rust_module_cycles() -> None:
-    assert _cycles(_rust_graph(ROOT / "rust" / "lib.rs")) == KNOWN_RUST_CYCLES
+    assert _cycles(_rust_graph(ROOT / "rust" / "lib.rs")) == []
 
 
 def test_the_rust_module_graph_sees_uses_through_paths_trees_and_super(tmp_path: Path) -> None:
@@ -285,3 +280,50 @@ def test_no_source_file_over_a_thousand_code_lines() -> None:
     assert sources
     over = {str(p.relative_to(ROOT)): n for p in sources if (n := _code_lines(p)) > MAX_CODE_LINES}
     assert over == {}
+
+
+# The core's packages the fallback mirrors, and the fallback modules without a Rust module of their
+# name, each with where the core keeps that concern (docs/architecture.md, the concern table).
+MIRRORED_PACKAGES = ("graph", "journal", "wire")
+FALLBACK_ONLY = {
+    "journal/schema.py": "the event schema the checks read is `event_schema` in journal/mod.rs",
+    "wire/arguments.py": "the core reads the engine API's arguments in rust/python/wire_checks.rs",
+}
+
+
+def test_the_fallback_packages_mirror_the_core_module_for_module() -> None:
+    unmatched = set()
+    for package in MIRRORED_PACKAGES:
+        rust = {path.stem for path in (ROOT / "rust" / package).glob("*.rs")}
+        fallback = PACKAGE / "pairling_fast" / "_fallback" / package
+        assert (ROOT / "rust" / package / "mod.rs").is_file()
+        assert (fallback / "__init__.py").is_file()
+        unmatched |= {
+            f"{package}/{path.name}"
+            for path in fallback.glob("*.py")
+            if path.stem != "__init__" and path.stem not in rust
+        }
+    assert unmatched == set(FALLBACK_ONLY)
+
+
+# A `#[path]` attribute, the attributes and doc comments after it, and the module it places.
+PATH_ATTRIBUTE = re.compile(
+    r'#\[path = "[^"]*"\]\s*(?:(?:#\[[^\]]*\]|///[^\n]*)\s*)*(?:pub(?:\([^)]*\))?\s+)?mod\s+(\w+)'
+)
+
+
+def test_rust_modules_are_found_by_their_names() -> None:
+    """No `#[path]` attribute but for a file's unit tests: a reader finds a module's file from its
+    name."""
+    placed = {
+        f"{path.relative_to(ROOT)}: mod {name}"
+        for path in (ROOT / "rust").rglob("*.rs")
+        for name in PATH_ATTRIBUTE.findall(path.read_text(encoding="utf-8"))
+        if name != "tests"
+    }
+    assert placed == set()
+
+
+def test_the_path_attribute_finder_sees_a_placed_module() -> None:
+    text = '#[cfg(test)]\n#[path = "a_tests.rs"]\nmod tests;\n#[path = "b.rs"]\n/// b\npub mod b;'
+    assert PATH_ATTRIBUTE.findall(text) == ["tests", "b"]

@@ -145,3 +145,24 @@ def test_the_readme_python_tour_runs_as_written(backend: str) -> None:
             check=False,
         )
         assert done.returncode == 0, done.stderr
+
+
+def test_the_test_setup_builds_the_fast_profile_and_the_main_job_the_optimised_one() -> None:
+    """The README's test command (and CI's set-up, which should match it) builds the core in
+    Cargo.toml's fastdev profile, no fat LTO; the main job's `pip install .` keeps release's."""
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # the package's own dependency there
+        import tomli as tomllib
+
+    profiles = tomllib.loads((REPO / "Cargo.toml").read_text(encoding="utf-8"))["profile"]
+    assert profiles["release"]["lto"] == "fat" and profiles["fastdev"]["lto"] is False
+    fast = "--config-settings=build-args='--profile fastdev'"
+    [test_command] = re.findall(r"^python3 -m venv .*pytest.*$", README, flags=re.MULTILINE)
+    assert f"pip install -e '.[test]' {fast} &&" in test_command
+    [main_job] = re.findall(r"^python3 -m venv .*pip install \. .*$", README, flags=re.MULTILINE)
+    assert "--config-settings" not in main_job and "profile" not in main_job
+    ci = (REPO / ".ci" / "run").read_text(encoding="utf-8")
+    [ci_install] = re.findall(r"^python -m pip install --quiet -e .*$", ci, flags=re.MULTILINE)
+    assert ci_install.endswith(fast)
+    assert "export AWS_EC2_METADATA_DISABLED=true" in ci

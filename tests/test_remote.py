@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from cli_helpers import run_python
 
 import pairling_fast as pf
 from pairling_fast import _backend, cli, remote
@@ -244,6 +245,85 @@ def test_missing_objects_and_buckets_are_one_line_errors_the_rest_is_checked(
         f"pairling-fast: error: s3://{BUCKET}/absent.jsonl: no such object or bucket",
         "pairling-fast: error: s3://no-such-bucket/x.jsonl: no such object or bucket",
     ]
+    # Accounted as a missing local path is: not a checked file, listed as not checked.
+    assert list(checked) == [f"s3://{BUCKET}/fleet/clean.jsonl"]
+    assert report["skipped"] == [
+        {"path": f"s3://{BUCKET}/absent.jsonl", "reason": "not checked: no such object or bucket"},
+        {"path": "s3://no-such-bucket/x.jsonl", "reason": "not checked: no such object or bucket"},
+    ]
+
+
+@pytest.mark.parametrize("format_name", ["text", "json", "jsonl", "sarif", "junit", "github"])
+def test_an_unreadable_object_is_not_a_checked_file_in_any_format(
+    backend: str, s3: Any, format_name: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    absent = f"s3://{BUCKET}/nope.jsonl"
+    status = cli.main(["check", absent, f"s3://{BUCKET}/fleet/clean.jsonl", "-f", format_name])
+    out, err = capsys.readouterr()
+    assert status == 2
+    assert [line for line in err.splitlines() if "error:" in line] == [
+        f"pairling-fast: error: {absent}: no such object or bucket"
+    ]
+    if format_name != "sarif":  # SARIF lists every rule, PF501 among them
+        assert "unknown kind" not in out and "PF501" not in out
+    if format_name in ("text", "github"):
+        assert "1 file checked, 1 skipped" in out.splitlines()[-1]
+    if format_name == "github":
+        assert f"::error title=Unreadable::{absent}: no such object or bucket" in out
+    if format_name == "sarif":
+        (invocation,) = json.loads(out)["runs"][0]["invocations"]
+        texts = [n["message"]["text"] for n in invocation["toolExecutionNotifications"]]
+        assert texts == [f"{absent}: no such object or bucket"]
+        assert all(r["ruleId"] != "PF501" for r in json.loads(out)["runs"][0]["results"])
+    if format_name == "junit":
+        assert 'tests="1"' in out and "nope.jsonl" not in out.split("<testcase", 1)[1]
+
+
+@pytest.mark.parametrize("format_name", ["text", "json"])
+def test_an_empty_prefix_is_an_empty_folder(
+    backend: str, s3: Any, tmp_path: Path, format_name: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    s3.pipe(f"{BUCKET}/other/x.jsonl", b"")  # the bucket has objects, none under empty/
+    status = cli.main(["check", f"s3://{BUCKET}/empty/", "-f", format_name])
+    out, err = capsys.readouterr()
+    assert status == 5, err
+    assert "no document checked" in err and "error" not in err
+    (tmp_path / "empty").mkdir()
+    assert cli.main(["check", str(tmp_path / "empty"), "-f", format_name]) == 5
+    assert capsys.readouterr().out == out
+    # A bucket that does not exist is still an error, prefix or not.
+    assert cli.main(["check", "s3://no-such-bucket/empty/", "-f", format_name]) == 2
+
+
+MISSING_S3FS = """
+import sys
+sys.modules["s3fs"] = None  # as if the [s3] extra were not installed
+from pairling_fast import cli
+sys.exit(cli.main(sys.argv[1:]))
+"""
+
+
+def test_a_missing_protocol_package_names_the_extra(
+    backend: _backend.Engine, tmp_path: Path
+) -> None:
+    done = run_python(
+        _backend.active_name(),
+        "-c",
+        MISSING_S3FS,
+        "check",
+        f"s3://{BUCKET}/fleet/",
+        "-f",
+        "json",
+        cwd=tmp_path,
+    )
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.splitlines() == [
+        f"pairling-fast: error: s3://{BUCKET}/fleet/: s3:// needs the [s3] extra: "
+        "pip install 'pairling_fast[s3]'"
+    ]
+    assert json.loads(done.stdout)["skipped"][0]["reason"].endswith(
+        "pip install 'pairling_fast[s3]'"
+    )
 
 
 def test_http_objects_denied_dropped_and_credentials_never_shown(

@@ -33,6 +33,7 @@ HEAVY = (
     "dask",
     "distributed",
     "pairling_fast.distributed",
+    "pairling_fast.journal.cluster",
     "rich",
     "importlib.metadata",
     "tomllib",

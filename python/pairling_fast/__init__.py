@@ -10,7 +10,7 @@ from __future__ import annotations
 from functools import cache
 from typing import Any
 
-from . import _backend, schemas
+from . import _backend, meta, schemas
 from ._load_core import import_core
 from .canonical import (
     canonicalize,
@@ -29,13 +29,22 @@ from .errors import (
     ValidationError,
 )
 from .journal import JournalStateError, JournalStates, check_journal
-from .journal_options import JournalInterrupted
-from .journal_stream import JournalStream
-from .journal_writers import JournalWriter, chain_journal
+from .journal.options import JournalInterrupted
+from .journal.stream import JournalStream
+from .journal.writers import JournalWriter, chain_journal
+from .map_diff import MapDiff, diff_maps
 from .maps import check_map, seal_map, write_sealed
 from .paths import PathsReport, check_paths
 from .report import REPORT_VERSION, Finding, Report
-from .validator import Validator, schema_validator
+from .validator import (
+    Draft4Validator,
+    Draft6Validator,
+    Draft7Validator,
+    Draft201909Validator,
+    Draft202012Validator,
+    Validator,
+    schema_validator,
+)
 from .wire import (
     check_rpc_params,
     check_rpc_result,
@@ -65,6 +74,11 @@ def _version() -> str:
 __all__ = [
     "REPORT_VERSION",
     "CanonicalizationError",
+    "Draft4Validator",
+    "Draft6Validator",
+    "Draft7Validator",
+    "Draft201909Validator",
+    "Draft202012Validator",
     "Finding",
     "InternalError",
     "JournalInterrupted",
@@ -72,6 +86,7 @@ __all__ = [
     "JournalStates",
     "JournalStream",
     "JournalWriter",
+    "MapDiff",
     "MapInvalidError",
     "PairlingError",
     "PathsReport",
@@ -92,9 +107,11 @@ __all__ = [
     "check_rpc_result",
     "check_transcript",
     "check_wire_schema",
+    "diff_maps",
     "digest",
     "digest_hex",
     "digest_hex_many",
+    "meta",
     "parse_json",
     "schema_validator",
     "schemas",

@@ -101,6 +101,8 @@ class Engine(Protocol):
         schema: Any,
         validate_formats: bool | None = None,
         resources: dict[str, Any] | None = None,
+        formats: dict[str, Callable[[str], object]] | None = None,
+        ignore_unknown_formats: bool = True,
     ) -> CompiledSchema: ...
     def bundled_schema_ids(self) -> list[str]: ...
     def bundled_validator(self, schema_id: str) -> CompiledSchema: ...
@@ -160,7 +162,7 @@ class Engine(Protocol):
 
 if TYPE_CHECKING:
     from . import _core, _fallback
-    from .journal_options import JournalOptions
+    from .journal.options import JournalOptions
 
     # The engine API is declared in _core.pyi (held to the extension by stubtest); _fallback's
     # names and parameters, and this protocol's, are tests/test_engine_api.py's to hold to it,

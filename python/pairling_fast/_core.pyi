@@ -4,10 +4,11 @@ from collections.abc import Callable
 from typing import Any, Literal, final
 
 from pairling_fast.errors import CanonicalizationError
-from pairling_fast.journal_options import JournalOptions
+from pairling_fast.journal.options import JournalOptions
 from pairling_fast.report import Report
 
 __all__ = [
+    "Blake3",
     "CompiledSchema",
     "JournalChecker",
     "JournalStream",
@@ -61,6 +62,8 @@ def compile_schema(
     schema: Any,
     validate_formats: bool | None = None,
     resources: dict[str, Any] | None = None,
+    formats: dict[str, Callable[[str], object]] | None = None,
+    ignore_unknown_formats: bool = True,
 ) -> CompiledSchema: ...
 def bundled_schema_ids() -> list[str]: ...
 def bundled_validator(schema_id: str) -> CompiledSchema: ...
@@ -105,6 +108,14 @@ def check_map_json(
 ) -> tuple[list[_RawFinding], dict[str, Any]]: ...
 def seal_map(document: Any) -> Any: ...
 def seal_map_json(data: bytes | str) -> Any: ...
+
+@final
+class Blake3:
+    def __init__(self) -> None: ...
+    def update(self, data: bytes, start: int = 0, end: int | None = None) -> None: ...
+    def update_from_fd(self, fd: int, offset: int, length: int) -> None: ...
+    def copy(self) -> Blake3: ...
+    def hexdigest(self) -> str: ...
 
 @final
 class CompiledSchema:

@@ -15,6 +15,8 @@ import os
 import re
 import signal
 import sys
+import threading
+import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
@@ -33,8 +35,10 @@ from .generate import journal as generate_journal
 from .generate import map as generate_map
 from .generate import transcript as generate_transcript
 from .journal import DEFAULT_MAX_FINDINGS, JournalStateError, JournalStates
-from .journal_options import Profile
-from .journal_writers import chain_journal
+from .journal.options import Profile
+from .journal.writers import chain_journal
+from .map_diff_cli import add_arguments as add_diff_arguments
+from .map_diff_cli import run as run_diff
 from .maps import load_manifest, write_sealed
 from .output import (
     FORMATS,
@@ -44,7 +48,8 @@ from .output import (
     shown,
     summary_line,
 )
-from .paths import KINDS, CheckInterrupted, PathArgumentError, check_paths
+from .paths import KINDS, CheckInterrupted, PathArgumentError, check_paths, not_a_journal
+from .redact import DEFAULT_MASK
 from .report import Finding
 
 if TYPE_CHECKING:
@@ -78,6 +83,39 @@ CODE_RANGES = {
 
 class CliError(Exception):
     """A usage or I/O problem: printed as one line, exit code 2."""
+
+
+class _Parser(argparse.ArgumentParser):
+    """Usage errors in one line, as every other error: the mistake, the closest valid spelling,
+    and the command whose ``--help`` lists the rest (not argparse's usage block of the top level).
+    Subcommands' parsers are of this class too (``add_parser`` makes its parent's)."""
+
+    def error(self, message: str) -> NoReturn:
+        hint = _closest(self, message)
+        self.exit(
+            EXIT_USAGE,
+            f"{self.prog}: error: {message}{f' (did you mean {hint}?)' if hint else ''}; "
+            f"`{self.prog} --help` lists the options\n",
+        )
+
+
+def _closest(parser: argparse.ArgumentParser, message: str) -> str | None:
+    """The valid spelling closest to what an argparse error ``message`` quotes as wrong: an
+    unknown option, or a choice not among those it lists."""
+    import difflib
+
+    choice = re.search(r"invalid choice: '([^']*)' \(choose from (.*)\)$", message)
+    if choice is not None:
+        wrong, valid = choice[1], re.findall(r"'([^']*)'", choice[2]) or choice[2].split(", ")
+    else:
+        unknown = re.match(r"unrecognized arguments: (.*)", message)
+        options = [word for word in (unknown[1].split() if unknown else ()) if word[:1] == "-"]
+        if not options:
+            return None
+        wrong = options[0].split("=", 1)[0]
+        valid = [name for name in parser._option_string_actions if name.startswith("--")]
+    close = difflib.get_close_matches(wrong, valid, n=1, cutoff=0.6)
+    return close[0] if close else None
 
 
 # ---------------------------------------------------------------------------------------------
@@ -173,12 +211,21 @@ def _command_check(args: argparse.Namespace) -> int:
     try:
         manifest = _manifest(args.manifest)
         client: Client | None = None
+        lines: _LineProgress | None = None
         if args.dask is not None:
             # Only a cluster run needs the cluster module (socket, its own dataclasses).
-            from .distributed import check_workers, connect
+            from .journal.cluster import check_workers, connect, workers_line
 
+            if args.dask == "local" or args.dask.startswith("local:"):
+                # Starting workers takes seconds; a scheduler answers, or fails in one line.
+                _progress_note("starting a local Dask cluster …")
+            started = time.monotonic()
             client = connect(args.dask, cluster)
             check_workers(client)
+            seconds = time.monotonic() - started
+            _progress_note(f"cluster ready in {seconds:.1f} s: {workers_line(client)}")
+            if progress is None:
+                lines = _LineProgress()
     except (OSError, ValueError, PairlingError) as error:
         cluster.close()
         _fail(f"--dask {args.dask}: {error}")
@@ -192,7 +239,7 @@ def _command_check(args: argparse.Namespace) -> int:
             fail_on=fail_on,
             severities=config.severity,
             timings=args.stats,
-            progress=progress,
+            progress=progress or lines,
             profile=args.profile,
             client=client,
             car_version=args.car_version or config.car_version,
@@ -210,6 +257,9 @@ def _command_check(args: argparse.Namespace) -> int:
         if progress is not None:
             progress.stop()
         cluster.close()
+    mask = args.redact or config.redact
+    if mask is not None:
+        report = report.redacted(mask)
     if console is not None:
         from .terminal import print_rich
 
@@ -227,6 +277,9 @@ def _command_check(args: argparse.Namespace) -> int:
         # journals finished are saved and the one interrupted keeps its previous entry.
         _save_states(states, state_file)
     if report.interrupted:
+        for file in report.files:
+            if file.partial:
+                print(f"{PROG}: {shown(file.path)}: {file.progress_note()}", file=sys.stderr)
         print(f"{PROG}: interrupted: the report above is partial", file=sys.stderr)
         return EXIT_INTERRUPTED
     for finding in report.io_errors:
@@ -243,10 +296,39 @@ def _command_check(args: argparse.Namespace) -> int:
     return EXIT_OK if report.ok else EXIT_FINDINGS
 
 
+def _progress_note(text: str) -> None:
+    print(f"{PROG}: {text}", file=sys.stderr, flush=True)
+
+
+class _LineProgress:
+    """``CheckProgress`` as lines on stderr, for a cluster run whose wait would else be silent:
+    how many files go to the cluster, then how many are done, at most every few seconds."""
+
+    EVERY_SECONDS = 5.0
+
+    def __init__(self) -> None:
+        self._files = 0
+        self._done = 0
+        self._lock = threading.Lock()
+        self._said = time.monotonic()
+
+    def start(self, files: int, total_bytes: int) -> None:
+        self._files = files
+        _progress_note(f"checking {files} file(s), {total_bytes:,} bytes, on the cluster …")
+
+    def advance(self, result: object, size: int) -> None:
+        with self._lock:
+            self._done += 1
+            now = time.monotonic()
+            if self._done == self._files or now - self._said >= self.EVERY_SECONDS:
+                self._said = now
+                _progress_note(f"{self._done}/{self._files} file(s) checked")
+
+
 def _command_follow(args: argparse.Namespace, config: Config) -> int:
-    """``check --follow``: the journals followed as they grow until Ctrl-C (``follow.py``)."""
-    from .follow import follow
-    from .journal_options import JournalOptions
+    """``check --follow``: the journals followed as they grow until Ctrl-C (``journal.follow``)."""
+    from .journal.follow import follow
+    from .journal.options import JournalOptions
 
     if args.format not in ("text", "jsonl"):
         _fail(
@@ -258,6 +340,13 @@ def _command_follow(args: argparse.Namespace, config: Config) -> int:
     for path in args.paths:
         if os.path.isdir(path):
             _fail(f"{path}: is a directory; --follow takes journal files (waited for if missing)")
+        # Told as `check` tells it, once, before a line is read as an event.
+        refused = not_a_journal(Path(path))
+        if refused is not None:
+            _fail(
+                f"{shown(path)}: {refused}, not a CAR journal; --follow takes journals "
+                f"(`{PROG} check {shown(path)}` checks it once)"
+            )
     max_findings = _first(args.max_findings, config.max_findings, DEFAULT_MAX_FINDINGS)
     options = JournalOptions(
         profile=args.profile,
@@ -269,11 +358,14 @@ def _command_follow(args: argparse.Namespace, config: Config) -> int:
     states = _journal_states(state_file, False)
     fail_on = args.fail_on or config.fail_on or "error"
     status_line = args.format == "text" and sys.stdout.isatty()
+    mask = args.redact or config.redact
     out = sys.stdout
     shown_status = False
 
     def emit(finding: Finding) -> None:
         nonlocal shown_status
+        if mask is not None:
+            finding = finding.redacted(mask)
         if shown_status:
             out.write("\r\x1b[K")
             shown_status = False
@@ -353,6 +445,15 @@ def _journal_states(path: str | None, on_cluster: bool) -> JournalStates | None:
         return None
     if on_cluster:
         _fail("--state cannot be used with --dask: the cluster's chunked check does not resume")
+    directory = Path(path).parent
+    if not directory.exists():
+        # A cache's folder is made for it (`--state .cache/journals.state` on a fresh checkout);
+        # a parent that is a file, or cannot be made, is refused here or below.
+        try:
+            directory.mkdir(parents=True)
+        except OSError as error:
+            reason = error.strerror or str(error)
+            _fail(f"--state {path}: cannot create directory {str(directory)!r}: {reason}")
     _check_destination("--state", path)
     try:
         return JournalStates.load(path)
@@ -434,6 +535,14 @@ def _command_seal(args: argparse.Namespace) -> int:
     _say(notes)
     print(f"sealed {args.map} -> {written}", file=sys.stderr)
     return EXIT_OK
+
+
+def _command_diff(args: argparse.Namespace) -> int:
+    if args.old == "-" and args.new == "-":
+        _fail("OLD and NEW cannot both be - (standard input)")
+    if args.output is not None:
+        _check_destination("--output", args.output)
+    return run_diff(args)
 
 
 def _command_chain(args: argparse.Namespace) -> int:
@@ -589,6 +698,15 @@ def _add_check_parser(commands: Any) -> None:
         help="journals: check each event's data against CAR's payload contracts as warnings "
         "(default), errors, or not at all (docs/journals.md)",
     )
+    check.add_argument(
+        "--redact",
+        nargs="?",
+        const=DEFAULT_MASK,
+        metavar="MASK",
+        help=f"replace every instance value quoted in a finding's message by MASK (default "
+        f"{DEFAULT_MASK!r}) in every format, so the report can be published; code, line and "
+        "pointers stay (docs/reports.md)",
+    )
     check.add_argument("--stats", action="store_true", help="per-file timings and throughput")
     check.add_argument(
         "--state",
@@ -672,7 +790,7 @@ def _add_generate_parser(commands: Any) -> None:
 def build_parser() -> argparse.ArgumentParser:
     from . import __version__
 
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog=PROG,
         description="Fast, strict validation of Pairling capability maps and CAR wire documents.",
     )
@@ -703,6 +821,13 @@ def build_parser() -> argparse.ArgumentParser:
     target.add_argument("--in-place", action="store_true", help="rewrite MAP")
     seal.set_defaults(run=_command_seal)
 
+    diff = commands.add_parser(
+        "diff",
+        help="what changed between two capability maps, and whether it loosens remote control",
+    )
+    add_diff_arguments(diff)
+    diff.set_defaults(run=_command_diff)
+
     chain = commands.add_parser("chain", help="write a hash-chained copy of a CAR journal")
     chain.add_argument("journal", metavar="JOURNAL")
     chain.add_argument("--output", "-o", metavar="OUT", required=True)
@@ -719,9 +844,9 @@ def build_parser() -> argparse.ArgumentParser:
     explain.add_argument("--markdown", action="store_true", help="with --all: docs/findings.md")
     explain.set_defaults(run=_command_explain)
 
-    for name in ("digest", "canonicalize", "seal", "chain", "schemas"):
+    for name in ("digest", "canonicalize", "seal", "chain", "schemas", "diff"):
         _add_backend_option(commands.choices[name])
-    for name in ("check", "digest", "canonicalize", "seal"):
+    for name in ("check", "digest", "canonicalize", "seal", "diff"):
         commands.choices[name].add_argument(
             "--max-document-bytes",
             type=_whole_number(1),
@@ -729,7 +854,18 @@ def build_parser() -> argparse.ArgumentParser:
             help="refuse a whole JSON document (map, RPC result, wire schema) larger than N bytes "
             f"(default: ${LIMIT_VARIABLE}, else {DEFAULT_MAX_DOCUMENT_BYTES})",
         )
+    _name_usage_parsers(parser)
     return parser
+
+
+def _name_usage_parsers(parser: argparse.ArgumentParser) -> None:
+    """Each (sub)command's parse leaves ``usage_parser``, itself: the one that says an error in
+    the arguments it was given (``main``)."""
+    parser.set_defaults(usage_parser=parser)
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for command in action.choices.values():
+                _name_usage_parsers(command)
 
 
 @contextmanager
@@ -752,7 +888,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         # escape instead of a crash.
         if isinstance(stream, io.TextIOWrapper):
             stream.reconfigure(errors="backslashreplace")
-    args = build_parser().parse_args(argv)
+    args, unknown = build_parser().parse_known_args(argv)
+    if unknown:
+        # Said by the subcommand that was given them, with its own --help.
+        args.usage_parser.error(f"unrecognized arguments: {' '.join(unknown)}")
     try:
         with _selected_backend(getattr(args, "backend", None)):
             return int(args.run(args))

@@ -19,8 +19,9 @@ from typing import Any, cast, get_args
 from ._tables import parse_toml
 from .codes import CODES
 from .errors import PairlingError
-from .journal_options import Payloads
+from .journal.options import Payloads
 from .paths import SeverityOverride
+from .redact import DEFAULT_MASK
 from .report import SEVERITIES, Severity
 from .schemas import bundle_path
 
@@ -36,6 +37,7 @@ KEYS = (
     "follow-symlinks",
     "max-findings",
     "payloads",
+    "redact",
     "require-files",
     "severity",
     "state",
@@ -64,6 +66,8 @@ class Config:
     state: str | None = None
     # CAR's payload contracts for journals: "off", "warn" or "error" (`check --payloads`).
     payloads: Payloads | None = None
+    # `check --redact`: the mask that replaces instance values in messages (true: "***").
+    redact: str | None = None
 
 
 def _read_toml(path: Path) -> dict[str, Any]:
@@ -134,6 +138,11 @@ def load_config(section: Mapping[str, Any], where: str) -> Config:
     payloads = section.get("payloads")
     if payloads is not None and payloads not in get_args(Payloads):
         raise ConfigError(f'{where}: payloads must be "off", "warn" or "error"')
+    redact = section.get("redact")
+    if redact is not None and not (
+        isinstance(redact, bool) or (isinstance(redact, str) and redact)
+    ):
+        raise ConfigError(f'{where}: redact must be true, false or a mask such as "***"')
     return Config(
         car_version=_car_version(where, section),
         exclude=_string_list(where, "exclude", section.get("exclude", [])),
@@ -145,6 +154,7 @@ def load_config(section: Mapping[str, Any], where: str) -> Config:
         source=where,
         state=state,
         payloads=payloads,
+        redact=(DEFAULT_MASK if redact is True else redact or None),
     )
 
 

@@ -32,6 +32,8 @@ __all__ = [
     "plain_text",
     "render",
     "sarif",
+    "sarif_document",
+    "sarif_rules",
     "shown",
     "summary_line",
 ]
@@ -91,7 +93,7 @@ def jsonl(report: PathsReport) -> str:
 
 
 def _status(file: FileResult, report: PathsReport) -> str:
-    return "FAIL" if file.fails(report.fail_on) else "ok"
+    return {"ok": "ok", "failed": "FAIL", "partial": "PART"}[file.status(report.fail_on)]
 
 
 def _verdict(report: PathsReport) -> str:
@@ -111,8 +113,10 @@ def _not_listed_note(count: int, max_findings: int | None) -> str:
 def summary_line(report: PathsReport) -> str:
     """One line: files checked and skipped, true totals of errors and warnings, the verdict."""
     unlisted = f", {report.unlisted} not listed (--max-findings {report.max_findings})"
+    partly = sum(1 for file in report.files if file.partial)
     return (
-        f"{_plural(len(report.files), 'file')} checked, {len(report.skipped)} skipped: "
+        f"{_plural(len(report.files), 'file')} checked{f' ({partly} partly)' if partly else ''}, "
+        f"{len(report.skipped)} skipped: "
         f"{_plural(report.count('error'), 'error')}, {_plural(report.count('warning'), 'warning')}"
         f"{unlisted if report.unlisted else ''}; {_verdict(report)}"
     )
@@ -134,9 +138,11 @@ def plain_text(report: PathsReport, *, show_skipped: bool = False) -> str:
     for file in report.files:
         counts = _counts(file)
         kind = file.kind or "unknown kind"
+        notes = [file.progress_note()] if file.partial else []
+        notes += [counts] if counts else []
         lines.append(
             f"{_status(file, report):<4} {shown(file.path)} ({kind})"
-            f"{': ' + counts if counts else ''}"
+            f"{': ' + '; '.join(notes) if notes else ''}"
         )
         lines.extend(f"  {finding_line(finding)}" for finding in file.findings)
         if file.unlisted:
@@ -180,12 +186,9 @@ def _region(finding: Finding) -> dict[str, int]:
     return region
 
 
-def sarif(report: PathsReport) -> dict[str, Any]:
-    """The report as a SARIF 2.1.0 log: one result per finding, every code a rule."""
-    from . import __version__
-
-    codes = sorted(CODES)
-    rules = [
+def sarif_rules(codes: list[str]) -> list[dict[str, Any]]:
+    """The SARIF rule of each code, in the order given (results refer to them by index)."""
+    return [
         {
             "id": code,
             "name": _rule_name(CODES[code].title),
@@ -196,6 +199,12 @@ def sarif(report: PathsReport) -> dict[str, Any]:
         }
         for code in codes
     ]
+
+
+def sarif(report: PathsReport) -> dict[str, Any]:
+    """The report as a SARIF 2.1.0 log: one result per finding, every code a rule."""
+    codes = sorted(CODES)
+    rules = sarif_rules(codes)
     results: list[dict[str, Any]] = []
     for file in report.files:
         location = _artifact_location(file.path)
@@ -236,6 +245,17 @@ def sarif(report: PathsReport) -> dict[str, Any]:
         }
         for finding in report.io_errors
     ]
+    notifications += [
+        {
+            "level": "warning",
+            "message": {"text": f"{file.path}: {file.progress_note()}"},
+            "locations": [
+                {"physicalLocation": {"artifactLocation": _artifact_location(file.path)}}
+            ],
+        }
+        for file in report.files
+        if file.partial
+    ]
     # Results over --max-findings are not in the log: say how many, per file, so the count
     # code scanning shows is not taken for the total.
     notifications += [
@@ -252,33 +272,36 @@ def sarif(report: PathsReport) -> dict[str, Any]:
         for file in report.files
         if file.unlisted
     ]
+    return sarif_document(
+        rules,
+        {
+            "invocations": [
+                {
+                    "executionSuccessful": not report.io_errors and not report.interrupted,
+                    "toolExecutionNotifications": notifications,
+                }
+            ],
+            "results": results,
+            "properties": {
+                "backend": report.backend,
+                "skipped": [s.to_dict() for s in report.skipped],
+                "summary": report.summary,
+                "maxFindings": report.max_findings,
+            },
+        },
+    )
+
+
+def sarif_document(rules: list[dict[str, Any]], run: dict[str, Any]) -> dict[str, Any]:
+    """A SARIF 2.1.0 log of one run of pairling_fast: its rules, then ``run``'s members
+    (results, invocations, properties)."""
+    from . import __version__
+
+    driver = {"name": "pairling_fast", "version": __version__, "rules": rules}
     return {
         "$schema": SARIF_SCHEMA,
         "version": "2.1.0",
-        "runs": [
-            {
-                "tool": {
-                    "driver": {
-                        "name": "pairling_fast",
-                        "version": __version__,
-                        "rules": rules,
-                    }
-                },
-                "invocations": [
-                    {
-                        "executionSuccessful": not report.io_errors,
-                        "toolExecutionNotifications": notifications,
-                    }
-                ],
-                "results": results,
-                "properties": {
-                    "backend": report.backend,
-                    "skipped": [s.to_dict() for s in report.skipped],
-                    "summary": report.summary,
-                    "maxFindings": report.max_findings,
-                },
-            }
-        ],
+        "runs": [{"tool": {"driver": driver}, **run}],
     }
 
 
@@ -302,13 +325,14 @@ def junit(report: PathsReport) -> str:
     """The report as JUnit XML: one testcase per checked file (pass, failure, or error for an
     unreadable one), one suite. Skipped files are not test cases (a built tree has thousands):
     the suite's properties count them and the JSON report lists them."""
-    failures = sum(1 for f in report.files if f.fails(report.fail_on) and not _unreadable(f))
+    statuses = [f.status(report.fail_on) for f in report.files]
     errors = sum(1 for f in report.files if _unreadable(f))
     counts = {
         "tests": str(len(report.files)),
-        "failures": str(failures),
+        "failures": str(statuses.count("failed") - errors),
         "errors": str(errors),
-        "skipped": "0",
+        # A journal checked part way (Ctrl-C) neither passed nor failed.
+        "skipped": str(statuses.count("partial")),
         "time": f"{report.seconds:.3f}",
     }
     import xml.etree.ElementTree as ET  # only JUnit needs it
@@ -337,6 +361,11 @@ def junit(report: PathsReport) -> str:
         details = "\n".join(_xml_text(finding_line(f)) for f in file.findings)
         if file.unlisted:
             details += f"\n… {_not_listed_note(file.unlisted, report.max_findings)}"
+        if file.partial:
+            ET.SubElement(case, "skipped", {"message": file.progress_note()})
+            if details:
+                ET.SubElement(case, "system-out").text = details
+            continue
         if _unreadable(file):
             element = ET.SubElement(case, "error", {"type": UNREADABLE})
         elif file.fails(report.fail_on):
@@ -394,7 +423,16 @@ def github(report: PathsReport, *, show_skipped: bool = False) -> str:
             )
     if show_skipped:
         lines.extend(f"skipped {s.path}: {s.reason}" for s in report.skipped)
+    lines.extend(
+        f"::error title=Unreadable::{_escape_data(f'{s.path}: {s.error}')}"
+        for s in report.skipped
+        if s.error
+    )
     for file in report.files:
+        if file.partial:
+            where = _escape_property(file.path.replace(os.sep, "/"))
+            note = _escape_data(file.progress_note())
+            lines.append(f"::warning file={where},title=Partly checked::{note}")
         if file.unlisted:
             where = _escape_property(file.path.replace(os.sep, "/"))
             note = _not_listed_note(file.unlisted, report.max_findings)

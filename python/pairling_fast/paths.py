@@ -31,7 +31,7 @@ from .classify import result_method as result_method
 from .codes import INTERNAL_ERROR, TOO_LARGE, UNREADABLE
 from .errors import CanonicalizationError
 from .journal import DEFAULT_MAX_FINDINGS, DEFAULT_MAX_LINE_LENGTH, JournalStates, check_journal_on
-from .journal_options import JournalInterrupted, JournalOptions, Payloads, Profile
+from .journal.options import JournalInterrupted, JournalOptions, Payloads, Profile
 from .locate import with_lines
 from .maps import check_map_on
 from .report import SEVERITIES, Finding, Report, Severity
@@ -195,7 +195,7 @@ def _run_on_cluster(
     """On a Dask cluster (``client``): journals split into chunks whose reports equal the local
     check's (docs/cluster.md); any other file is one task on a worker, on the driver's backend."""
     if kind == "journal":
-        from .distributed import journal_report_on
+        from .journal.cluster import journal_report_on
 
         return journal_report_on(engine, path, client, options.journal_options())
     backend = _backend.name_of(engine)
@@ -288,6 +288,27 @@ def _read_head(source: Path | str) -> bytes:
             if not block:
                 break
         return head
+
+
+def not_a_journal(path: Path) -> str | None:
+    """Why ``check --follow`` refuses the file at ``path``, told as ``check`` tells kinds: another
+    kind (``"a map"``...), or text that is not JSON at all (``"not JSON"``). ``None`` for a
+    journal, for JSON lines that are not events (a journal's defects, reported line by line), and
+    for a file missing, not regular or still empty (waited for)."""
+    try:
+        size = path.stat().st_size
+        if not path.is_file():
+            return None
+        head = _read_head(path)
+    except OSError:
+        return None
+    if not head.strip():
+        return None
+    found = classify(path.name, head, rpc_methods(), params_methods(), complete=size <= len(head))
+    if found.kind is not None:
+        return None if found.kind == "journal" else f"a {found.kind}"
+    json_text = head.lstrip(b"\xef\xbb\xbf \t\r\n").startswith((b"{", b"["))
+    return None if json_text else found.reason
 
 
 class _Replay:

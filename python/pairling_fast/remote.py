@@ -78,11 +78,37 @@ class RemoteObject:
     version: str | None
 
 
+# The extra (pyproject.toml) that installs each protocol's filesystem.
+_EXTRAS = {
+    "s3": "s3",
+    "s3a": "s3",
+    "gs": "gcs",
+    "gcs": "gcs",
+    "az": "azure",
+    "abfs": "azure",
+    "abfss": "azure",
+    "adl": "azure",
+    "http": "http",
+    "https": "http",
+}
+
+
+def _missing_package(url: str, error: ImportError) -> OSError:
+    """The one line for a protocol whose filesystem is not installed: the extra to install."""
+    scheme = url.split("://", 1)[0].lower()
+    extra = _EXTRAS.get(scheme)
+    if extra is None:
+        return _error(url, f"{scheme}:// needs a package not installed: {_one_line(error)}")
+    return _error(
+        url, f"{scheme}:// needs the [{extra}] extra: pip install 'pairling_fast[{extra}]'"
+    )
+
+
 def _filesystem(url: str) -> tuple[Any, str]:
     try:
         from fsspec.core import url_to_fs  # type: ignore[import-untyped]
-    except ImportError:
-        raise _error(url, "reading a URL needs fsspec (pip install 'pairling_fast[s3]')") from None
+    except ImportError as error:
+        raise _missing_package(url, error) from None
     try:
         bare, authorization = _http_credentials(url)
         if authorization is not None:
@@ -91,8 +117,9 @@ def _filesystem(url: str) -> tuple[Any, str]:
         else:
             filesystem, path = url_to_fs(url)
         return filesystem, str(path)
-    except (ImportError, ValueError) as error:
-        # fsspec says which package a protocol needs ("Install s3fs to access S3").
+    except ImportError as error:
+        raise _missing_package(url, error) from None
+    except ValueError as error:
         raise _error(url, _one_line(error)) from None
 
 
@@ -193,7 +220,12 @@ def listing(url: str) -> list[RemoteObject]:
     """The objects at ``url``: the object itself, or every object under the prefix, sorted."""
     with translated_errors(url):
         filesystem, path = _filesystem(url)
-        info = filesystem.info(path)
+        try:
+            info = filesystem.info(path)
+        except FileNotFoundError:
+            if url.endswith("/") and _container_exists(url, filesystem, path):
+                return []  # an empty prefix, as an empty folder: nothing to check (exit 5)
+            raise
         if info.get("type") != "directory":
             size = info.get("size")
             return [RemoteObject(url, int(size) if size is not None else None, _version(info))]
@@ -210,6 +242,15 @@ def listing(url: str) -> list[RemoteObject]:
                 RemoteObject(child, int(size) if size is not None else None, _version(entry))
             )
         return objects
+
+
+def _container_exists(url: str, filesystem: Any, path: str) -> bool:
+    """Whether the bucket (container) a prefix is in exists: object stores have no folders, so
+    a prefix with no object under it is only told from a mistyped bucket this way."""
+    if _EXTRAS.get(url.split("://", 1)[0].lower()) not in ("s3", "gcs", "azure"):
+        return False
+    bucket = path.strip("/").split("/", 1)[0]
+    return bool(bucket) and bucket != path.strip("/") and bool(filesystem.exists(bucket))
 
 
 @contextmanager

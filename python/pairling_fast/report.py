@@ -6,11 +6,14 @@ The JSON shape (``Report.to_dict``) is versioned by ``REPORT_VERSION`` and docum
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import re
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from . import _json_text
+from ._pointers import unescape_pointer_token
 from .codes import SEVERITIES, Severity, severity
+from .redact import DEFAULT_MASK, FALSE_SCHEMA, redact_message
 
 __all__ = ["REPORT_VERSION", "SEVERITIES", "Finding", "RawFinding", "Report", "Severity"]
 
@@ -69,7 +72,7 @@ class Finding:
     def from_raw(cls, raw: RawFinding, path: str | None = None) -> Finding:
         """From the engine's tuple (code, severity, message, line, pointer, schema_pointer)."""
         code, severity, message, line, pointer, schema_pointer = raw
-        return cls(code, severity, message, path, line, pointer, schema_pointer)
+        return cls(code, severity, message, path, line, pointer, schema_pointer, _column(message))
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Finding:
@@ -84,6 +87,24 @@ class Finding:
             column=data.get("column"),
         )
 
+    @property
+    def kind(self) -> str | None:
+        """The failing keyword of a schema finding (``type``, ``oneOf``, ``format``, …;
+        ``falseSchema`` for a ``false`` subschema), jsonschema-rs's ``ValidationError.kind``
+        name; ``None`` for other findings. The last token of ``schema_pointer``, the keyword's
+        location, on every path (validators, journals, maps, wire checks) and both backends."""
+        if self.schema_pointer is None:
+            return None
+        if self.message.startswith(FALSE_SCHEMA):
+            return "falseSchema"
+        return unescape_pointer_token(self.schema_pointer.rsplit("/", 1)[-1])
+
+    def redacted(self, mask: str = DEFAULT_MASK) -> Finding:
+        """This finding with every instance value its message quotes replaced by ``mask``
+        (docs/reports.md); code, location and schema location stay."""
+        message = redact_message(self.message, self.schema_pointer, mask)
+        return self if message == self.message else replace(self, message=message)
+
     def location(self) -> str:
         """``file:line`` plus the pointer, for one-line human output."""
         where = self.path or "<input>"
@@ -92,6 +113,21 @@ class Finding:
         if self.pointer:
             where += f" {self.pointer}"
         return where
+
+
+# A journal line's JSON defect: both engines end the parser's message with its column
+# (rust/journal.rs and _fallback/journal.py, ``with_column``), or with that and CAR's verdict
+# (car-compatible).
+# Anchored at the end, so a key or value the message quotes cannot pose as the column.
+_COLUMN_AT_END = re.compile(
+    r"\(column ([0-9]+)\)(?: \(PF[0-9]{3}\); CAR's event parser accepts the line)?\Z"
+)
+
+
+def _column(message: str) -> int | None:
+    """The column a raw finding's message gives (the tuple has no field for it)."""
+    found = _COLUMN_AT_END.search(message)
+    return int(found[1]) if found else None
 
 
 @dataclass
@@ -114,6 +150,10 @@ class Report:
     @property
     def warnings(self) -> list[Finding]:
         return [f for f in self.findings if f.severity == "warning"]
+
+    def redacted(self, mask: str = DEFAULT_MASK) -> Report:
+        """This report with every finding ``Finding.redacted``, safe to publish."""
+        return replace(self, findings=[f.redacted(mask) for f in self.findings])
 
     def to_dict(self) -> dict[str, Any]:
         return {

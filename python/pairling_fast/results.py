@@ -5,11 +5,12 @@ versioned JSON report, ``report_version`` 1, documented in docs/reports.md).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from . import _json_text
 from .codes import UNREADABLE
+from .redact import DEFAULT_MASK
 from .report import REPORT_VERSION, SEVERITIES, Finding, Severity
 
 __all__ = ["FileResult", "PathsReport", "Skipped"]
@@ -21,6 +22,9 @@ class Skipped:
 
     path: str
     reason: str
+    error: str | None = None
+    """Why a path named to be checked could not be read (a missing or denied object): an I/O
+    error of the run (``PathsReport.io_errors``) besides being listed as not checked."""
 
     def to_dict(self) -> dict[str, Any]:
         return {"path": self.path, "reason": self.reason}
@@ -56,6 +60,23 @@ class FileResult:
     def unlisted(self) -> int:
         return sum(self.not_listed.values())
 
+    @property
+    def partial(self) -> bool:
+        """Checked only part way (a journal when Ctrl-C came): neither ok nor, for what was not
+        read, failed."""
+        return bool(self.stats.get("interrupted"))
+
+    def progress_note(self) -> str:
+        """How far a partly checked file got, for every format's line about it."""
+        lines = self.stats.get("lines", 0)
+        return f"partly checked: interrupted after {lines:,} line{'' if lines == 1 else 's'}"
+
+    def status(self, fail_on: Severity = "error") -> str:
+        """``"ok"``, ``"failed"`` or ``"partial"`` (the report's ``status`` of the file)."""
+        if self.partial:
+            return "partial"
+        return "failed" if self.fails(fail_on) else "ok"
+
     def to_dict(self, fail_on: Severity = "error", *, timings: bool = False) -> dict[str, Any]:
         stats = dict(self.stats)
         if timings:
@@ -67,7 +88,9 @@ class FileResult:
         return {
             "path": self.path,
             "kind": self.kind,
-            "ok": not self.fails(fail_on),
+            # A file checked part way is not ok: null, or false when it failed on what was read.
+            "ok": False if self.fails(fail_on) else (None if self.partial else True),
+            "status": self.status(fail_on),
             "stats": stats,
             "findings": [f.to_dict() for f in self.findings],
             "not_listed": {s: self.not_listed[s] for s in SEVERITIES if self.not_listed.get(s)},
@@ -102,10 +125,21 @@ class PathsReport:
     def findings(self) -> list[Finding]:
         return [finding for file in self.files for finding in file.findings]
 
+    def redacted(self, mask: str = DEFAULT_MASK) -> PathsReport:
+        """This report with every finding ``Finding.redacted``: safe for a CI log or code
+        scanning (``check --redact``)."""
+        files = [
+            replace(file, findings=[f.redacted(mask) for f in file.findings]) for file in self.files
+        ]
+        return replace(self, files=files)
+
     @property
     def io_errors(self) -> list[Finding]:
-        """The findings that mean a file could not be read (``check`` exits with 2 on them)."""
-        return [f for f in self.findings if f.code == UNREADABLE]
+        """The findings that mean a file could not be read (``check`` exits with 2 on them),
+        and the paths named that could not be read at all (listed as skipped)."""
+        unread = [Finding.of(UNREADABLE, s.error, s.path) for s in self.skipped if s.error]
+        read = [f for f in self.findings if f.code == UNREADABLE]
+        return sorted(read + unread, key=lambda finding: finding.path or "")
 
     def count(self, severity: Severity) -> int:
         """Every finding of ``severity``, listed or over the cap."""
@@ -139,7 +173,8 @@ class PathsReport:
             "tool": "pairling_fast",
             "version": __version__,
             "backend": self.backend,
-            "ok": self.ok,
+            # Interrupted, a run that has not failed yet has not passed either.
+            "ok": None if self.ok and self.interrupted else self.ok,
             "files": [f.to_dict(self.fail_on, timings=self.timings) for f in self.files],
             "skipped": [s.to_dict() for s in self.skipped],
             "summary": self.summary,

@@ -28,6 +28,13 @@ __all__ = ["PROGRESS_MIN_BYTES", "PROGRESS_MIN_FILES", "RichProgress", "print_ri
 
 _STYLES: dict[Severity, str] = {"error": "bold red", "warning": "yellow", "info": "cyan"}
 
+# A journal checked part way (Ctrl-C) is neither a pass nor a failure: a mark of its own.
+_MARKS = {
+    "ok": Text("✓ ", style="green"),
+    "failed": Text("✗ ", style="bold red"),
+    "partial": Text("◐ ", style="yellow"),
+}
+
 PROGRESS_MIN_FILES = 20
 PROGRESS_MIN_BYTES = 16 << 20
 
@@ -35,10 +42,11 @@ PROGRESS_MIN_BYTES = 16 << 20
 def print_rich(report: PathsReport, console: Console, *, show_skipped: bool = False) -> None:
     """The report for a terminal: findings grouped by file, then a summary table."""
     for file in report.files:
-        failed = file.fails(report.fail_on)
-        mark = Text("✗ ", style="bold red") if failed else Text("✓ ", style="green")
+        mark = _MARKS[file.status(report.fail_on)]
         path = shown(file.path)
         header = Text.assemble(mark, (path, "bold"), f" ({file.kind or 'unknown kind'})")
+        if file.partial:
+            header.append(f"  {file.progress_note()}", style="yellow")
         counts = _counts(file)
         if counts:
             header.append(f"  {counts}", style="dim")
@@ -74,7 +82,8 @@ def print_rich(report: PathsReport, console: Console, *, show_skipped: bool = Fa
         columns.append("not listed")
     for column in (*columns, "result"):
         table.add_column(column, justify="right")
-    style = "bold green" if report.ok and not report.io_errors else "bold red"
+    passed = report.ok and not report.io_errors and not report.interrupted
+    style = "bold green" if passed else "bold red"
     cells = [
         str(len(report.files)),
         str(len(report.skipped)),

@@ -2,19 +2,53 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
 from . import _backend
 from .codes import SCHEMA_VIOLATION
 from .errors import CanonicalizationError, ValidationError
+from .redact import redact_message
 from .report import Finding, Report
 
-__all__ = ["SCHEMA_VIOLATION", "Validator", "schema_validator"]
+__all__ = [
+    "DRAFTS",
+    "SCHEMA_VIOLATION",
+    "Draft4Validator",
+    "Draft6Validator",
+    "Draft7Validator",
+    "Draft201909Validator",
+    "Draft202012Validator",
+    "Validator",
+    "schema_validator",
+]
+
+DRAFTS = {
+    4: "http://json-schema.org/draft-04/schema#",
+    6: "http://json-schema.org/draft-06/schema#",
+    7: "http://json-schema.org/draft-07/schema#",
+    19: "https://json-schema.org/draft/2019-09/schema",
+    20: "https://json-schema.org/draft/2020-12/schema",
+}
+"""``draft=`` values, jsonschema-rs's (``jsonschema_rs.Draft7`` is 7, ``Draft202012`` 20), and the
+meta-schema each stands for."""
 
 
-def _violation_finding(raw: _backend.RawViolation) -> Finding:
+def _in_draft(schema: Any, draft: int | None) -> Any:
+    """``schema`` read in ``draft`` whatever its ``$schema`` says, as jsonschema-rs's
+    ``Draft7Validator`` reads it: the root's ``$schema`` names that draft."""
+    if draft is None:
+        return schema
+    if draft not in DRAFTS:
+        known = ", ".join(str(number) for number in DRAFTS)
+        raise ValueError(f"draft must be one of {known} (jsonschema-rs's numbers), not {draft!r}")
+    return {**schema, "$schema": DRAFTS[draft]} if isinstance(schema, dict) else schema
+
+
+def _violation_finding(raw: _backend.RawViolation, mask: str | None = None) -> Finding:
     pointer, schema_pointer, _keyword, message = raw
+    if mask is not None:
+        message = redact_message(message, schema_pointer, mask)
     return Finding.of(
         SCHEMA_VIOLATION,
         message,
@@ -45,6 +79,16 @@ class Validator:
     (unless the meta-schema lists the format-assertion vocabulary) treat them as
     annotations. ``resources`` maps URIs to schemas that ``$ref`` may name; any other remote
     ``$ref`` is refused at construction (``SchemaCompileError`` PF103) — nothing is fetched.
+    ``draft`` (4, 6, 7, 19 or 20, jsonschema-rs's ``Draft4`` … ``Draft202012``; or the
+    ``Draft7Validator`` … classes) reads the schema in that draft whatever its ``$schema``.
+    ``formats`` maps format names to the caller's checks (``str -> bool``; called for strings
+    only, where formats are asserted; one that raises does not match, its exception going to
+    ``sys.unraisablehook``) and ``ignore_unknown_formats=False`` makes a format no check knows a
+    ``SchemaCompileError`` PF102, as jsonschema-rs's options of those names; a validator with
+    ``formats`` validates batches holding the GIL (it calls Python), every other keeps the
+    core's GIL-free paths. ``mask`` (jsonschema-rs's option) replaces the instance values quoted
+    in every finding's message, as jsonschema-rs's ``mask`` does (docs/reports.md), so findings
+    can be published.
 
     Per document: ``is_valid``, ``iter_errors``, ``validate``; on JSON text ``is_valid_json``,
     ``validate_json``; per batch:
@@ -57,20 +101,40 @@ class Validator:
         *,
         validate_formats: bool | None = None,
         resources: Mapping[str, Any] | None = None,
+        mask: str | None = None,
+        formats: Mapping[str, Callable[[str], object]] | None = None,
+        ignore_unknown_formats: bool = True,
+        draft: int | None = None,
     ) -> None:
         self.schema = schema
+        self.draft = draft
         self.validate_formats = validate_formats
         self.resources = dict(resources) if resources is not None else None
+        self.mask = mask
+        self.formats = dict(formats) if formats is not None else None
+        self.ignore_unknown_formats = ignore_unknown_formats
         self.backend = _backend.active_name()
-        self._compiled = _backend.active().compile_schema(schema, validate_formats, self.resources)
+        self._compiled = _backend.active().compile_schema(
+            _in_draft(schema, draft),
+            validate_formats,
+            self.resources,
+            self.formats,
+            ignore_unknown_formats,
+        )
         self._bind()
 
     @classmethod
-    def _from_compiled(cls, schema_id: str, compiled: _backend.CompiledSchema) -> Validator:
+    def _from_compiled(
+        cls, schema_id: str, compiled: _backend.CompiledSchema, mask: str | None = None
+    ) -> Validator:
         self = cls.__new__(cls)
         self.schema = schema_id
         self.validate_formats = True
         self.resources = None
+        self.mask = mask
+        self.formats = None
+        self.ignore_unknown_formats = True
+        self.draft = None
         self.backend = _backend.active_name()
         self._compiled = compiled
         self._bind()
@@ -81,6 +145,8 @@ class Validator:
         # around it (the method below says the same, for the class and its documentation).
         self.is_valid = self._compiled.accepts  # type: ignore[method-assign]
         self.is_valid_json = self._compiled.accepts_json  # type: ignore[method-assign]
+        if self.mask is not None:
+            return  # the core's reports below quote values: a masked validator words its own
         # The same for validate_json where the backend builds the Report itself (the Rust core).
         report_json = getattr(self._compiled, "report_json", None)
         if report_json is not None:
@@ -93,10 +159,18 @@ class Validator:
     def __reduce__(self) -> tuple[Any, ...]:
         # Rebuilt from its schema (or bundled id) where it is unpickled, e.g. on a Dask worker.
         if isinstance(self.schema, str):
-            return (schema_validator, (self.schema,))
+            return (schema_validator, (self.schema, self.mask))
         return (
             _rebuild,
-            (self.schema, self.validate_formats, self.resources),
+            (
+                self.schema,
+                self.validate_formats,
+                self.resources,
+                self.mask,
+                self.formats,
+                self.ignore_unknown_formats,
+                self.draft,
+            ),
         )
 
     def is_valid(self, instance: Any) -> bool:
@@ -118,7 +192,7 @@ class Validator:
             raw = self._compiled.errors(instance)
         except CanonicalizationError as error:
             return [json_error_finding(error)]
-        return [_violation_finding(violation) for violation in raw] if raw else []
+        return [_violation_finding(violation, self.mask) for violation in raw] if raw else []
 
     def is_valid_many(self, instances: Iterable[Any]) -> list[bool]:
         """``is_valid`` of each instance, in order. On the Rust core a large batch is validated
@@ -129,7 +203,7 @@ class Validator:
         """The findings ``iter_errors`` gives for each instance, in order (empty when valid);
         batched as ``is_valid_many`` is."""
         return [
-            _outcome_findings(outcome) if outcome else []
+            _outcome_findings(outcome, self.mask) if outcome else []
             for outcome in self._compiled.errors_many(_as_list(instances))
         ]
 
@@ -145,7 +219,41 @@ class Validator:
             raw = self._compiled.errors_json(data)
         except CanonicalizationError as error:
             return _report_of(error)
-        return _report_of(raw)
+        return _report_of(raw, self.mask)
+
+
+class Draft4Validator(Validator):
+    """A ``Validator`` reading its schema as draft 4, whatever its ``$schema`` (jsonschema-rs's
+    class of the same name)."""
+
+    DRAFT = 4
+
+    def __init__(self, schema: Any, **options: Any) -> None:
+        super().__init__(schema, draft=self.DRAFT, **options)
+
+
+class Draft6Validator(Draft4Validator):
+    """A ``Validator`` reading its schema as draft 6."""
+
+    DRAFT = 6
+
+
+class Draft7Validator(Draft4Validator):
+    """A ``Validator`` reading its schema as draft 7."""
+
+    DRAFT = 7
+
+
+class Draft201909Validator(Draft4Validator):
+    """A ``Validator`` reading its schema as draft 2019-09."""
+
+    DRAFT = 19
+
+
+class Draft202012Validator(Draft4Validator):
+    """A ``Validator`` reading its schema as draft 2020-12."""
+
+    DRAFT = 20
 
 
 def _raise_for(outcome: list[_backend.RawViolation] | CanonicalizationError) -> None:
@@ -155,17 +263,19 @@ def _raise_for(outcome: list[_backend.RawViolation] | CanonicalizationError) -> 
         raise ValidationError(findings)
 
 
-def _report_of(outcome: list[_backend.RawViolation] | CanonicalizationError) -> Report:
+def _report_of(
+    outcome: list[_backend.RawViolation] | CanonicalizationError, mask: str | None = None
+) -> Report:
     """The ``validate_json`` report of the core's outcome (its violations, or the parse error)."""
-    return Report(findings=_outcome_findings(outcome))
+    return Report(findings=_outcome_findings(outcome, mask))
 
 
 def _outcome_findings(
-    outcome: list[_backend.RawViolation] | CanonicalizationError,
+    outcome: list[_backend.RawViolation] | CanonicalizationError, mask: str | None = None
 ) -> list[Finding]:
     if isinstance(outcome, CanonicalizationError):
         return [json_error_finding(outcome)]
-    return [_violation_finding(violation) for violation in outcome]
+    return [_violation_finding(violation, mask) for violation in outcome]
 
 
 def _as_list(items: Iterable[Any]) -> list[Any]:
@@ -173,21 +283,36 @@ def _as_list(items: Iterable[Any]) -> list[Any]:
 
 
 def _rebuild(
-    schema: Any, validate_formats: bool | None, resources: dict[str, Any] | None
+    schema: Any,
+    validate_formats: bool | None,
+    resources: dict[str, Any] | None,
+    mask: str | None = None,
+    formats: dict[str, Callable[[str], object]] | None = None,
+    ignore_unknown_formats: bool = True,
+    draft: int | None = None,
 ) -> Validator:
-    return Validator(schema, validate_formats=validate_formats, resources=resources)
+    return Validator(
+        schema,
+        validate_formats=validate_formats,
+        resources=resources,
+        mask=mask,
+        formats=formats,
+        ignore_unknown_formats=ignore_unknown_formats,
+        draft=draft,
+    )
 
 
-_bundled: dict[tuple[str, str], Validator] = {}
+_bundled: dict[tuple[str, str, str | None], Validator] = {}
 
 
-def schema_validator(schema_id: str) -> Validator:
-    """The validator of a bundled schema id (``pairling_fast.schemas.ids()``), formats asserted."""
-    key = (_backend.active_name(), schema_id)
+def schema_validator(schema_id: str, mask: str | None = None) -> Validator:
+    """The validator of a bundled schema id (``pairling_fast.schemas.ids()``), formats asserted;
+    ``mask`` as ``Validator``'s."""
+    key = (_backend.active_name(), schema_id, mask)
     cached = _bundled.get(key)
     if cached is None:
         if schema_id not in _backend.active().bundled_schema_ids():
             raise KeyError(f"unknown schema id {schema_id!r}; see pairling_fast.schemas.ids()")
         compiled = _backend.active().bundled_validator(schema_id)
-        cached = _bundled[key] = Validator._from_compiled(schema_id, compiled)
+        cached = _bundled[key] = Validator._from_compiled(schema_id, compiled, mask)
     return cached

@@ -191,7 +191,9 @@ class Walker:
         try:
             objects = remote.listing(url)
         except OSError as error:
-            self._unreadable(display, os_reason(error))
+            # As a missing local path: one error line, and the URL listed as not checked.
+            reason = os_reason(error)
+            self.skipped.append(Skipped(display, f"not checked: {reason}", error=reason))
             return
         for found in objects:
             shown = remote.redact(found.url)

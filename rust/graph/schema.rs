@@ -59,6 +59,7 @@ fn map_validator() -> Option<&'static validate::SchemaValidator> {
             let options = validate::CompileOptions {
                 validate_formats: Some(true),
                 resources: Vec::new(),
+                ..Default::default()
             };
             validate::SchemaValidator::compile(&schema, &options).ok()
         })

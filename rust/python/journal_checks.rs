@@ -1,7 +1,7 @@
 //! CAR journals: the streaming check (from a path or a Python file object), chunks and `JournalChecker` for Dask, event kinds and the chain digest.
 
 use super::*;
-use crate::car_payloads;
+use crate::journal::car_payloads;
 
 /// A Python binary file object as a `Read`: each read briefly re-acquires the GIL. Ctrl-C
 /// inside `read` ends the input and raises `interrupted`; any other exception is kept and
@@ -243,7 +243,7 @@ fn run_check(
 
 /// `input` checked, its bytes counted for `between_batches` and left in `bytes_read` at the end:
 /// one reading path for a file opened here and a Python file object (read straight into the
-/// check's batches, `journal_lines.rs`).
+/// check's batches, `journal/lines.rs`).
 fn check_counted(
     input: impl std::io::Read + Send,
     options: &journal::Options,
@@ -356,6 +356,6 @@ pub(super) fn journal_event_kinds(car_version: Option<&str>) -> PyResult<Vec<Str
 /// reason when CAR cannot compute it.
 #[pyfunction]
 pub(super) fn journal_chain_digest(py: Python<'_>, line: &[u8]) -> PyResult<String> {
-    py.allow_threads(|| crate::car_event::line_digest(line))
+    py.allow_threads(|| crate::journal::car_event::line_digest(line))
         .map_err(PyValueError::new_err)
 }

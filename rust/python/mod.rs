@@ -9,6 +9,7 @@ mod journal_checks;
 mod journal_stream;
 mod json_values;
 mod map_checks;
+mod prefix_hash;
 mod pynode;
 mod pyvalue;
 mod schemas;
@@ -370,5 +371,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(seal_map_json, m)?)?;
     m.add_function(wrap_pyfunction!(_panic_for_tests, m)?)?;
     m.add_class::<CompiledSchema>()?;
+    m.add_class::<prefix_hash::Blake3>()?;
     Ok(())
 }

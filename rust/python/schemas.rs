@@ -60,6 +60,13 @@ impl CompiledSchema {
         to_value(instance).map(|value| self.inner.violations(&value))
     }
 
+    /// Whether validating calls back into Python (the caller's `formats`): such a validator
+    /// validates a batch on this thread, holding the GIL, instead of on the pool without it,
+    /// where each call would wait for the GIL the reading thread holds.
+    fn calls_python(&self) -> bool {
+        !self.source.1.formats.0.is_empty()
+    }
+
     /// The validator for `instance` read in place, when the JSON value model admits it as plain
     /// built-in types (`pynode::plain`); otherwise the caller converts it the exact way.
     fn in_place(&self, instance: &Bound<'_, PyAny>) -> Option<&SchemaValidator<PyJson>> {
@@ -140,6 +147,12 @@ impl CompiledSchema {
     /// `accepts` of each instance, the GIL released and the cores used for a large batch.
     fn accepts_many(&self, py: Python<'_>, instances: &Bound<'_, PyList>) -> PyResult<Vec<bool>> {
         guarded(py, "accepts_many", || {
+            if self.calls_python() {
+                return Ok(instances
+                    .iter()
+                    .map(|item| self.accepts_one(&item))
+                    .collect());
+            }
             let inner = &*self.inner;
             batches::batch(
                 py,
@@ -162,13 +175,20 @@ impl CompiledSchema {
     ) -> PyResult<Vec<PyObject>> {
         guarded(py, "errors_many", || {
             let inner = &*self.inner;
-            let outcomes = batches::batch(
-                py,
-                instances,
-                |instance| Ok(self.violations_of(instance)),
-                |instance| Ok(to_value(instance)),
-                |value| value.map(|value| inner.violations(&value)),
-            )?;
+            let outcomes = if self.calls_python() {
+                instances
+                    .iter()
+                    .map(|item| self.violations_of(&item))
+                    .collect()
+            } else {
+                batches::batch(
+                    py,
+                    instances,
+                    |instance| Ok(self.violations_of(instance)),
+                    |instance| Ok(to_value(instance)),
+                    |value| value.map(|value| inner.violations(&value)),
+                )?
+            };
             outcomes
                 .into_iter()
                 .map(|outcome| match outcome {
@@ -304,19 +324,31 @@ fn empty_report(py: Python<'_>) -> PyResult<PyObject> {
 }
 
 #[pyfunction]
-#[pyo3(signature = (schema, validate_formats=None, resources=None))]
+#[pyo3(signature = (schema, validate_formats=None, resources=None, formats=None, ignore_unknown_formats=true))]
 pub(super) fn compile_schema(
     py: Python<'_>,
     schema: &Bound<'_, PyAny>,
     validate_formats: Option<bool>,
     resources: Option<&Bound<'_, PyDict>>,
+    formats: Option<&Bound<'_, PyDict>>,
+    ignore_unknown_formats: bool,
 ) -> PyResult<CompiledSchema> {
     guarded(py, "compile_schema", || {
         let schema = python_value(py, schema)?;
         let mut options = CompileOptions {
             validate_formats,
             resources: Vec::new(),
+            reject_unknown_formats: !ignore_unknown_formats,
+            ..Default::default()
         };
+        if let Some(formats) = formats {
+            for (name, check) in formats.iter() {
+                options
+                    .formats
+                    .0
+                    .push((name.extract::<String>()?, user_format(check.unbind())));
+            }
+        }
         if let Some(resources) = resources {
             for (uri, document) in resources.iter() {
                 options
@@ -332,6 +364,24 @@ pub(super) fn compile_schema(
             schema,
             options,
         ))
+    })
+}
+
+/// A caller's format callable as the core calls it, taking the GIL for the call (a validator
+/// without one never does). A callable that raises does not match; its exception goes to
+/// `sys.unraisablehook`, as an exception no caller can receive does in Python.
+fn user_format(check: Py<PyAny>) -> validate::FormatFn {
+    Arc::new(move |text: &str| {
+        Python::with_gil(|py| {
+            let verdict = check
+                .bind(py)
+                .call1((text,))
+                .and_then(|answer| answer.is_truthy());
+            verdict.unwrap_or_else(|error| {
+                error.write_unraisable(py, Some(check.bind(py)));
+                false
+            })
+        })
     })
 }
 
@@ -351,6 +401,7 @@ pub(super) fn bundled_validator(py: Python<'_>, schema_id: &str) -> PyResult<Com
                 let options = CompileOptions {
                     validate_formats: Some(true),
                     resources: Vec::new(),
+                    ..Default::default()
                 };
                 CompiledSchema::new(Compiled::Bundled(v), schema.clone(), options)
             })

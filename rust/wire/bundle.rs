@@ -182,6 +182,7 @@ fn check_schemas(schemas: &Map<String, Value>, findings: &mut Vec<Finding>) {
     let options = CompileOptions {
         validate_formats: Some(true),
         resources: Vec::new(),
+        ..Default::default()
     };
     for (name, schema) in schemas {
         let pointer = format!("/schemas{}", token(name));

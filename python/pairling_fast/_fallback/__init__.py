@@ -1,12 +1,11 @@
 """The pure-Python backend: the same engine API as the Rust core, module for module.
 
 ``parse.py`` ↔ ``rust/parse.rs``, ``canonical.py`` ↔ ``rust/canonical.rs``, ``validate.py`` ↔
-``rust/validate.rs``, ``graph.py`` ↔ ``rust/graph.rs``, ``journal.py`` ↔ ``rust/journal.rs``,
-``journal_chunks.py`` ↔ ``rust/journal_chunks.rs``, ``journal_stream.py`` ↔
-``rust/journal_stream.rs``, ``car_event.py`` ↔ ``rust/car_event.rs``, and
-the package ``wire/`` ↔ ``rust/wire/`` (``rpc``, ``transcript``, ``bundle``, ``shared``): the CAR
-wire checks. It is the reference the core is tested against, and what runs where the extension
-cannot be built.
+``rust/validate.rs``, the package ``graph/`` ↔ ``rust/graph/``, the package ``journal/`` ↔
+``rust/journal/`` (the check, ``ordered``, ``state``, ``stream``, ``chunks``, ``car_event``,
+``car_payloads``), and the package ``wire/`` ↔ ``rust/wire/`` (``rpc``, ``transcript``,
+``bundle``, ``shared``): the CAR wire checks. It is the reference the core is tested against,
+and what runs where the extension cannot be built.
 """
 
 from __future__ import annotations
@@ -19,8 +18,8 @@ from .journal import (
     journal_chain_digest,
     journal_event_kinds,
 )
-from .journal_chunks import JournalChecker, check_journal_chunk
-from .journal_stream import JournalStream
+from .journal.chunks import JournalChecker, check_journal_chunk
+from .journal.stream import JournalStream
 from .parse import parse_json
 from .validate import bundled_schema_ids, bundled_validator, compile_schema
 from .wire.arguments import wire_bundles_listing as wire_bundles

@@ -204,6 +204,71 @@ def _format_checker(draft: str) -> jsonschema.FormatChecker:
     return checker
 
 
+def _with_user_formats(
+    base: jsonschema.FormatChecker, formats: Mapping[str, Callable[[str], object]]
+) -> jsonschema.FormatChecker:
+    """``base`` with the caller's formats (``Validator(formats=...)``), which come first."""
+    checker = jsonschema.FormatChecker(formats=())
+    checker.checkers = dict(base.checkers)
+    for name, check in formats.items():
+        checker.checks(name)(_string_check(_reported(check)))
+    return checker
+
+
+def _reported(check: Callable[[str], object]) -> Callable[[str], bool]:
+    """``check`` as the Rust core calls it: one that raises does not match, and its exception
+    goes to ``sys.unraisablehook`` (no caller can receive it)."""
+
+    def called(text: str) -> bool:
+        try:
+            return bool(check(text))
+        except Exception as error:
+            _Unraisable(error)  # dropped at once: CPython reports what its __del__ raises
+            return False
+
+    return called
+
+
+class _Unraisable:
+    """Hands an exception to ``sys.unraisablehook`` the one way Python code can: raised from
+    ``__del__``, as the Rust core's ``PyErr::write_unraisable`` does."""
+
+    def __init__(self, error: Exception) -> None:
+        self.error = error
+
+    def __del__(self) -> None:
+        raise self.error
+
+
+def _unknown_format(
+    schema: Any, draft: str, formats: Mapping[str, object], pointer: str = ""
+) -> tuple[str, str] | None:
+    """The first ``format`` (name, pointer) no check knows under ``draft``, in document order."""
+    if isinstance(schema, list):
+        for index, item in enumerate(schema):
+            found = _unknown_format(item, draft, formats, f"{pointer}/{index}")
+            if found is not None:
+                return found
+        return None
+    if not isinstance(schema, dict):
+        return None
+    for key, value in schema.items():
+        at = f"{pointer}/{escape_pointer_token(key)}"
+        if key == "format" and isinstance(value, str):
+            known = value in formats or value in _STRING_FORMATS or value in _INTEGER_FORMATS
+            if not known and builtin_check(draft, value) is None:
+                return value, at
+        elif key not in _VALUE_KEYWORDS:
+            found = _unknown_format(value, draft, formats, at)
+            if found is not None:
+                return found
+    return None
+
+
+# Keywords whose value is data, not a schema: a "format" member inside is not a format.
+_VALUE_KEYWORDS = frozenset({"enum", "const", "default", "examples"})
+
+
 # ---------------------------------------------------------------------------------------------
 # Regular expressions with a time limit (docs/limits.md)
 #
@@ -912,12 +977,16 @@ class CompiledSchema:
         schema: Any,
         validate_formats: bool | None,
         resources: Mapping[str, Any],
+        formats: Mapping[str, Callable[[str], object]] | None = None,
+        ignore_unknown_formats: bool = True,
     ) -> None:
         # The schema is a JSON value like any other: too deep or beyond 64-bit integers is
         # `CanonicalizationError`, as in the Rust core, which converts it first.
         check_value(schema)
         for document in resources.values():
             check_value(document)
+        self._formats = dict(formats or {})
+        self._ignore_unknown_formats = ignore_unknown_formats
         with _deep_recursion(INVALID_SCHEMA, "the schema is nested too deeply to compile"):
             self._compile(schema, validate_formats, resources)
 
@@ -972,13 +1041,26 @@ class CompiledSchema:
             },
             type_checker=validator_class.TYPE_CHECKER.redefine("array", _is_array),
         )
-        self._validator = tuple_aware(
-            self._documents[0],
-            registry=registry,
-            format_checker=_format_checker(_DRAFT_NAMES[validator_class])
-            if validate_formats
-            else None,
-        )
+        draft = _DRAFT_NAMES[validator_class]
+        checker = None
+        if validate_formats:
+            checker = _format_checker(draft)
+            if self._formats:
+                checker = _with_user_formats(checker, self._formats)
+            unknown = (
+                None
+                if self._ignore_unknown_formats
+                else _unknown_format(schema, draft, self._formats)
+            )
+            if unknown is not None:
+                name, pointer = unknown
+                raise SchemaCompileError(
+                    INVALID_SCHEMA,
+                    f"Unknown format: '{name}'. "
+                    "Adjust configuration to ignore unrecognized formats",
+                    pointer,
+                )
+        self._validator = tuple_aware(self._documents[0], registry=registry, format_checker=checker)
 
     def is_valid(self, instance: Any) -> bool:
         """Raises ``CanonicalizationError`` for a value outside the JSON model, as Rust does."""
@@ -1078,9 +1160,15 @@ def compile_schema(
     schema: Any,
     validate_formats: bool | None = None,
     resources: Mapping[str, Any] | None = None,
+    formats: Mapping[str, Callable[[str], object]] | None = None,
+    ignore_unknown_formats: bool = True,
 ) -> CompiledSchema:
-    """Compile ``schema``; raises ``SchemaCompileError`` (PF102 invalid, PF103 unresolvable ref)."""
-    return CompiledSchema(schema, validate_formats, resources or {})
+    """Compile ``schema``; raises ``SchemaCompileError`` (PF102 invalid, PF103 unresolvable ref).
+    ``formats`` are the caller's checks by name; ``ignore_unknown_formats=False`` makes a format
+    no check knows PF102, where formats are asserted (both as jsonschema-rs's options)."""
+    return CompiledSchema(
+        schema, validate_formats, resources or {}, formats, ignore_unknown_formats
+    )
 
 
 # ---------------------------------------------------------------------------------------------

@@ -28,7 +28,7 @@ from typing import Any, Protocol
 
 from .. import codes, schemas
 from ..journal import event_kinds
-from ..journal_writers import chain_event, event_line
+from ..journal.writers import chain_event, event_line
 
 __all__ = [
     "DEFECTS",

@@ -1,0 +1,52 @@
+"""The CAR release's ``journal.event`` schema as the journal checks read it: its kinds and members
+(↔ ``event_schema`` in ``rust/journal/mod.rs``)."""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import TYPE_CHECKING
+
+from ..validate import (
+    WireBundle,
+    default_wire_bundle,
+    wire_bundle_named,
+)
+
+if TYPE_CHECKING:
+    pass
+
+
+@cache
+def _event_schema(car_version: str | None = None) -> tuple[frozenset[str], frozenset[str]]:
+    """The kind enum and the declared top-level members of ``journal.event`` in the bundle of CAR
+    ``car_version`` (default: the default bundle)."""
+    schema = _event_bundle(car_version).schema(EVENT_SCHEMA)
+    kinds = frozenset(
+        kind for branch in schema["definitions"]["EventKind"]["oneOf"] for kind in branch["enum"]
+    )
+    return kinds, frozenset(schema["properties"])
+
+
+# The name of the event schema inside a wire bundle (``car.journal.event`` among bundled ids).
+EVENT_SCHEMA = "journal.event"
+
+
+def _event_bundle(car_version: str | None) -> WireBundle:
+    """The wire bundle of CAR ``car_version`` (``ValueError`` for one not bundled)."""
+    if car_version is None:
+        return default_wire_bundle()
+    bundle = wire_bundle_named(car_version)
+    if bundle is None:
+        raise ValueError(f"no bundled wire schema for CAR version {car_version!r}")
+    return bundle
+
+
+def journal_event_kinds(car_version: str | None = None) -> list[str]:
+    """The event kinds of the bundle of CAR ``car_version`` (default: the default bundle), sorted;
+    ``ValueError`` for a release not bundled."""
+    return sorted(_event_schema(car_version)[0])
+
+
+def is_event_kind(name: str) -> bool:
+    """Whether ``name`` is an event kind of the wire schema (CAR 0.58.0's ``EventKind``)."""
+    return name in _event_schema()[0]

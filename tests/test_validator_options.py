@@ -1,0 +1,257 @@
+"""``Validator``'s options with jsonschema-rs's names and meanings (``formats``,
+``ignore_unknown_formats``), on both backends and against ``jsonschema_rs`` itself."""
+
+from __future__ import annotations
+
+import json
+import pickle
+import sys
+from typing import Any
+
+import pytest
+from test_schema_suite import INVALID_CASES, Case, _compiled, case_id, remotes
+
+import pairling_fast as pf
+from pairling_fast import _backend
+
+DRAFT7 = "http://json-schema.org/draft-07/schema#"
+
+
+def even(text: str) -> bool:
+    return len(text) % 2 == 0
+
+
+FORMATS = {"even": even, "date": lambda text: text == "today"}
+
+# (schema, validate_formats, instance)
+CASES: list[tuple[dict[str, Any], bool | None, Any]] = [
+    ({"format": "even"}, True, "ab"),
+    ({"format": "even"}, True, "abc"),
+    ({"format": "even"}, True, 3),  # a format constrains strings only
+    ({"format": "even"}, None, "abc"),  # 2020-12: formats annotate unless asked
+    ({"$schema": DRAFT7, "format": "even"}, None, "abc"),  # draft 7 asserts them
+    ({"format": "date"}, True, "2020-01-01"),  # the caller's check replaces the built-in one
+    ({"format": "date"}, True, "today"),
+    ({"properties": {"a": {"format": "even"}}, "items": {"format": "even"}}, True, {"a": "xyz"}),
+    ({"format": "ipv4"}, True, "1.2.3"),  # the others keep their checks
+]
+
+
+@pytest.mark.parametrize(("schema", "validate_formats", "instance"), CASES)
+def test_formats_as_jsonschema_rs(
+    backend: _backend.Engine, schema: dict[str, Any], validate_formats: bool | None, instance: Any
+) -> None:
+    jsonschema_rs = pytest.importorskip("jsonschema_rs")
+    theirs = jsonschema_rs.validator_for(schema, formats=FORMATS, validate_formats=validate_formats)
+    ours = pf.Validator(schema, formats=FORMATS, validate_formats=validate_formats)
+    assert ours.is_valid(instance) is theirs.is_valid(instance)
+    assert sorted(f.message for f in ours.iter_errors(instance)) == sorted(
+        e.message for e in theirs.iter_errors(instance)
+    )
+
+
+def test_formats_in_batches_and_pickles(backend: _backend.Engine) -> None:
+    # Over 1024 documents the core validates a batch on its pool unless the validator calls
+    # Python: the batch must not wait forever for the GIL, and must answer per document.
+    validator = pf.Validator({"format": "even"}, formats={"even": even}, validate_formats=True)
+    texts = ["ab", "abc"] * 1500
+    assert validator.is_valid_many(texts) == [even(text) for text in texts]
+    assert [bool(errors) for errors in validator.iter_errors_many(texts)] == [
+        not even(text) for text in texts
+    ]
+    assert validator.is_valid_json(b'"abc"') is False
+    assert validator.validate_json('"abcd"').ok
+    again = pickle.loads(pickle.dumps(validator))
+    assert again.is_valid("abc") is False
+    assert again.is_valid("abcd") is True
+
+
+def test_a_format_that_raises_does_not_match(
+    backend: _backend.Engine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    reported: list[BaseException | None] = []
+    monkeypatch.setattr(sys, "unraisablehook", lambda hook: reported.append(hook.exc_value))
+
+    def broken(text: str) -> bool:
+        raise RuntimeError(f"cannot check {text}")
+
+    validator = pf.Validator({"format": "x"}, formats={"x": broken}, validate_formats=True)
+    assert validator.is_valid("value") is False
+    assert [type(error) for error in reported] == [RuntimeError]
+    assert str(reported[0]) == "cannot check value"
+
+
+@pytest.mark.parametrize("validate_formats", [True, None])
+def test_unknown_formats(backend: _backend.Engine, validate_formats: bool | None) -> None:
+    jsonschema_rs = pytest.importorskip("jsonschema_rs")
+    schema = {"$schema": DRAFT7, "properties": {"a": {"format": "no-such-format"}}}
+    # Ignored by default, as in jsonschema-rs.
+    assert pf.Validator(schema, validate_formats=validate_formats).is_valid({"a": "x"})
+    with pytest.raises(jsonschema_rs.ValidationError, match="Unknown format"):
+        jsonschema_rs.validator_for(
+            schema, validate_formats=validate_formats, ignore_unknown_formats=False
+        )
+    with pytest.raises(pf.SchemaCompileError) as raised:
+        pf.Validator(schema, validate_formats=validate_formats, ignore_unknown_formats=False)
+    assert raised.value.code == "PF102"
+    assert raised.value.schema_pointer == "/properties/a/format"
+    assert "Unknown format: 'no-such-format'" in raised.value.message
+    # A format of the caller's is known.
+    known = pf.Validator(
+        schema,
+        validate_formats=validate_formats,
+        ignore_unknown_formats=False,
+        formats={"no-such-format": even},
+    )
+    assert known.is_valid({"a": "xy"})
+    assert not known.is_valid({"a": "xyz"})
+
+
+@pytest.mark.parametrize("case", INVALID_CASES[::7], ids=case_id)
+def test_every_schema_finding_has_its_keyword_as_kind(backend: _backend.Engine, case: Case) -> None:
+    # A seventh of the suite's invalid cases: every keyword, every draft.
+    try:
+        validator = pf.Validator(
+            case.schema, validate_formats=case.validate_formats, resources=remotes()
+        )
+    except pf.SchemaCompileError:
+        pytest.skip("does not compile")
+    raw = _compiled(_backend.active_name(), case).errors(case.data)
+    findings = list(validator.iter_errors(case.data))
+    assert [f.kind for f in findings] == [keyword for _, _, keyword, _ in raw]
+    assert all(f.kind for f in findings)
+
+
+def test_kind_on_other_paths(backend: _backend.Engine) -> None:
+    report = pf.schema_validator("car.rpc.tools.cancel.result").validate_json('{"cancelled": 1}')
+    assert [f.kind for f in report.findings] == ["type"]
+    assert pf.Finding.of("PF001", "Expecting value").kind is None
+
+
+def _suite_schemas() -> list[Any]:
+    """Every distinct schema of the official suite (valid ones), plus broken variants of some."""
+    seen: dict[str, Any] = {}
+    for case in INVALID_CASES:
+        seen.setdefault(json.dumps(case.schema, sort_keys=True), case.schema)
+    schemas = list(seen.values())
+    broken = [
+        {**schema, "type": "strin", "minLength": -1}
+        for schema in schemas[::25]
+        if isinstance(schema, dict)
+    ]
+    return schemas + broken
+
+
+def test_meta_answers_as_jsonschema_rs(backend: _backend.Engine) -> None:
+    jsonschema_rs = pytest.importorskip("jsonschema_rs")
+    schemas = _suite_schemas()
+    assert len(schemas) > 1000
+    differ = []
+    for schema in schemas:
+        try:
+            theirs = jsonschema_rs.meta.is_valid(schema)
+        except (jsonschema_rs.ReferencingError, ValueError):
+            continue
+        ours = pf.meta.is_valid(schema)
+        if ours is not theirs or ours is not (not list(pf.meta.iter_errors(schema))):
+            differ.append(schema)
+    assert differ == []
+
+
+def test_meta_locates_every_problem(backend: _backend.Engine) -> None:
+    schema = {
+        "$schema": DRAFT7,
+        "type": "strin",
+        "properties": {"a": {"minLength": -1}},
+        "required": "a",
+    }
+    findings = list(pf.meta.iter_errors(schema))
+    assert [(f.code, f.pointer, f.kind) for f in findings] == [
+        ("PF102", "/properties/a/minLength", "minimum"),
+        ("PF102", "/required", "type"),
+        ("PF102", "/type", "anyOf"),
+    ]
+    assert findings[0].schema_pointer == "/definitions/nonNegativeInteger/minimum"
+    with pytest.raises(pf.ValidationError) as raised:
+        pf.meta.validate(schema)
+    assert raised.value.findings == findings
+    assert pf.meta.is_valid({"type": "string"}) and pf.meta.is_valid(True)
+    pf.meta.validate({"type": "string"})
+
+
+def test_meta_of_an_own_metaschema(backend: _backend.Engine) -> None:
+    own = "https://example.com/strict-meta"
+    metaschema = {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$id": own,
+        "type": "object",
+        "required": ["title"],
+    }
+    assert not pf.meta.is_valid({"$schema": own}, resources={own: metaschema})
+    assert pf.meta.is_valid({"$schema": own, "title": "t"}, resources={own: metaschema})
+    with pytest.raises(pf.SchemaCompileError) as raised:
+        pf.meta.is_valid({"$schema": own})
+    assert raised.value.code == "PF103"
+
+
+DRAFT_CASES: list[tuple[dict[str, Any], Any]] = [
+    # items as an array: a tuple up to 2019-09, an invalid schema in 2020-12 (prefixItems).
+    ({"items": [{"type": "integer"}]}, ["x"]),
+    (
+        {
+            "$schema": "https://json-schema.org/draft/2020-12/schema",
+            "prefixItems": [{"type": "integer"}],
+        },
+        ["x"],
+    ),
+    # $ref beside other keywords: ignored up to draft 7.
+    (
+        {
+            "$defs": {"s": {"type": "string"}},
+            "definitions": {"s": {"type": "string"}},
+            "$ref": "#/definitions/s",
+            "minLength": 3,
+        },
+        "ab",
+    ),
+    # Formats asserted by default up to draft 7.
+    ({"format": "ipv4"}, "1.2.3"),
+    ({"exclusiveMinimum": True, "minimum": 3}, 3),
+    ({"dependentRequired": {"a": ["b"]}}, {"a": 1}),
+]
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "Draft4Validator",
+        "Draft6Validator",
+        "Draft7Validator",
+        "Draft201909Validator",
+        "Draft202012Validator",
+    ],
+)
+@pytest.mark.parametrize(("schema", "instance"), DRAFT_CASES)
+def test_draft_classes_as_jsonschema_rs(
+    backend: _backend.Engine, name: str, schema: dict[str, Any], instance: Any
+) -> None:
+    jsonschema_rs = pytest.importorskip("jsonschema_rs")
+    try:
+        theirs = getattr(jsonschema_rs, name)(schema)
+    except (jsonschema_rs.ValidationError, ValueError):
+        with pytest.raises(pf.SchemaCompileError):
+            getattr(pf, name)(schema)
+        return
+    ours = getattr(pf, name)(schema)
+    assert ours.is_valid(instance) is theirs.is_valid(instance)
+    assert sorted(f.message for f in ours.iter_errors(instance)) == sorted(
+        e.message for e in theirs.iter_errors(instance)
+    )
+    by_number = pf.Validator(schema, draft=getattr(jsonschema_rs, name.removesuffix("Validator")))
+    assert by_number.is_valid(instance) is ours.is_valid(instance)
+    assert pickle.loads(pickle.dumps(ours)).is_valid(instance) is ours.is_valid(instance)
+
+
+def test_an_unknown_draft_is_refused() -> None:
+    with pytest.raises(ValueError, match="draft must be one of 4, 6, 7, 19, 20"):
+        pf.Validator({}, draft=2020)
