@@ -5,7 +5,24 @@
 
 use std::fmt;
 
-use crate::report::Severity;
+/// How much a finding matters. Defined beside the table that gives each code its severity, so the
+/// codes depend on nothing else in the crate (`report` re-exports it for the findings).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Severity {
+    Info,
+    Warning,
+    Error,
+}
+
+impl Severity {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Info => "info",
+            Severity::Warning => "warning",
+            Severity::Error => "error",
+        }
+    }
+}
 
 /// One row of the table: the code as it appears in reports and the severity its findings carry.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -5,26 +5,10 @@
 //! reports from both backends compare field by field. Codes are documented in `docs/findings.md`.
 
 use crate::canonical::CanonicalizationError;
+pub use crate::codes::Severity;
 use crate::codes::{self, Code};
 use crate::parse::JsonError;
 use crate::validate::SchemaViolation;
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Severity {
-    Info,
-    Warning,
-    Error,
-}
-
-impl Severity {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Severity::Info => "info",
-            Severity::Warning => "warning",
-            Severity::Error => "error",
-        }
-    }
-}
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Finding {

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import os
+import shlex
 import subprocess
 import sys
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +20,15 @@ PACKAGE_PARENT = str(Path(pairling_fast.__file__).resolve().parents[1])
 GOOD_RESULT = '{"cancelled": true}\n'
 BAD_RESULT = '{\n  "cancelled": "yes"\n}\n'
 BROKEN_RESULT = '{"cancelled": tru\n'
+
+# The processes the running test started, each with what it wrote on stderr so far: conftest.py
+# shows them under a failing test, whatever its assertion printed.
+STARTED: list[tuple[str, Callable[[], str]]] = []
+
+
+def started(argv: Sequence[str], stderr: Callable[[], str]) -> None:
+    """Records a process the running test started, and how to get its stderr."""
+    STARTED.append((shlex.join(argv), stderr))
 
 
 def run_python(
@@ -38,16 +49,24 @@ def run_python(
         }
     )
     env.update(extra_env or {})
-    return subprocess.run(
-        [sys.executable, *argv],
-        cwd=cwd,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-        input=input,
-    )
+    command = [sys.executable, *argv]
+    try:
+        done = subprocess.run(
+            command,
+            cwd=cwd,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+            input=input,
+        )
+    except subprocess.TimeoutExpired as late:
+        said = str(late.stderr or "")
+        started(command, lambda: said)
+        raise
+    started(command, lambda: done.stderr)
+    return done
 
 
 def run_cli(

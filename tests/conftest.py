@@ -8,6 +8,7 @@ import signal
 from collections.abc import Iterator
 from pathlib import Path
 
+import cli_helpers
 import pytest
 from network_guard import network_refused
 
@@ -52,3 +53,19 @@ def _ctrl_c_deliverable() -> Iterator[None]:
     yield
     if ignored:
         signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    cli_helpers.STARTED.clear()
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[None]:
+    """A failing test shows the stderr of each process it started (cli_helpers.started): the
+    cause is often there, a traceback or a note, not in the assertion."""
+    outcome = yield
+    report = outcome.get_result()  # type: ignore[attr-defined]
+    if report.failed and report.when in ("call", "teardown"):
+        for command, stderr in cli_helpers.STARTED:
+            report.sections.append((f"stderr of {command}", stderr() or "(nothing)"))

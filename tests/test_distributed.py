@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from waiting import wait_for
 
 import pairling_fast as pf
 from pairling_fast import _backend, cli
@@ -157,7 +158,6 @@ def test_a_worker_killed_mid_run_leaves_the_report_identical(tmp_path: Path, vic
     import os
     import signal
     import threading
-    import time
 
     lines, _ = generate_journal(2500, seed=21, chain=True, defects=12)
     path = tmp_path / "journal.jsonl"
@@ -183,13 +183,16 @@ def test_a_worker_killed_mid_run_leaves_the_report_identical(tmp_path: Path, vic
 
         runner = threading.Thread(target=check)
         runner.start()
-        deadline = time.monotonic() + 60
-        reducer = chunk_worker = None
-        while chunk_worker is None and time.monotonic() < deadline and runner.is_alive():
+
+        def running() -> tuple[Any, Any] | bool:
             reducer = client.run_on_scheduler(_worker_running, "journal_task")
             chunk_worker = client.run_on_scheduler(_worker_running, "check_chunk")
-            time.sleep(0.02)
-        assert reducer is not None and chunk_worker is not None, "the run ended before the kill"
+            if reducer is not None and chunk_worker is not None:
+                return reducer, chunk_worker
+            assert runner.is_alive(), "the run ended before the kill"
+            return False
+
+        reducer, _ = wait_for(running, "the reducer and a chunk running at once")
         doomed = reducer if victim == "reducer" else next(w for w in pids if w != reducer)
         os.kill(pids[doomed], signal.SIGKILL)
         runner.join(120)

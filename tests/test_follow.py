@@ -18,7 +18,8 @@ from typing import Any, NoReturn
 
 import car_oracle
 import pytest
-from cli_helpers import PACKAGE_PARENT
+from cli_helpers import PACKAGE_PARENT, started
+from waiting import DEADLINE
 
 import pairling_fast as pf
 from pairling_fast import _backend
@@ -33,26 +34,35 @@ EVENT = {
     "run_id": "r1",
 }
 GOOD = (json.dumps(EVENT) + "\n").encode()
-WAIT = 60.0  # seconds for an expected finding: generous, the machine is shared
+WAIT = DEADLINE  # seconds for an expected finding: generous, the machine is shared
+SYNC = "sync.jsonl"  # the journal Follower.sync() replaces
 
 
 class Follower:
-    """``check --follow ARGS --format jsonl`` running; its findings read as they come."""
+    """``check --follow SYNC ARGS --format jsonl`` running; its findings read as they come.
+
+    ``SYNC`` is an empty journal followed first, which only ``sync()`` touches: it is how a test
+    knows that the follower has read what was written before, without sleeping (see ``sync``)."""
 
     def __init__(self, backend: str, cwd: Path, *args: str) -> None:
         env = dict(os.environ, PYTHONPATH=PACKAGE_PARENT, NO_COLOR="1")
         env["PAIRLING_FAST_BACKEND"] = backend
+        self._sync = cwd / SYNC
+        self._sync.write_bytes(b"")
+        self._synced = 0
+        command = [
+            sys.executable,
+            "-m",
+            "pairling_fast",
+            "check",
+            "--follow",
+            "--format",
+            "jsonl",
+            SYNC,
+            *args,
+        ]
         self.process = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "pairling_fast",
-                "check",
-                "--follow",
-                "--format",
-                "jsonl",
-                *args,
-            ],
+            command,
             cwd=cwd,
             env=env,
             stdout=subprocess.PIPE,
@@ -72,6 +82,7 @@ class Follower:
         ]
         for pump in self._pumps:
             pump.start()
+        started(command, self._said)
         self._ready()
 
     def close(self) -> None:
@@ -104,9 +115,38 @@ class Follower:
         deadline = time.monotonic() + WAIT
         while True:
             finding = json.loads(self._next(self._lines, deadline, "no such finding", ""))
+            if finding["path"] == SYNC:
+                if wanted(finding):
+                    return finding
+                continue
             self.findings.append(finding)
             if wanted(finding):
                 return finding
+
+    def sync(self) -> list[dict[str, Any]]:
+        """Returns once everything written to the journals before the call has been read and
+        checked: the findings that came meanwhile (so ``[]`` shows that nothing came of it).
+
+        The follower looks at its journals in turn, in the order given, one pass after another.
+        The sync journal is replaced twice, each time by a new file once the one before has been
+        announced (PF350, at its opening; a pass sees one replacement at most, as it looks at the
+        path once). The second one's pass is therefore a later pass than the first one's, which
+        began after the call: that pass has looked at every other journal since, and handed on
+        their findings before the second PF350."""
+        seen = len(self.findings)
+        for _ in range(2):
+            self._synced += 1
+            fresh = self._sync.with_name(f"{SYNC}.{self._synced}")
+            fresh.write_bytes(b"")
+            fresh.rename(self._sync)
+            self.expect(_at(SYNC, "PF350"))
+        return self.findings[seen:]
+
+    def expect_note(self, wanted: str) -> None:
+        """Returns once the follower has said ``wanted`` on stderr (fails after ``WAIT``)."""
+        deadline = time.monotonic() + WAIT
+        while wanted not in self.stderr[-1]:
+            self.stderr.append(self._next(self._notes, deadline, f"no {wanted!r}", ""))
 
     def _next(self, lines: queue.Queue[str | None], deadline: float, late: str, when: str) -> str:
         """The next line of ``lines`` before ``deadline``; fails if none comes (``late``) or
@@ -119,36 +159,27 @@ class Follower:
             self._fail(f"--follow ended {when}".rstrip())
         return line
 
-    def _fail(self, what: str) -> NoReturn:
-        """Fails the test with all the follower said so far, its exit status and the load: what
-        a timeout on a loaded machine needs to be told from a hang or a missed finding."""
+    def _said(self) -> str:
+        """All the follower said on stderr so far."""
         while True:
             try:
                 note = self._notes.get_nowait()
             except queue.Empty:
                 break
             if note is None:
+                self._notes.put(None)  # still the end for the next reader
                 break
             self.stderr.append(note)
+        return "".join(self.stderr)
+
+    def _fail(self, what: str) -> NoReturn:
+        """Fails the test with all the follower said so far, its exit status and the load: what
+        a timeout on a loaded machine needs to be told from a hang or a missed finding."""
+        said = self._said()
         pytest.fail(
             f"{what} (exit status {self.process.poll()}, load {os.getloadavg()})\n"
-            f"stderr:\n{''.join(self.stderr)}\nfindings: {self.findings}"
+            f"stderr:\n{said}\nfindings: {self.findings}"
         )
-
-    def quiet(self, seconds: float) -> list[dict[str, Any]]:
-        """The findings that come within ``seconds``."""
-        got: list[dict[str, Any]] = []
-        deadline = time.monotonic() + seconds
-        while (left := deadline - time.monotonic()) > 0:
-            try:
-                line = self._lines.get(timeout=left)
-            except queue.Empty:
-                break
-            if line is None:
-                break
-            got.append(json.loads(line))
-        self.findings += got
-        return got
 
     def interrupt(self) -> tuple[int, str]:
         """Ctrl-C: (exit code, stderr); the rest of its findings are read into ``findings``."""
@@ -158,7 +189,9 @@ class Follower:
         except subprocess.TimeoutExpired:
             self._fail(f"--follow did not end within {WAIT} s of Ctrl-C")
         while (line := self._lines.get(timeout=WAIT)) is not None:
-            self.findings.append(json.loads(line))
+            finding = json.loads(line)
+            if finding["path"] != SYNC:
+                self.findings.append(finding)
         while (note := self._notes.get(timeout=WAIT)) is not None:
             self.stderr.append(note)
         stderr = "".join(self.stderr)
@@ -198,15 +231,16 @@ def test_appended_lines_are_checked_as_they_complete(
     follower.expect(_at("events.jsonl", "PF301", 2))
     # A torn line waits for the rest of its bytes: no PF302 while following.
     _append(journal, b'{"kind": "run_comp')
-    assert follower.quiet(1.5) == []
+    assert follower.sync() == []
     _append(journal, b'leted", "data": {}, "timestamp": "x", "run_id": "r1"}\nnot json\n')
     assert follower.expect(_at("events.jsonl", "PF101", 3))["pointer"] == "/timestamp"
     follower.expect(_at("events.jsonl", "PF001", 4))
     _append(journal, b'{"kind": "run_started"')  # pending when Ctrl-C comes
-    time.sleep(1.0)  # read within milliseconds (inotify); nothing to wait for on stdout
+    assert follower.sync() == []
     code, stderr = follower.interrupt()
     assert code == 1  # errors were reported
-    assert "4 lines" in stderr and "partial last line of 22 bytes pending" in stderr
+    assert "followed events.jsonl: 1 file(s), 4 lines" in stderr
+    assert "partial last line of 22 bytes pending" in stderr
     assert not any(f["code"] == "PF302" for f in follower.findings)
 
 
@@ -218,8 +252,9 @@ def test_a_clean_journal_exits_0_and_its_state_resumes_a_check(
     journal.write_bytes(b"".join(lines[:20]))
     follower = follow("events.jsonl", "other.jsonl", "--state", "state.json")
     _append(journal, b"".join(lines[20:]))
-    (tmp_path / "other.jsonl").write_bytes(b"[2]\n")  # appears later; ends the wait below
-    follower.expect(_at("other.jsonl", "PF301", 1))
+    (tmp_path / "other.jsonl").write_bytes(b"[2]\n")  # appears later
+    follower.sync()
+    assert [(f["path"], f["code"]) for f in follower.findings] == [("other.jsonl", "PF301")]
     code, stderr = follower.interrupt()
     assert code == 1, stderr
     assert f"followed events.jsonl: 1 file(s), {len(lines)} lines" in stderr
@@ -237,8 +272,10 @@ def test_a_clean_journal_exits_0_and_its_state_resumes_a_check(
     clean = tmp_path / "clean.jsonl"
     clean.write_bytes(GOOD)
     quiet = follow("clean.jsonl")
-    assert quiet.quiet(1.0) == []
+    _append(clean, GOOD)
+    assert quiet.sync() == []
     assert quiet.interrupt()[0] == 0
+    assert quiet.findings == []
 
 
 def test_a_rotated_journal_is_followed_from_its_start(
@@ -261,7 +298,7 @@ def test_a_rotated_journal_is_followed_from_its_start(
     codes = [(f["code"], f["line"]) for f in follower.findings]
     assert ("PF301", 2) in codes[: codes.index(("PF350", None))]  # the old file's, read first
     _, stderr = follower.interrupt()
-    assert "2 file(s)" in stderr
+    assert "followed events.jsonl: 2 file(s)" in stderr
     assert [f["code"] for f in follower.findings].count("PF350") == 1
 
 
@@ -279,7 +316,7 @@ def test_a_truncated_journal_is_reported_and_read_again(
     assert truncated["severity"] == "warning"
     follower.expect(_at("events.jsonl", "PF301", 1))
     code, stderr = follower.interrupt()
-    assert code == 1 and "2 file(s)" in stderr
+    assert code == 1 and "followed events.jsonl: 2 file(s)" in stderr
 
 
 def test_a_deleted_journal_is_waited_for(follow: Callable[..., Follower], tmp_path: Path) -> None:
@@ -288,12 +325,17 @@ def test_a_deleted_journal_is_waited_for(follow: Callable[..., Follower], tmp_pa
     follower = follow("events.jsonl")
     follower.expect(_at("events.jsonl", "PF301", 1))
     journal.unlink()
-    assert follower.quiet(1.0) == []
+    follower.expect_note("events.jsonl: no such file; waiting for it to appear")
     journal.write_bytes(GOOD + b"[2]\n")
-    follower.expect(_at("events.jsonl", "PF350"))
     follower.expect(_at("events.jsonl", "PF301", 2))
-    code, stderr = follower.interrupt()
-    assert "waiting for it to appear" in stderr and code == 1
+    code, _ = follower.interrupt()
+    assert code == 1
+    # The deletion itself is no finding; the new file is one (PF350), then its own are checked.
+    assert [(f["code"], f["line"]) for f in follower.findings] == [
+        ("PF301", 1),
+        ("PF350", None),
+        ("PF301", 2),
+    ]
 
 
 def test_cars_writer_appends_while_followed(
@@ -307,17 +349,9 @@ def test_cars_writer_appends_while_followed(
     live = tmp_path / "live"
     live.mkdir()
     paths = [f"live/{name}" for name in names]
-    follower = follow(*paths, "live/done.jsonl", "--state", "state.json")
-    time.sleep(0.5)
+    follower = follow(*paths, "--state", "state.json")
     car_oracle.write(live)
-    # Written after CAR's and followed after them: once its finding is out, the pass over the
-    # journals that read it has ended, and the next pass (the second line's) reads CAR's journals
-    # as CAR left them before it reads this one again.
-    (live / "done.jsonl").write_bytes(b"[0]\n")
-    follower.expect(_at("live/done.jsonl", "PF301", 1))
-    time.sleep(1.0)
-    _append(live / "done.jsonl", b"[1]\n")
-    follower.expect(_at("live/done.jsonl", "PF301", 2))
+    follower.sync()  # CAR's journals read as CAR left them
     follower.interrupt()
     states = pf.JournalStates.load(tmp_path / "state.json")
     for path in paths:
@@ -415,9 +449,8 @@ def test_a_terminal_gets_a_status_line(backend: _backend.Engine, tmp_path: Path)
     deadline = time.monotonic() + WAIT
     try:
         while b"events/s" not in seen and time.monotonic() < deadline:
-            _append(journal, GOOD)
-            time.sleep(0.2)
-            while select.select([primary], [], [], 0)[0]:
+            _append(journal, GOOD)  # lines coming in: the status line is shown twice a second
+            while select.select([primary], [], [], 0.2)[0]:
                 seen += os.read(primary, 4096)
     finally:
         process.send_signal(signal.SIGINT)
@@ -457,7 +490,7 @@ def test_severity_overrides_apply_while_following(
     follower = follow("events.jsonl")
     assert follower.expect(_at("events.jsonl", "PF001", 2))["severity"] == "warning"
     _append(journal, b"[2]\n")
-    assert follower.quiet(1.0) == []
+    assert follower.sync() == []
     code, stderr = follower.interrupt()
     assert code == 0 and "0 error(s), 1 warning(s)" in stderr
     assert [f["code"] for f in follower.findings] == ["PF001"]

@@ -1,8 +1,8 @@
 """The house rules of docs/architecture.md that a reader relies on, held by tests: no import
-circles among the package's modules (imports inside functions and under TYPE_CHECKING count), no
-file of the product or its benches over 1,000 code lines (Rust unit-test modules aside), the
-fallback's packages named module for module as the core's, and every Rust module in the file its
-name says."""
+circles among the package's modules (imports inside functions and under TYPE_CHECKING count) nor
+among the core's Rust modules, no file of the product or its benches over 1,000 code lines (Rust
+unit-test modules aside), the fallback's packages named module for module as the core's, and every
+Rust module in the file its name says."""
 
 from __future__ import annotations
 
@@ -87,6 +87,175 @@ def test_no_import_circles() -> None:
 
 def test_the_cycle_finder_sees_a_circle_through_a_function_import() -> None:
     assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+
+
+# Rust: the modules from rust/lib.rs down (`mod x;`, `#[path]`), and the `crate::`, `super::`
+# and `self::` paths each one's code names (`use` trees expanded; unit-test modules left out).
+# Comments and literals are blanked first, so a path in a message or a doc is no use.
+_RUST_COMMENTS = r"//[^\n]*|/\*[\s\S]*?\*/"
+_RUST_LITERALS = re.compile(
+    _RUST_COMMENTS + r'|r(#*)"[\s\S]*?"\1|b?"(?:\\[\s\S]|[^"\\])*"|b?\'(?:\\[^\']{1,10}|[^\'\\])\''
+)
+_RUST_MOD = re.compile(r"((?:#\[[^\]]*\]\s*)*)(?:pub(?:\([^)]*\))?\s+)?mod\s+(\w+)\s*([;{])")
+_RUST_USE = re.compile(r"\buse\s+([^;]+);")
+_RUST_PATH = re.compile(r"\b(?:crate|super|self)(?:\s*::\s*\w+)+")
+
+RustModule = tuple[str, ...]
+
+
+def _blanked(pattern: str | re.Pattern[str], text: str) -> str:
+    """``text`` with what ``pattern`` matches turned to spaces (lines kept)."""
+    return re.sub(pattern, lambda m: re.sub(r"[^\n]", " ", m.group(0)), text)
+
+
+def _rust_modules(lib: Path) -> dict[RustModule, str]:
+    """Each module of the crate at ``lib`` (by its path, ``()`` the crate) and its code."""
+    modules: dict[RustModule, str] = {}
+
+    def visit(name: RustModule, path: Path, owns_directory: bool) -> None:
+        raw = path.read_text(encoding="utf-8")
+        modules[name] = _blanked(_RUST_LITERALS, raw)
+        directory = path.parent if owns_directory else path.parent / path.stem
+        for match in _RUST_MOD.finditer(_blanked(_RUST_COMMENTS, raw)):
+            attributes, child, end = match.groups()
+            if "cfg(test)" in attributes or end == "{":
+                continue  # unit tests; an inline module's code is its file's
+            explicit = re.search(r'path\s*=\s*"([^"]+)"', attributes)
+            if explicit:
+                visit((*name, child), path.parent / explicit.group(1), False)
+                continue
+            for candidate, owns in (
+                (directory / f"{child}.rs", False),
+                (directory / child / "mod.rs", True),
+            ):
+                if candidate.exists():
+                    visit((*name, child), candidate, owns)
+                    break
+
+    visit((), lib, True)
+    return modules
+
+
+def _closing_brace(text: str, opening: int) -> int:
+    depth = 0
+    for index in range(opening, len(text)):
+        depth += {"{": 1, "}": -1}.get(text[index], 0)
+        if depth == 0:
+            return index
+    return len(text)
+
+
+def _use_paths(tree: str) -> list[list[str]]:
+    """The paths of a `use` tree: `a::{b, c::{d, e}}` is a::b, a::c::d, a::c::e."""
+    tree = re.sub(r"\s+", "", tree)
+    if "{" not in tree:
+        return [tree.split("::")] if tree else []
+    head, _, rest = tree.partition("{")
+    items, depth, item = [], 0, ""
+    for char in rest[: rest.rindex("}")]:
+        if char == "," and depth == 0:
+            items.append(item)
+            item = ""
+            continue
+        depth += {"{": 1, "}": -1}.get(char, 0)
+        item += char
+    items.append(item)
+    prefix = [segment for segment in head.split("::") if segment]
+    return [prefix + path for item in items for path in _use_paths(item)]
+
+
+def _rust_paths(text: str) -> list[tuple[int, list[str]]]:
+    """Each path the code names, with how many inline modules deep it is (for `super`)."""
+    inline: list[tuple[int, int]] = []
+    for match in _RUST_MOD.finditer(text):
+        if match.group(3) == "{":
+            end = _closing_brace(text, match.end() - 1)
+            if "cfg(test)" in match.group(1):
+                text = (
+                    text[: match.start()]
+                    + _blanked(".+", text[match.start() : end + 1])
+                    + text[end + 1 :]
+                )
+            else:
+                inline.append((match.end(), end))
+
+    def depth(position: int) -> int:
+        return sum(start <= position <= end for start, end in inline)
+
+    found = []
+    uses = [(m.start(), m.end()) for m in _RUST_USE.finditer(text)]
+    for match in _RUST_USE.finditer(text):
+        found += [(depth(match.start()), path) for path in _use_paths(match.group(1))]
+    for match in _RUST_PATH.finditer(text):
+        if not any(start <= match.start() < end for start, end in uses):
+            found.append((depth(match.start()), re.sub(r"\s+", "", match.group(0)).split("::")))
+    return found
+
+
+def _rust_target(
+    module: RustModule, inline: int, path: list[str], modules: dict[RustModule, str]
+) -> RustModule | None:
+    """The module ``path`` (named in ``module``, ``inline`` modules deep) is in, if the crate's."""
+    if path[0] == "crate":
+        target: RustModule = ()
+        rest = path[1:]
+    elif path[0] in ("super", "self"):
+        ups = -inline
+        while path and path[0] in ("super", "self"):
+            ups += path[0] == "super"
+            path = path[1:]
+        if ups <= 0:
+            return None  # inside the file's own module
+        target, rest = module[: len(module) - ups], path
+    else:
+        return None  # another crate, or a name in scope
+    for segment in rest:
+        if (*target, segment) not in modules:
+            break
+        target = (*target, segment)
+    return target
+
+
+def _rust_graph(lib: Path) -> dict[str, set[str]]:
+    """Module to the modules it uses, among siblings: a use of `a::x` from `b::y` is an edge
+    b -> a (a module and its parent or children are one concern, and not counted)."""
+    modules = _rust_modules(lib)
+    graph: dict[str, set[str]] = {"::".join(m) or "crate": set() for m in modules}
+    for module, text in modules.items():
+        for inline, path in _rust_paths(text):
+            target = _rust_target(module, inline, path, modules)
+            if target is None:
+                continue
+            shared = 0
+            while shared < min(len(module), len(target)) and module[shared] == target[shared]:
+                shared += 1
+            if shared < min(len(module), len(target)):
+                graph["::".join(module[: shared + 1])].add("::".join(target[: shared + 1]))
+    return graph
+
+
+def test_no_rust_module_cycles() -> None:
+    assert _cycles(_rust_graph(ROOT / "rust" / "lib.rs")) == []
+
+
+def test_the_rust_module_graph_sees_uses_through_paths_trees_and_super(tmp_path: Path) -> None:
+    crate = {
+        "lib.rs": 'mod a;\n#[path = "b_file.rs"]\nmod b;\nmod c;\n#[cfg(test)]\nmod t;\n',
+        "a.rs": "use crate::{b::{self, x}, c};\n// crate::zzz in a comment\n",
+        "b_file.rs": 'pub fn x() -> &\'static str { "crate::a" }\n'
+        "mod inner { use super::super::c; }\n",
+        "c.rs": "pub fn y() { crate::a::f(); }\n",
+        "t.rs": "use crate::a;\n",
+    }
+    for name, text in crate.items():
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    assert _rust_graph(tmp_path / "lib.rs") == {
+        "crate": set(),
+        "a": {"b", "c"},
+        "b": {"c"},
+        "c": {"a"},
+    }
+    assert _cycles(_rust_graph(tmp_path / "lib.rs")) == [["a", "b", "c"]]
 
 
 def _code_lines(path: Path) -> int:

@@ -99,8 +99,8 @@ class Engine(Protocol):
     def compile_schema(
         self,
         schema: Any,
-        validate_formats: bool | None,
-        resources: dict[str, Any] | None,
+        validate_formats: bool | None = None,
+        resources: dict[str, Any] | None = None,
         formats: dict[str, Callable[[str], object]] | None = None,
         ignore_unknown_formats: bool = True,
     ) -> CompiledSchema: ...
@@ -134,18 +134,18 @@ class Engine(Protocol):
         self,
         method: str,
         result: Any,
-        catalog: Any,
-        wire_schema_digest: str | None,
-        car_version: str | None,
+        catalog: Any = None,
+        wire_schema_digest: str | None = None,
+        car_version: str | None = None,
     ) -> WireOutcome: ...
     def check_rpc_params(
-        self, method: str, params: Any, car_version: str | None
+        self, method: str, params: Any, car_version: str | None = None
     ) -> WireOutcome: ...
     def check_transcript_file(
-        self, path: str, wire_schema_digest: str | None, car_version: str | None
+        self, path: str, wire_schema_digest: str | None = None, car_version: str | None = None
     ) -> WireOutcome: ...
     def TranscriptChecker(
-        self, wire_schema_digest: str | None, car_version: str | None
+        self, wire_schema_digest: str | None = None, car_version: str | None = None
     ) -> TranscriptChecker: ...
     def wire_bundles(self) -> list[tuple[str, str, str]]: ...
     def check_wire_schema(self, path: str) -> WireOutcome: ...
@@ -164,8 +164,9 @@ if TYPE_CHECKING:
     from . import _core, _fallback
     from .journal.options import JournalOptions
 
-    # The engine API is written out in _core.pyi (checked against the extension by stubtest), in
-    # _fallback and in Engine: mypy holds both backends' modules to this one protocol.
+    # The engine API is declared in _core.pyi (held to the extension by stubtest); _fallback's
+    # names and parameters, and this protocol's, are tests/test_engine_api.py's to hold to it,
+    # and mypy holds both backends' modules to this protocol's types.
     _RUST_ENGINE: Engine = _core
     _PYTHON_ENGINE: Engine = _fallback
 
