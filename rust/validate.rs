@@ -163,6 +163,40 @@ impl<F: Json> SchemaValidator<F> {
     }
 }
 
+/// One evaluation in the JSON Schema output formats (2020-12 core, section 12.4), serialised as
+/// the jsonschema crate serialises them, so they are jsonschema-rs's own: `list` and
+/// `hierarchical` output units, and `errors`, each error unit with its keyword location, absolute
+/// location, instance location and message (jsonschema-rs's `Evaluation.errors()`).
+pub struct EvaluationOutput {
+    pub valid: bool,
+    pub list: Value,
+    pub hierarchical: Value,
+    pub errors: Value,
+}
+
+impl<F: Json> SchemaValidator<F> {
+    pub fn evaluate(&self, instance: F::Node<'_>) -> Result<EvaluationOutput, serde_json::Error> {
+        let evaluation = self.validator.evaluate(instance);
+        let errors = evaluation
+            .iter_errors()
+            .map(|entry| {
+                serde_json::json!({
+                    "schemaLocation": entry.schema_location,
+                    "absoluteKeywordLocation": entry.absolute_keyword_location.map(|uri| uri.as_str()),
+                    "instanceLocation": entry.instance_location.as_str(),
+                    "error": entry.error.to_string(),
+                })
+            })
+            .collect();
+        Ok(EvaluationOutput {
+            valid: evaluation.flag().valid,
+            list: serde_json::to_value(evaluation.list())?,
+            hierarchical: serde_json::to_value(evaluation.hierarchical())?,
+            errors: Value::Array(errors),
+        })
+    }
+}
+
 /// The keyword reported for an error: the last token of its `schema_pointer` (a `false` subschema
 /// is `falseSchema`). jsonschema-rs names some errors after a related keyword instead (`contains`
 /// for `minContains`/`maxContains`, `required` for `dependentRequired`/`dependencies`,

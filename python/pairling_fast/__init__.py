@@ -42,6 +42,7 @@ from .validator import (
     Draft7Validator,
     Draft201909Validator,
     Draft202012Validator,
+    Evaluation,
     Validator,
     schema_validator,
 )
@@ -79,6 +80,7 @@ __all__ = [
     "Draft7Validator",
     "Draft201909Validator",
     "Draft202012Validator",
+    "Evaluation",
     "Finding",
     "InternalError",
     "JournalInterrupted",

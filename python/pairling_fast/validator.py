@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import builtins
+import copy
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
@@ -19,6 +21,7 @@ __all__ = [
     "Draft7Validator",
     "Draft201909Validator",
     "Draft202012Validator",
+    "Evaluation",
     "Validator",
     "schema_validator",
 ]
@@ -69,6 +72,59 @@ def json_error_finding(error: CanonicalizationError) -> Finding:
         pointer=error.pointer,
         column=error.column if error.line is not None else None,
     )
+
+
+class Evaluation:
+    """One instance evaluated against a schema, in the JSON Schema output formats (2020-12 core,
+    section 12.4), as jsonschema-rs's ``Evaluation``: ``flag()``, ``list()``, ``hierarchical()``
+    and ``errors()``. On the Rust core they are the jsonschema crate's, jsonschema-rs's own; the
+    fallback's ``list`` and ``hierarchical`` hold the error units only (docs/pipelines.md)."""
+
+    def __init__(self, output: _backend.EvaluationOutput, mask: str | None = None) -> None:
+        valid, listed, hierarchical, errors = output
+        if mask is not None:
+            for unit in listed["details"]:
+                _mask_unit(unit, mask)
+            _mask_tree(hierarchical, mask)
+            for entry in errors:
+                entry["error"] = redact_message(entry["error"], entry["schemaLocation"], mask)
+        self.valid = valid
+        self._list = listed
+        self._hierarchical = hierarchical
+        self._errors = errors
+
+    def flag(self) -> dict[str, bool]:
+        """``{"valid": ...}``."""
+        return {"valid": self.valid}
+
+    def list(self) -> dict[str, Any]:
+        """``{"valid": ..., "details": [unit, ...]}``, every output unit in evaluation order."""
+        return copy.deepcopy(self._list)
+
+    def hierarchical(self) -> dict[str, Any]:
+        """The root output unit, each unit's ``details`` holding the units below it."""
+        return copy.deepcopy(self._hierarchical)
+
+    def errors(self) -> builtins.list[dict[str, Any]]:
+        """Each error: ``schemaLocation``, ``absoluteKeywordLocation``, ``instanceLocation``,
+        ``error`` (the message), as jsonschema-rs's ``Evaluation.errors()``."""
+        return copy.deepcopy(self._errors)
+
+
+def _mask_unit(unit: dict[str, Any], mask: str) -> None:
+    errors = unit.get("errors")
+    if errors:
+        path = unit["evaluationPath"]
+        unit["errors"] = {
+            keyword: redact_message(text, f"{path.rsplit('/', 1)[0]}/{keyword}", mask)
+            for keyword, text in errors.items()
+        }
+
+
+def _mask_tree(unit: dict[str, Any], mask: str) -> None:
+    _mask_unit(unit, mask)
+    for child in unit.get("details", ()):
+        _mask_tree(child, mask)
 
 
 class Validator:
@@ -180,6 +236,12 @@ class Validator:
     def iter_errors(self, instance: Any) -> Iterator[Finding]:
         """Every reason ``instance`` is invalid, in (pointer, schema_pointer) order."""
         return iter(self._findings(instance))
+
+    def evaluate(self, instance: Any) -> Evaluation:
+        """``instance`` evaluated in the standard output formats (``Evaluation``), as
+        jsonschema-rs's ``evaluate``; messages masked when the validator has a ``mask``. A value
+        outside the JSON model raises ``CanonicalizationError``."""
+        return Evaluation(self._compiled.evaluate(instance), self.mask)
 
     def validate(self, instance: Any) -> None:
         """Raise ``ValidationError`` (a ``ValueError``) listing every finding, if invalid."""

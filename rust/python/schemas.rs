@@ -211,6 +211,27 @@ impl CompiledSchema {
         })
     }
 
+    /// `Validator.evaluate`: `(valid, list, hierarchical, errors)`, the output formats of the
+    /// crate's evaluation of `instance` (`validate::EvaluationOutput`).
+    fn evaluate(
+        &self,
+        py: Python<'_>,
+        instance: &Bound<'_, PyAny>,
+    ) -> PyResult<(bool, PyObject, PyObject, PyObject)> {
+        guarded(py, "evaluate", || {
+            let value = python_value(py, instance)?;
+            let output = py
+                .allow_threads(|| self.inner.evaluate(&value))
+                .map_err(|error| PyValueError::new_err(error.to_string()))?;
+            Ok((
+                output.valid,
+                to_python(py, &output.list)?,
+                to_python(py, &output.hierarchical)?,
+                to_python(py, &output.errors)?,
+            ))
+        })
+    }
+
     fn errors_json(&self, py: Python<'_>, data: &Bound<'_, PyAny>) -> PyResult<Vec<RawViolation>> {
         guarded(py, "errors_json", || {
             self.violations_json(py, data)?

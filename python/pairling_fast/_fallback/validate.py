@@ -69,6 +69,8 @@ __all__ = [
 ]
 
 Violation = tuple[str, str, str, str]
+EvaluationOutput = tuple[bool, dict[str, Any], dict[str, Any], list[dict[str, Any]]]
+"""(valid, list output, hierarchical output, error entries): ``Validator.evaluate``'s parts."""
 
 # The meta-schemas python-jsonschema knows (the same registry it uses itself).
 METASCHEMAS: Registry[Any] = REGISTRY
@@ -1102,6 +1104,39 @@ class CompiledSchema:
             errors = list(self._validator.iter_errors(instance))
         violations = [self._violation(error) for error in errors]
         return sorted(violations, key=lambda violation: (violation[0], violation[1], violation[3]))
+
+    def evaluate(self, instance: Any) -> EvaluationOutput:
+        """The output formats of ``instance``'s evaluation, built from its violations: one error
+        unit per (instance location, keyword location), as jsonschema-rs reports a keyword that
+        fails where python-jsonschema reports it too; valid units and annotations are not
+        collected (docs/pipelines.md says where this differs from the Rust core)."""
+        violations = self.errors(instance)
+        units: dict[tuple[str, str], dict[str, Any]] = {}
+        for pointer, schema_pointer, keyword, text in violations:
+            unit = units.setdefault(
+                (pointer, schema_pointer),
+                {
+                    "evaluationPath": schema_pointer,
+                    "instanceLocation": pointer,
+                    "schemaLocation": schema_pointer,
+                    "valid": False,
+                    "errors": {},
+                },
+            )
+            unit["errors"][keyword] = text
+        valid = not violations
+        root = {"evaluationPath": "", "instanceLocation": "", "schemaLocation": "", "valid": valid}
+        errors = [
+            {
+                "schemaLocation": schema_pointer,
+                "absoluteKeywordLocation": None,
+                "instanceLocation": pointer,
+                "error": text,
+            }
+            for pointer, schema_pointer, _keyword, text in violations
+        ]
+        hierarchical = {**root, "details": list(units.values())} if units else root
+        return valid, {"valid": valid, "details": [root, *units.values()]}, hierarchical, errors
 
     def accepts_json(self, data: bytes | str) -> bool:
         """``data`` parsed strictly and validated; text that is not strict JSON is not valid."""
