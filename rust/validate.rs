@@ -46,6 +46,9 @@ pub struct CompileOptions {
     /// A `format` no check knows is a compile error (PF102) instead of an annotation
     /// (jsonschema-rs's `ignore_unknown_formats=False`), where formats are asserted.
     pub reject_unknown_formats: bool,
+    /// The root's base URI, against which its `$id` and `$ref`s resolve (jsonschema-rs's
+    /// `base_uri`).
+    pub base_uri: Option<String>,
 }
 
 /// A caller's check of a string `format`: whether the text matches.
@@ -109,6 +112,9 @@ impl<F: Json> SchemaValidator<F> {
         let mut options = jsonschema::options_for::<F>()
             .should_validate_formats(asserts_formats)
             .with_retriever(ResourceRetriever { resources });
+        if let Some(base_uri) = &opts.base_uri {
+            options = options.with_base_uri(base_uri.clone());
+        }
         if validates {
             options = options.with_keyword("multipleOf", |_parent, value, _location| {
                 multiple_of_keyword(value)

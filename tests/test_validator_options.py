@@ -255,3 +255,42 @@ def test_draft_classes_as_jsonschema_rs(
 def test_an_unknown_draft_is_refused() -> None:
     with pytest.raises(ValueError, match="draft must be one of 4, 6, 7, 19, 20"):
         pf.Validator({}, draft=2020)
+
+
+BASE = "https://example.com/schemas/"
+NAMES = {"type": "string", "minLength": 2}
+# (schema, resources, instance): relative `$ref`s resolved against `base_uri`.
+BASE_CASES: list[tuple[Any, dict[str, Any], Any]] = [
+    ({"$ref": "name.json"}, {BASE + "name.json": NAMES}, "a"),
+    ({"$ref": "name.json"}, {BASE + "name.json": NAMES}, "ab"),
+    ({"properties": {"n": {"$ref": "name.json"}}}, {BASE + "name.json": NAMES}, {"n": "a"}),
+    ({"$id": "sub/", "$ref": "name.json"}, {BASE + "sub/name.json": NAMES}, "a"),
+    ({"$schema": DRAFT7, "$ref": "name.json"}, {BASE + "name.json": NAMES}, 3),
+    (
+        {"$schema": "http://json-schema.org/draft-04/schema#", "$ref": "name.json"},
+        {BASE + "name.json": NAMES},
+        "a",
+    ),
+]
+
+
+@pytest.mark.parametrize(("schema", "resources", "instance"), BASE_CASES)
+def test_base_uri_as_jsonschema_rs(
+    backend: _backend.Engine, schema: Any, resources: dict[str, Any], instance: Any
+) -> None:
+    jsonschema_rs = pytest.importorskip("jsonschema_rs")
+    theirs = jsonschema_rs.validator_for(schema, base_uri=BASE, retriever=resources.__getitem__)
+    ours = pf.Validator(schema, base_uri=BASE, resources=resources)
+    assert ours.is_valid(instance) is theirs.is_valid(instance)
+    assert [(f.pointer, f.message) for f in ours.iter_errors(instance)] == [
+        ("".join(f"/{token}" for token in e.instance_path), e.message)
+        for e in theirs.iter_errors(instance)
+    ]
+    again = pickle.loads(pickle.dumps(ours))
+    assert again.is_valid(instance) is ours.is_valid(instance)
+
+
+def test_without_base_uri_a_relative_ref_is_refused(backend: _backend.Engine) -> None:
+    with pytest.raises(pf.SchemaCompileError) as raised:
+        pf.Validator({"$ref": "name.json"}, resources={BASE + "name.json": NAMES})
+    assert raised.value.code == "PF103"

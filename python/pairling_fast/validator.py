@@ -137,6 +137,8 @@ class Validator:
     ``$ref`` is refused at construction (``SchemaCompileError`` PF103) — nothing is fetched.
     ``draft`` (4, 6, 7, 19 or 20, jsonschema-rs's ``Draft4`` … ``Draft202012``; or the
     ``Draft7Validator`` … classes) reads the schema in that draft whatever its ``$schema``.
+    ``base_uri`` is the root's base URI, against which its ``$id`` and ``$ref``s resolve
+    (jsonschema-rs's option: a ``$ref`` to a sibling document then names it in ``resources``).
     ``formats`` maps format names to the caller's checks (``str -> bool``; called for strings
     only, where formats are asserted; one that raises does not match, its exception going to
     ``sys.unraisablehook``) and ``ignore_unknown_formats=False`` makes a format no check knows a
@@ -161,8 +163,10 @@ class Validator:
         formats: Mapping[str, Callable[[str], object]] | None = None,
         ignore_unknown_formats: bool = True,
         draft: int | None = None,
+        base_uri: str | None = None,
     ) -> None:
         self.schema = schema
+        self.base_uri = base_uri
         self.draft = draft
         self.validate_formats = validate_formats
         self.resources = dict(resources) if resources is not None else None
@@ -176,6 +180,7 @@ class Validator:
             self.resources,
             self.formats,
             ignore_unknown_formats,
+            base_uri,
         )
         self._bind()
 
@@ -191,6 +196,7 @@ class Validator:
         self.formats = None
         self.ignore_unknown_formats = True
         self.draft = None
+        self.base_uri = None
         self.backend = _backend.active_name()
         self._compiled = compiled
         self._bind()
@@ -226,6 +232,7 @@ class Validator:
                 self.formats,
                 self.ignore_unknown_formats,
                 self.draft,
+                self.base_uri,
             ),
         )
 
@@ -352,6 +359,7 @@ def _rebuild(
     formats: dict[str, Callable[[str], object]] | None = None,
     ignore_unknown_formats: bool = True,
     draft: int | None = None,
+    base_uri: str | None = None,
 ) -> Validator:
     return Validator(
         schema,
@@ -361,6 +369,7 @@ def _rebuild(
         formats=formats,
         ignore_unknown_formats=ignore_unknown_formats,
         draft=draft,
+        base_uri=base_uri,
     )
 
 

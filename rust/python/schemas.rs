@@ -345,7 +345,7 @@ fn empty_report(py: Python<'_>) -> PyResult<PyObject> {
 }
 
 #[pyfunction]
-#[pyo3(signature = (schema, validate_formats=None, resources=None, formats=None, ignore_unknown_formats=true))]
+#[pyo3(signature = (schema, validate_formats=None, resources=None, formats=None, ignore_unknown_formats=true, base_uri=None))]
 pub(super) fn compile_schema(
     py: Python<'_>,
     schema: &Bound<'_, PyAny>,
@@ -353,6 +353,7 @@ pub(super) fn compile_schema(
     resources: Option<&Bound<'_, PyDict>>,
     formats: Option<&Bound<'_, PyDict>>,
     ignore_unknown_formats: bool,
+    base_uri: Option<String>,
 ) -> PyResult<CompiledSchema> {
     guarded(py, "compile_schema", || {
         let schema = python_value(py, schema)?;
@@ -360,6 +361,7 @@ pub(super) fn compile_schema(
             validate_formats,
             resources: Vec::new(),
             reject_unknown_formats: !ignore_unknown_formats,
+            base_uri,
             ..Default::default()
         };
         if let Some(formats) = formats {

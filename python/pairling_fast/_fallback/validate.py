@@ -18,6 +18,7 @@ from decimal import Decimal
 from fractions import Fraction
 from functools import cache
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urljoin
 
 import jsonschema
 import jsonschema.validators
@@ -810,6 +811,16 @@ def _resource_registry(
 _REFUSED: Any = object()
 
 
+def _root_resolver(
+    registry: Registry[Any], root: Resource[Any], base_uri: str | None
+) -> referencing._core.Resolver[Any]:
+    """The resolver of ``root``, at ``base_uri`` (jsonschema-rs's option) joined with the root's
+    own id: its ``$ref``s resolve against that."""
+    uri = urljoin(base_uri or "", root.id() or "")
+    resolver: referencing._core.Resolver[Any] = registry.with_resource(uri, root).resolver(uri)
+    return resolver
+
+
 def _unresolvable_reason(error: BaseException) -> str:
     """Our refusal when it is behind ``error`` (referencing wraps it twice), else ``error``."""
     cause: BaseException | None = error
@@ -981,6 +992,7 @@ class CompiledSchema:
         resources: Mapping[str, Any],
         formats: Mapping[str, Callable[[str], object]] | None = None,
         ignore_unknown_formats: bool = True,
+        base_uri: str | None = None,
     ) -> None:
         # The schema is a JSON value like any other: too deep or beyond 64-bit integers is
         # `CanonicalizationError`, as in the Rust core, which converts it first.
@@ -989,6 +1001,7 @@ class CompiledSchema:
             check_value(document)
         self._formats = dict(formats or {})
         self._ignore_unknown_formats = ignore_unknown_formats
+        self._base_uri = base_uri
         with _deep_recursion(INVALID_SCHEMA, "the schema is nested too deeply to compile"):
             self._compile(schema, validate_formats, resources)
 
@@ -1020,7 +1033,7 @@ class CompiledSchema:
             self._documents.append(prepared[uri])
         registry = _resource_registry(prepared, specification)
         root = Resource.from_contents(self._documents[0], default_specification=specification)
-        resolver = METASCHEMAS.combine(registry).resolver_with_root(root)
+        resolver = _root_resolver(METASCHEMAS.combine(registry), root, self._base_uri)
         _resolve_every_ref(root, resolver, specification, set())
         self._false_schemas = false_schemas.markers
         self._locations = _SchemaLocations()
@@ -1062,7 +1075,12 @@ class CompiledSchema:
                     "Adjust configuration to ignore unrecognized formats",
                     pointer,
                 )
-        self._validator = tuple_aware(self._documents[0], registry=registry, format_checker=checker)
+        # python-jsonschema resolves from the root's own id; at `base_uri`, from the resolver
+        # above, the one every `$ref` was checked with.
+        based = {} if self._base_uri is None else {"_resolver": resolver}
+        self._validator = tuple_aware(
+            self._documents[0], registry=registry, format_checker=checker, **based
+        )
 
     def is_valid(self, instance: Any) -> bool:
         """Raises ``CanonicalizationError`` for a value outside the JSON model, as Rust does."""
@@ -1197,12 +1215,13 @@ def compile_schema(
     resources: Mapping[str, Any] | None = None,
     formats: Mapping[str, Callable[[str], object]] | None = None,
     ignore_unknown_formats: bool = True,
+    base_uri: str | None = None,
 ) -> CompiledSchema:
     """Compile ``schema``; raises ``SchemaCompileError`` (PF102 invalid, PF103 unresolvable ref).
     ``formats`` are the caller's checks by name; ``ignore_unknown_formats=False`` makes a format
     no check knows PF102, where formats are asserted (both as jsonschema-rs's options)."""
     return CompiledSchema(
-        schema, validate_formats, resources or {}, formats, ignore_unknown_formats
+        schema, validate_formats, resources or {}, formats, ignore_unknown_formats, base_uri
     )
 
 
