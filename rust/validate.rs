@@ -49,6 +49,28 @@ pub struct CompileOptions {
     /// The root's base URI, against which its `$id` and `$ref`s resolve (jsonschema-rs's
     /// `base_uri`).
     pub base_uri: Option<String>,
+    /// The regular-expression engine of `pattern` and `patternProperties`, and its limits
+    /// (jsonschema-rs's `pattern_options`); `None`: the crate's default (fancy-regex).
+    pub patterns: Option<PatternEngine>,
+}
+
+/// jsonschema-rs's `FancyRegexOptions` and `RegexOptions`; a limit left `None` keeps the
+/// engine's default.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PatternEngine {
+    /// fancy-regex: lookaround and backreferences, backtracking stopped after `backtrack_limit`
+    /// steps.
+    Fancy {
+        backtrack_limit: Option<usize>,
+        size_limit: Option<usize>,
+        dfa_size_limit: Option<usize>,
+    },
+    /// The `regex` crate: linear-time matching; a pattern with lookaround or backreferences
+    /// does not compile.
+    Regex {
+        size_limit: Option<usize>,
+        dfa_size_limit: Option<usize>,
+    },
 }
 
 /// A caller's check of a string `format`: whether the text matches.
@@ -114,6 +136,39 @@ impl<F: Json> SchemaValidator<F> {
             .with_retriever(ResourceRetriever { resources });
         if let Some(base_uri) = &opts.base_uri {
             options = options.with_base_uri(base_uri.clone());
+        }
+        match opts.patterns {
+            Some(PatternEngine::Fancy {
+                backtrack_limit,
+                size_limit,
+                dfa_size_limit,
+            }) => {
+                let mut engine = jsonschema::PatternOptions::fancy_regex();
+                if let Some(limit) = backtrack_limit {
+                    engine = engine.backtrack_limit(limit);
+                }
+                if let Some(limit) = size_limit {
+                    engine = engine.size_limit(limit);
+                }
+                if let Some(limit) = dfa_size_limit {
+                    engine = engine.dfa_size_limit(limit);
+                }
+                options = options.with_pattern_options(engine);
+            }
+            Some(PatternEngine::Regex {
+                size_limit,
+                dfa_size_limit,
+            }) => {
+                let mut engine = jsonschema::PatternOptions::regex();
+                if let Some(limit) = size_limit {
+                    engine = engine.size_limit(limit);
+                }
+                if let Some(limit) = dfa_size_limit {
+                    engine = engine.dfa_size_limit(limit);
+                }
+                options = options.with_pattern_options(engine);
+            }
+            None => {}
         }
         if validates {
             options = options.with_keyword("multipleOf", |_parent, value, _location| {

@@ -5,6 +5,7 @@ from __future__ import annotations
 import builtins
 import copy
 from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from . import _backend
@@ -22,6 +23,8 @@ __all__ = [
     "Draft201909Validator",
     "Draft202012Validator",
     "Evaluation",
+    "FancyRegexOptions",
+    "RegexOptions",
     "Validator",
     "schema_validator",
 ]
@@ -71,6 +74,41 @@ def json_error_finding(error: CanonicalizationError) -> Finding:
         line=error.line,
         pointer=error.pointer,
         column=error.column if error.line is not None else None,
+    )
+
+
+@dataclass(frozen=True)
+class FancyRegexOptions:
+    """``pattern_options``: the fancy-regex engine (lookaround, backreferences), jsonschema-rs's
+    class of the name; a limit left ``None`` keeps the engine's default. The Rust core applies
+    the three; the fallback matches with its time limit instead (docs/limits.md)."""
+
+    backtrack_limit: int | None = None
+    size_limit: int | None = None
+    dfa_size_limit: int | None = None
+
+
+@dataclass(frozen=True)
+class RegexOptions:
+    """``pattern_options``: the linear-time engine, jsonschema-rs's class of the name; a schema
+    whose pattern has lookaround or a backreference is refused (``SchemaCompileError`` PF102),
+    on both backends. The limits apply on the Rust core."""
+
+    size_limit: int | None = None
+    dfa_size_limit: int | None = None
+
+
+def _pattern_tuple(
+    options: FancyRegexOptions | RegexOptions | None,
+) -> tuple[str, int | None, int | None, int | None] | None:
+    if options is None:
+        return None
+    if isinstance(options, FancyRegexOptions):
+        return ("fancy-regex", options.backtrack_limit, options.size_limit, options.dfa_size_limit)
+    if isinstance(options, RegexOptions):
+        return ("regex", None, options.size_limit, options.dfa_size_limit)
+    raise TypeError(
+        f"pattern_options must be FancyRegexOptions or RegexOptions, not {type(options).__name__}"
     )
 
 
@@ -139,6 +177,8 @@ class Validator:
     ``Draft7Validator`` … classes) reads the schema in that draft whatever its ``$schema``.
     ``base_uri`` is the root's base URI, against which its ``$id`` and ``$ref``s resolve
     (jsonschema-rs's option: a ``$ref`` to a sibling document then names it in ``resources``).
+    ``pattern_options`` (``FancyRegexOptions`` or ``RegexOptions``, jsonschema-rs's) picks the
+    engine of ``pattern`` and ``patternProperties`` and its limits.
     ``formats`` maps format names to the caller's checks (``str -> bool``; called for strings
     only, where formats are asserted; one that raises does not match, its exception going to
     ``sys.unraisablehook``) and ``ignore_unknown_formats=False`` makes a format no check knows a
@@ -164,9 +204,11 @@ class Validator:
         ignore_unknown_formats: bool = True,
         draft: int | None = None,
         base_uri: str | None = None,
+        pattern_options: FancyRegexOptions | RegexOptions | None = None,
     ) -> None:
         self.schema = schema
         self.base_uri = base_uri
+        self.pattern_options = pattern_options
         self.draft = draft
         self.validate_formats = validate_formats
         self.resources = dict(resources) if resources is not None else None
@@ -181,6 +223,7 @@ class Validator:
             self.formats,
             ignore_unknown_formats,
             base_uri,
+            _pattern_tuple(pattern_options),
         )
         self._bind()
 
@@ -197,6 +240,7 @@ class Validator:
         self.ignore_unknown_formats = True
         self.draft = None
         self.base_uri = None
+        self.pattern_options = None
         self.backend = _backend.active_name()
         self._compiled = compiled
         self._bind()
@@ -233,6 +277,7 @@ class Validator:
                 self.ignore_unknown_formats,
                 self.draft,
                 self.base_uri,
+                self.pattern_options,
             ),
         )
 
@@ -360,6 +405,7 @@ def _rebuild(
     ignore_unknown_formats: bool = True,
     draft: int | None = None,
     base_uri: str | None = None,
+    pattern_options: FancyRegexOptions | RegexOptions | None = None,
 ) -> Validator:
     return Validator(
         schema,
@@ -370,6 +416,7 @@ def _rebuild(
         ignore_unknown_formats=ignore_unknown_formats,
         draft=draft,
         base_uri=base_uri,
+        pattern_options=pattern_options,
     )
 
 

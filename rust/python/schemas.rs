@@ -345,7 +345,7 @@ fn empty_report(py: Python<'_>) -> PyResult<PyObject> {
 }
 
 #[pyfunction]
-#[pyo3(signature = (schema, validate_formats=None, resources=None, formats=None, ignore_unknown_formats=true, base_uri=None))]
+#[pyo3(signature = (schema, validate_formats=None, resources=None, formats=None, ignore_unknown_formats=true, base_uri=None, pattern_options=None))]
 pub(super) fn compile_schema(
     py: Python<'_>,
     schema: &Bound<'_, PyAny>,
@@ -354,6 +354,7 @@ pub(super) fn compile_schema(
     formats: Option<&Bound<'_, PyDict>>,
     ignore_unknown_formats: bool,
     base_uri: Option<String>,
+    pattern_options: Option<PatternOptionsTuple>,
 ) -> PyResult<CompiledSchema> {
     guarded(py, "compile_schema", || {
         let schema = python_value(py, schema)?;
@@ -362,6 +363,7 @@ pub(super) fn compile_schema(
             resources: Vec::new(),
             reject_unknown_formats: !ignore_unknown_formats,
             base_uri,
+            patterns: pattern_options.map(pattern_engine).transpose()?,
             ..Default::default()
         };
         if let Some(formats) = formats {
@@ -388,6 +390,29 @@ pub(super) fn compile_schema(
             options,
         ))
     })
+}
+
+/// `pairling_fast.validator`'s pattern options: (engine, backtrack_limit, size_limit,
+/// dfa_size_limit), the engine `"fancy-regex"` or `"regex"`.
+type PatternOptionsTuple = (String, Option<usize>, Option<usize>, Option<usize>);
+
+fn pattern_engine(
+    (engine, backtrack_limit, size_limit, dfa_size_limit): PatternOptionsTuple,
+) -> PyResult<validate::PatternEngine> {
+    match engine.as_str() {
+        "fancy-regex" => Ok(validate::PatternEngine::Fancy {
+            backtrack_limit,
+            size_limit,
+            dfa_size_limit,
+        }),
+        "regex" => Ok(validate::PatternEngine::Regex {
+            size_limit,
+            dfa_size_limit,
+        }),
+        other => Err(PyValueError::new_err(format!(
+            "unknown pattern engine {other:?}"
+        ))),
+    }
 }
 
 /// A caller's format callable as the core calls it, taking the GIL for the call (a validator

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import json
 import sys
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -43,7 +44,7 @@ from .._bundled import (
 )
 from ..codes import INVALID_SCHEMA, UNRESOLVABLE_REF
 from ..errors import CanonicalizationError, SchemaCompileError
-from .ecma_regex import EcmaSyntaxError, compile_pattern
+from .ecma_regex import EcmaSyntaxError, compile_pattern, needs_backtracking
 from .formats import BUILTIN_NAMES as _BUILTIN_NAMES
 from .formats import builtin_check
 from .messages import message
@@ -266,6 +267,40 @@ def _unknown_format(
             if found is not None:
                 return found
     return None
+
+
+def _backtracking_pattern(schema: Any, pointer: str = "") -> tuple[str, str] | None:
+    """The first ``pattern`` or ``patternProperties`` name (pattern, pointer) that needs a
+    backtracking engine (lookaround, backreferences), in document order: what the linear-time
+    engine of jsonschema-rs's ``RegexOptions`` refuses."""
+    if isinstance(schema, list):
+        for index, item in enumerate(schema):
+            found = _backtracking_pattern(item, f"{pointer}/{index}")
+            if found is not None:
+                return found
+        return None
+    if not isinstance(schema, dict):
+        return None
+    for key, value in schema.items():
+        at = f"{pointer}/{escape_pointer_token(key)}"
+        if key == "pattern" and isinstance(value, str) and _backtracks(value):
+            return value, at
+        if key == "patternProperties" and isinstance(value, dict):
+            for name in value:
+                if _backtracks(name):
+                    return name, f"{at}/{escape_pointer_token(name)}"
+        if key not in _VALUE_KEYWORDS:
+            found = _backtracking_pattern(value, at)
+            if found is not None:
+                return found
+    return None
+
+
+def _backtracks(pattern: str) -> bool:
+    try:
+        return needs_backtracking(pattern)
+    except EcmaSyntaxError:
+        return False  # an invalid pattern is the meta-schema check's to report
 
 
 # Keywords whose value is data, not a schema: a "format" member inside is not a format.
@@ -993,6 +1028,7 @@ class CompiledSchema:
         formats: Mapping[str, Callable[[str], object]] | None = None,
         ignore_unknown_formats: bool = True,
         base_uri: str | None = None,
+        pattern_options: tuple[str, int | None, int | None, int | None] | None = None,
     ) -> None:
         # The schema is a JSON value like any other: too deep or beyond 64-bit integers is
         # `CanonicalizationError`, as in the Rust core, which converts it first.
@@ -1002,6 +1038,12 @@ class CompiledSchema:
         self._formats = dict(formats or {})
         self._ignore_unknown_formats = ignore_unknown_formats
         self._base_uri = base_uri
+        if pattern_options is not None and pattern_options[0] == "regex":
+            backtracking = _backtracking_pattern(schema)
+            if backtracking is not None:
+                pattern, pointer = backtracking
+                quoted = json.dumps(pattern, ensure_ascii=False)
+                raise SchemaCompileError(INVALID_SCHEMA, f'{quoted} is not a "regex"', pointer)
         with _deep_recursion(INVALID_SCHEMA, "the schema is nested too deeply to compile"):
             self._compile(schema, validate_formats, resources)
 
@@ -1216,12 +1258,19 @@ def compile_schema(
     formats: Mapping[str, Callable[[str], object]] | None = None,
     ignore_unknown_formats: bool = True,
     base_uri: str | None = None,
+    pattern_options: tuple[str, int | None, int | None, int | None] | None = None,
 ) -> CompiledSchema:
     """Compile ``schema``; raises ``SchemaCompileError`` (PF102 invalid, PF103 unresolvable ref).
     ``formats`` are the caller's checks by name; ``ignore_unknown_formats=False`` makes a format
     no check knows PF102, where formats are asserted (both as jsonschema-rs's options)."""
     return CompiledSchema(
-        schema, validate_formats, resources or {}, formats, ignore_unknown_formats, base_uri
+        schema,
+        validate_formats,
+        resources or {},
+        formats,
+        ignore_unknown_formats,
+        base_uri,
+        pattern_options,
     )
 
 
