@@ -344,6 +344,9 @@ fn empty_report(py: Python<'_>) -> PyResult<PyObject> {
     Ok(report.unbind())
 }
 
+// `Validator`'s keywords, one argument each as PyO3 reads them; they become one
+// `CompileOptions` here.
+#[allow(clippy::too_many_arguments)]
 #[pyfunction]
 #[pyo3(signature = (schema, validate_formats=None, resources=None, formats=None, ignore_unknown_formats=true, base_uri=None, pattern_options=None))]
 pub(super) fn compile_schema(
