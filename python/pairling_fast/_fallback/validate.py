@@ -244,56 +244,60 @@ class _Unraisable:
         raise self.error
 
 
-def _unknown_format(
-    schema: Any, draft: str, formats: Mapping[str, object], pointer: str = ""
+def _first_member(
+    schema: Any,
+    found: Callable[[str, Any, str], tuple[str, str] | None],
+    pointer: str = "",
 ) -> tuple[str, str] | None:
-    """The first ``format`` (name, pointer) no check knows under ``draft``, in document order."""
+    """The first answer of ``found(key, value, pointer)`` over every member of the schema's
+    objects, in document order, not looking inside values that are data (``_VALUE_KEYWORDS``)."""
     if isinstance(schema, list):
         for index, item in enumerate(schema):
-            found = _unknown_format(item, draft, formats, f"{pointer}/{index}")
-            if found is not None:
-                return found
+            answer = _first_member(item, found, f"{pointer}/{index}")
+            if answer is not None:
+                return answer
         return None
     if not isinstance(schema, dict):
         return None
     for key, value in schema.items():
         at = f"{pointer}/{escape_pointer_token(key)}"
-        if key == "format" and isinstance(value, str):
-            known = value in formats or value in _STRING_FORMATS or value in _INTEGER_FORMATS
-            if not known and builtin_check(draft, value) is None:
-                return value, at
-        elif key not in _VALUE_KEYWORDS:
-            found = _unknown_format(value, draft, formats, at)
-            if found is not None:
-                return found
+        answer = found(key, value, at)
+        if answer is None and key not in _VALUE_KEYWORDS:
+            answer = _first_member(value, found, at)
+        if answer is not None:
+            return answer
     return None
 
 
-def _backtracking_pattern(schema: Any, pointer: str = "") -> tuple[str, str] | None:
+def _unknown_format(
+    schema: Any, draft: str, formats: Mapping[str, object]
+) -> tuple[str, str] | None:
+    """The first ``format`` (name, pointer) no check knows under ``draft``, in document order."""
+
+    def unknown(key: str, value: Any, at: str) -> tuple[str, str] | None:
+        if key != "format" or not isinstance(value, str):
+            return None
+        known = value in formats or value in _STRING_FORMATS or value in _INTEGER_FORMATS
+        return None if known or builtin_check(draft, value) is not None else (value, at)
+
+    return _first_member(schema, unknown)
+
+
+def _backtracking_pattern(schema: Any) -> tuple[str, str] | None:
     """The first ``pattern`` or ``patternProperties`` name (pattern, pointer) that needs a
     backtracking engine (lookaround, backreferences), in document order: what the linear-time
     engine of jsonschema-rs's ``RegexOptions`` refuses."""
-    if isinstance(schema, list):
-        for index, item in enumerate(schema):
-            found = _backtracking_pattern(item, f"{pointer}/{index}")
-            if found is not None:
-                return found
-        return None
-    if not isinstance(schema, dict):
-        return None
-    for key, value in schema.items():
-        at = f"{pointer}/{escape_pointer_token(key)}"
+
+    def backtracking(key: str, value: Any, at: str) -> tuple[str, str] | None:
         if key == "pattern" and isinstance(value, str) and _backtracks(value):
             return value, at
         if key == "patternProperties" and isinstance(value, dict):
             for name in value:
                 if _backtracks(name):
                     return name, f"{at}/{escape_pointer_token(name)}"
-        if key not in _VALUE_KEYWORDS:
-            found = _backtracking_pattern(value, at)
-            if found is not None:
-                return found
-    return None
+        return None
+
+    return _first_member(schema, backtracking)
 
 
 def _backtracks(pattern: str) -> bool:
