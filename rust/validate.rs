@@ -46,6 +46,31 @@ pub struct CompileOptions {
     /// A `format` no check knows is a compile error (PF102) instead of an annotation
     /// (jsonschema-rs's `ignore_unknown_formats=False`), where formats are asserted.
     pub reject_unknown_formats: bool,
+    /// The root's base URI, against which its `$id` and `$ref`s resolve (jsonschema-rs's
+    /// `base_uri`).
+    pub base_uri: Option<String>,
+    /// The regular-expression engine of `pattern` and `patternProperties`, and its limits
+    /// (jsonschema-rs's `pattern_options`); `None`: the crate's default (fancy-regex).
+    pub patterns: Option<PatternEngine>,
+}
+
+/// jsonschema-rs's `FancyRegexOptions` and `RegexOptions`; a limit left `None` keeps the
+/// engine's default.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PatternEngine {
+    /// fancy-regex: lookaround and backreferences, backtracking stopped after `backtrack_limit`
+    /// steps.
+    Fancy {
+        backtrack_limit: Option<usize>,
+        size_limit: Option<usize>,
+        dfa_size_limit: Option<usize>,
+    },
+    /// The `regex` crate: linear-time matching; a pattern with lookaround or backreferences
+    /// does not compile.
+    Regex {
+        size_limit: Option<usize>,
+        dfa_size_limit: Option<usize>,
+    },
 }
 
 /// A caller's check of a string `format`: whether the text matches.
@@ -109,6 +134,42 @@ impl<F: Json> SchemaValidator<F> {
         let mut options = jsonschema::options_for::<F>()
             .should_validate_formats(asserts_formats)
             .with_retriever(ResourceRetriever { resources });
+        if let Some(base_uri) = &opts.base_uri {
+            options = options.with_base_uri(base_uri.clone());
+        }
+        match opts.patterns {
+            Some(PatternEngine::Fancy {
+                backtrack_limit,
+                size_limit,
+                dfa_size_limit,
+            }) => {
+                let mut engine = jsonschema::PatternOptions::fancy_regex();
+                if let Some(limit) = backtrack_limit {
+                    engine = engine.backtrack_limit(limit);
+                }
+                if let Some(limit) = size_limit {
+                    engine = engine.size_limit(limit);
+                }
+                if let Some(limit) = dfa_size_limit {
+                    engine = engine.dfa_size_limit(limit);
+                }
+                options = options.with_pattern_options(engine);
+            }
+            Some(PatternEngine::Regex {
+                size_limit,
+                dfa_size_limit,
+            }) => {
+                let mut engine = jsonschema::PatternOptions::regex();
+                if let Some(limit) = size_limit {
+                    engine = engine.size_limit(limit);
+                }
+                if let Some(limit) = dfa_size_limit {
+                    engine = engine.dfa_size_limit(limit);
+                }
+                options = options.with_pattern_options(engine);
+            }
+            None => {}
+        }
         if validates {
             options = options.with_keyword("multipleOf", |_parent, value, _location| {
                 multiple_of_keyword(value)
@@ -160,6 +221,40 @@ impl<F: Json> SchemaValidator<F> {
             ))
         });
         violations
+    }
+}
+
+/// One evaluation in the JSON Schema output formats (2020-12 core, section 12.4), serialised as
+/// the jsonschema crate serialises them, so they are jsonschema-rs's own: `list` and
+/// `hierarchical` output units, and `errors`, each error unit with its keyword location, absolute
+/// location, instance location and message (jsonschema-rs's `Evaluation.errors()`).
+pub struct EvaluationOutput {
+    pub valid: bool,
+    pub list: Value,
+    pub hierarchical: Value,
+    pub errors: Value,
+}
+
+impl<F: Json> SchemaValidator<F> {
+    pub fn evaluate(&self, instance: F::Node<'_>) -> Result<EvaluationOutput, serde_json::Error> {
+        let evaluation = self.validator.evaluate(instance);
+        let errors = evaluation
+            .iter_errors()
+            .map(|entry| {
+                serde_json::json!({
+                    "schemaLocation": entry.schema_location,
+                    "absoluteKeywordLocation": entry.absolute_keyword_location.map(|uri| uri.as_str()),
+                    "instanceLocation": entry.instance_location.as_str(),
+                    "error": entry.error.to_string(),
+                })
+            })
+            .collect();
+        Ok(EvaluationOutput {
+            valid: evaluation.flag().valid,
+            list: serde_json::to_value(evaluation.list())?,
+            hierarchical: serde_json::to_value(evaluation.hierarchical())?,
+            errors: Value::Array(errors),
+        })
     }
 }
 

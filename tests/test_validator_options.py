@@ -255,3 +255,98 @@ def test_draft_classes_as_jsonschema_rs(
 def test_an_unknown_draft_is_refused() -> None:
     with pytest.raises(ValueError, match="draft must be one of 4, 6, 7, 19, 20"):
         pf.Validator({}, draft=2020)
+
+
+BASE = "https://example.com/schemas/"
+NAMES = {"type": "string", "minLength": 2}
+# (schema, resources, instance): relative `$ref`s resolved against `base_uri`.
+BASE_CASES: list[tuple[Any, dict[str, Any], Any]] = [
+    ({"$ref": "name.json"}, {BASE + "name.json": NAMES}, "a"),
+    ({"$ref": "name.json"}, {BASE + "name.json": NAMES}, "ab"),
+    ({"properties": {"n": {"$ref": "name.json"}}}, {BASE + "name.json": NAMES}, {"n": "a"}),
+    ({"$id": "sub/", "$ref": "name.json"}, {BASE + "sub/name.json": NAMES}, "a"),
+    ({"$schema": DRAFT7, "$ref": "name.json"}, {BASE + "name.json": NAMES}, 3),
+    (
+        {"$schema": "http://json-schema.org/draft-04/schema#", "$ref": "name.json"},
+        {BASE + "name.json": NAMES},
+        "a",
+    ),
+]
+
+
+@pytest.mark.parametrize(("schema", "resources", "instance"), BASE_CASES)
+def test_base_uri_as_jsonschema_rs(
+    backend: _backend.Engine, schema: Any, resources: dict[str, Any], instance: Any
+) -> None:
+    jsonschema_rs = pytest.importorskip("jsonschema_rs")
+    theirs = jsonschema_rs.validator_for(schema, base_uri=BASE, retriever=resources.__getitem__)
+    ours = pf.Validator(schema, base_uri=BASE, resources=resources)
+    assert ours.is_valid(instance) is theirs.is_valid(instance)
+    assert [(f.pointer, f.message) for f in ours.iter_errors(instance)] == [
+        ("".join(f"/{token}" for token in e.instance_path), e.message)
+        for e in theirs.iter_errors(instance)
+    ]
+    again = pickle.loads(pickle.dumps(ours))
+    assert again.is_valid(instance) is ours.is_valid(instance)
+
+
+def test_without_base_uri_a_relative_ref_is_refused(backend: _backend.Engine) -> None:
+    with pytest.raises(pf.SchemaCompileError) as raised:
+        pf.Validator({"$ref": "name.json"}, resources={BASE + "name.json": NAMES})
+    assert raised.value.code == "PF103"
+
+
+# (schema, instance): lookaround and backreferences, a catastrophic pattern, patternProperties.
+PATTERN_CASES: list[tuple[dict[str, Any], Any]] = [
+    ({"pattern": "a(?=b)"}, "ab"),
+    ({"properties": {"a": {"pattern": "(x)\\1"}}}, {"a": "xx"}),
+    ({"patternProperties": {"^(?!_)": {"type": "integer"}}}, {"a": "x", "_b": "y"}),
+    ({"pattern": "^(a+)+$"}, "a" * 40 + "!"),
+    ({"pattern": "^[a-z]+$", "patternProperties": {"^x": False}}, "abc"),
+    ({"patternProperties": {"^x": False}}, {"xy": 1, "y": 2}),
+]
+
+
+@pytest.mark.parametrize("engine", ["FancyRegexOptions", "RegexOptions"])
+@pytest.mark.parametrize(("schema", "instance"), PATTERN_CASES)
+def test_pattern_options_as_jsonschema_rs(
+    backend: _backend.Engine, engine: str, schema: dict[str, Any], instance: Any
+) -> None:
+    jsonschema_rs = pytest.importorskip("jsonschema_rs")
+    try:
+        theirs = jsonschema_rs.validator_for(
+            schema, pattern_options=getattr(jsonschema_rs, engine)()
+        )
+    except jsonschema_rs.ValidationError as refused:
+        with pytest.raises(pf.SchemaCompileError) as raised:
+            pf.Validator(schema, pattern_options=getattr(pf, engine)())
+        assert raised.value.code == "PF102"
+        assert raised.value.message == refused.message
+        return
+    ours = pf.Validator(schema, pattern_options=getattr(pf, engine)())
+    assert ours.is_valid(instance) is theirs.is_valid(instance)
+    assert sorted(f.message for f in ours.iter_errors(instance)) == sorted(
+        e.message for e in theirs.iter_errors(instance)
+    )
+    assert pickle.loads(pickle.dumps(ours)).is_valid(instance) is ours.is_valid(instance)
+
+
+def test_pattern_limits_on_the_core(backend: _backend.Engine) -> None:
+    jsonschema_rs = pytest.importorskip("jsonschema_rs")
+    schema = {"pattern": "[a-z]{50}"}
+    small = {"size_limit": 100}
+    with pytest.raises(jsonschema_rs.ValidationError):
+        jsonschema_rs.validator_for(schema, pattern_options=jsonschema_rs.RegexOptions(**small))
+    if _backend.active_name() == "python":
+        # The fallback has no compiled-size bound: its bound is the match's time limit.
+        assert pf.Validator(schema, pattern_options=pf.RegexOptions(**small)).is_valid("a" * 50)
+        return
+    with pytest.raises(pf.SchemaCompileError) as raised:
+        pf.Validator(schema, pattern_options=pf.RegexOptions(**small))
+    assert raised.value.code == "PF102"
+    assert pf.Validator(schema, pattern_options=pf.RegexOptions()).is_valid("a" * 50)
+
+
+def test_pattern_options_of_another_type_are_refused() -> None:
+    with pytest.raises(TypeError, match="pattern_options must be FancyRegexOptions"):
+        pf.Validator({}, pattern_options={"backtrack_limit": 10})  # type: ignore[arg-type]

@@ -45,6 +45,8 @@ BACKEND_ENV = "PAIRLING_FAST_BACKEND"
 
 RawViolation = tuple[str, str, str, str]
 """(pointer, schema_pointer, keyword, message)"""
+EvaluationOutput = tuple[bool, dict[str, Any], dict[str, Any], list[dict[str, Any]]]
+"""(valid, list output, hierarchical output, error entries): ``Validator.evaluate``'s parts."""
 WireOutcome = tuple[list[RawFinding], dict[str, Any]]
 """The findings of a wire check and its stats."""
 
@@ -59,6 +61,7 @@ class CompiledSchema(Protocol):
     ) -> list[list[RawViolation] | CanonicalizationError | None]: ...
     def accepts_json(self, data: bytes | str) -> bool: ...
     def errors_json(self, data: bytes | str) -> list[RawViolation]: ...
+    def evaluate(self, instance: Any) -> EvaluationOutput: ...
 
 
 class JournalChecker(Protocol):
@@ -103,6 +106,8 @@ class Engine(Protocol):
         resources: dict[str, Any] | None = None,
         formats: dict[str, Callable[[str], object]] | None = None,
         ignore_unknown_formats: bool = True,
+        base_uri: str | None = None,
+        pattern_options: tuple[str, int | None, int | None, int | None] | None = None,
     ) -> CompiledSchema: ...
     def bundled_schema_ids(self) -> list[str]: ...
     def bundled_validator(self, schema_id: str) -> CompiledSchema: ...

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import builtins
+import copy
 from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from . import _backend
@@ -19,6 +22,9 @@ __all__ = [
     "Draft7Validator",
     "Draft201909Validator",
     "Draft202012Validator",
+    "Evaluation",
+    "FancyRegexOptions",
+    "RegexOptions",
     "Validator",
     "schema_validator",
 ]
@@ -71,6 +77,94 @@ def json_error_finding(error: CanonicalizationError) -> Finding:
     )
 
 
+@dataclass(frozen=True)
+class FancyRegexOptions:
+    """``pattern_options``: the fancy-regex engine (lookaround, backreferences), jsonschema-rs's
+    class of the name; a limit left ``None`` keeps the engine's default. The Rust core applies
+    the three; the fallback matches with its time limit instead (docs/limits.md)."""
+
+    backtrack_limit: int | None = None
+    size_limit: int | None = None
+    dfa_size_limit: int | None = None
+
+
+@dataclass(frozen=True)
+class RegexOptions:
+    """``pattern_options``: the linear-time engine, jsonschema-rs's class of the name; a schema
+    whose pattern has lookaround or a backreference is refused (``SchemaCompileError`` PF102),
+    on both backends. The limits apply on the Rust core."""
+
+    size_limit: int | None = None
+    dfa_size_limit: int | None = None
+
+
+def _pattern_tuple(
+    options: FancyRegexOptions | RegexOptions | None,
+) -> tuple[str, int | None, int | None, int | None] | None:
+    if options is None:
+        return None
+    if isinstance(options, FancyRegexOptions):
+        return ("fancy-regex", options.backtrack_limit, options.size_limit, options.dfa_size_limit)
+    if isinstance(options, RegexOptions):
+        return ("regex", None, options.size_limit, options.dfa_size_limit)
+    raise TypeError(
+        f"pattern_options must be FancyRegexOptions or RegexOptions, not {type(options).__name__}"
+    )
+
+
+class Evaluation:
+    """One instance evaluated against a schema, in the JSON Schema output formats (2020-12 core,
+    section 12.4), as jsonschema-rs's ``Evaluation``: ``flag()``, ``list()``, ``hierarchical()``
+    and ``errors()``. On the Rust core they are the jsonschema crate's, jsonschema-rs's own; the
+    fallback's ``list`` and ``hierarchical`` hold the error units only (docs/pipelines.md)."""
+
+    def __init__(self, output: _backend.EvaluationOutput, mask: str | None = None) -> None:
+        valid, listed, hierarchical, errors = output
+        if mask is not None:
+            for unit in listed["details"]:
+                _mask_unit(unit, mask)
+            _mask_tree(hierarchical, mask)
+            for entry in errors:
+                entry["error"] = redact_message(entry["error"], entry["schemaLocation"], mask)
+        self.valid = valid
+        self._list = listed
+        self._hierarchical = hierarchical
+        self._errors = errors
+
+    def flag(self) -> dict[str, bool]:
+        """``{"valid": ...}``."""
+        return {"valid": self.valid}
+
+    def list(self) -> dict[str, Any]:
+        """``{"valid": ..., "details": [unit, ...]}``, every output unit in evaluation order."""
+        return copy.deepcopy(self._list)
+
+    def hierarchical(self) -> dict[str, Any]:
+        """The root output unit, each unit's ``details`` holding the units below it."""
+        return copy.deepcopy(self._hierarchical)
+
+    def errors(self) -> builtins.list[dict[str, Any]]:
+        """Each error: ``schemaLocation``, ``absoluteKeywordLocation``, ``instanceLocation``,
+        ``error`` (the message), as jsonschema-rs's ``Evaluation.errors()``."""
+        return copy.deepcopy(self._errors)
+
+
+def _mask_unit(unit: dict[str, Any], mask: str) -> None:
+    errors = unit.get("errors")
+    if errors:
+        path = unit["evaluationPath"]
+        unit["errors"] = {
+            keyword: redact_message(text, f"{path.rsplit('/', 1)[0]}/{keyword}", mask)
+            for keyword, text in errors.items()
+        }
+
+
+def _mask_tree(unit: dict[str, Any], mask: str) -> None:
+    _mask_unit(unit, mask)
+    for child in unit.get("details", ()):
+        _mask_tree(child, mask)
+
+
 class Validator:
     """A JSON Schema (draft 4, 6, 7, 2019-09 or 2020-12, from ``$schema``; 2020-12 without one)
     compiled once on the active backend (docs/formats.md).
@@ -81,6 +175,10 @@ class Validator:
     ``$ref`` is refused at construction (``SchemaCompileError`` PF103) — nothing is fetched.
     ``draft`` (4, 6, 7, 19 or 20, jsonschema-rs's ``Draft4`` … ``Draft202012``; or the
     ``Draft7Validator`` … classes) reads the schema in that draft whatever its ``$schema``.
+    ``base_uri`` is the root's base URI, against which its ``$id`` and ``$ref``s resolve
+    (jsonschema-rs's option: a ``$ref`` to a sibling document then names it in ``resources``).
+    ``pattern_options`` (``FancyRegexOptions`` or ``RegexOptions``, jsonschema-rs's) picks the
+    engine of ``pattern`` and ``patternProperties`` and its limits.
     ``formats`` maps format names to the caller's checks (``str -> bool``; called for strings
     only, where formats are asserted; one that raises does not match, its exception going to
     ``sys.unraisablehook``) and ``ignore_unknown_formats=False`` makes a format no check knows a
@@ -105,8 +203,12 @@ class Validator:
         formats: Mapping[str, Callable[[str], object]] | None = None,
         ignore_unknown_formats: bool = True,
         draft: int | None = None,
+        base_uri: str | None = None,
+        pattern_options: FancyRegexOptions | RegexOptions | None = None,
     ) -> None:
         self.schema = schema
+        self.base_uri = base_uri
+        self.pattern_options = pattern_options
         self.draft = draft
         self.validate_formats = validate_formats
         self.resources = dict(resources) if resources is not None else None
@@ -120,6 +222,8 @@ class Validator:
             self.resources,
             self.formats,
             ignore_unknown_formats,
+            base_uri,
+            _pattern_tuple(pattern_options),
         )
         self._bind()
 
@@ -135,6 +239,8 @@ class Validator:
         self.formats = None
         self.ignore_unknown_formats = True
         self.draft = None
+        self.base_uri = None
+        self.pattern_options = None
         self.backend = _backend.active_name()
         self._compiled = compiled
         self._bind()
@@ -170,6 +276,8 @@ class Validator:
                 self.formats,
                 self.ignore_unknown_formats,
                 self.draft,
+                self.base_uri,
+                self.pattern_options,
             ),
         )
 
@@ -180,6 +288,12 @@ class Validator:
     def iter_errors(self, instance: Any) -> Iterator[Finding]:
         """Every reason ``instance`` is invalid, in (pointer, schema_pointer) order."""
         return iter(self._findings(instance))
+
+    def evaluate(self, instance: Any) -> Evaluation:
+        """``instance`` evaluated in the standard output formats (``Evaluation``), as
+        jsonschema-rs's ``evaluate``; messages masked when the validator has a ``mask``. A value
+        outside the JSON model raises ``CanonicalizationError``."""
+        return Evaluation(self._compiled.evaluate(instance), self.mask)
 
     def validate(self, instance: Any) -> None:
         """Raise ``ValidationError`` (a ``ValueError``) listing every finding, if invalid."""
@@ -290,6 +404,8 @@ def _rebuild(
     formats: dict[str, Callable[[str], object]] | None = None,
     ignore_unknown_formats: bool = True,
     draft: int | None = None,
+    base_uri: str | None = None,
+    pattern_options: FancyRegexOptions | RegexOptions | None = None,
 ) -> Validator:
     return Validator(
         schema,
@@ -299,6 +415,8 @@ def _rebuild(
         formats=formats,
         ignore_unknown_formats=ignore_unknown_formats,
         draft=draft,
+        base_uri=base_uri,
+        pattern_options=pattern_options,
     )
 
 

@@ -211,6 +211,27 @@ impl CompiledSchema {
         })
     }
 
+    /// `Validator.evaluate`: `(valid, list, hierarchical, errors)`, the output formats of the
+    /// crate's evaluation of `instance` (`validate::EvaluationOutput`).
+    fn evaluate(
+        &self,
+        py: Python<'_>,
+        instance: &Bound<'_, PyAny>,
+    ) -> PyResult<(bool, PyObject, PyObject, PyObject)> {
+        guarded(py, "evaluate", || {
+            let value = python_value(py, instance)?;
+            let output = py
+                .allow_threads(|| self.inner.evaluate(&value))
+                .map_err(|error| PyValueError::new_err(error.to_string()))?;
+            Ok((
+                output.valid,
+                to_python(py, &output.list)?,
+                to_python(py, &output.hierarchical)?,
+                to_python(py, &output.errors)?,
+            ))
+        })
+    }
+
     fn errors_json(&self, py: Python<'_>, data: &Bound<'_, PyAny>) -> PyResult<Vec<RawViolation>> {
         guarded(py, "errors_json", || {
             self.violations_json(py, data)?
@@ -323,8 +344,11 @@ fn empty_report(py: Python<'_>) -> PyResult<PyObject> {
     Ok(report.unbind())
 }
 
+// `Validator`'s keywords, one argument each as PyO3 reads them; they become one
+// `CompileOptions` here.
+#[allow(clippy::too_many_arguments)]
 #[pyfunction]
-#[pyo3(signature = (schema, validate_formats=None, resources=None, formats=None, ignore_unknown_formats=true))]
+#[pyo3(signature = (schema, validate_formats=None, resources=None, formats=None, ignore_unknown_formats=true, base_uri=None, pattern_options=None))]
 pub(super) fn compile_schema(
     py: Python<'_>,
     schema: &Bound<'_, PyAny>,
@@ -332,6 +356,8 @@ pub(super) fn compile_schema(
     resources: Option<&Bound<'_, PyDict>>,
     formats: Option<&Bound<'_, PyDict>>,
     ignore_unknown_formats: bool,
+    base_uri: Option<String>,
+    pattern_options: Option<PatternOptionsTuple>,
 ) -> PyResult<CompiledSchema> {
     guarded(py, "compile_schema", || {
         let schema = python_value(py, schema)?;
@@ -339,6 +365,8 @@ pub(super) fn compile_schema(
             validate_formats,
             resources: Vec::new(),
             reject_unknown_formats: !ignore_unknown_formats,
+            base_uri,
+            patterns: pattern_options.map(pattern_engine).transpose()?,
             ..Default::default()
         };
         if let Some(formats) = formats {
@@ -365,6 +393,29 @@ pub(super) fn compile_schema(
             options,
         ))
     })
+}
+
+/// `pairling_fast.validator`'s pattern options: (engine, backtrack_limit, size_limit,
+/// dfa_size_limit), the engine `"fancy-regex"` or `"regex"`.
+type PatternOptionsTuple = (String, Option<usize>, Option<usize>, Option<usize>);
+
+fn pattern_engine(
+    (engine, backtrack_limit, size_limit, dfa_size_limit): PatternOptionsTuple,
+) -> PyResult<validate::PatternEngine> {
+    match engine.as_str() {
+        "fancy-regex" => Ok(validate::PatternEngine::Fancy {
+            backtrack_limit,
+            size_limit,
+            dfa_size_limit,
+        }),
+        "regex" => Ok(validate::PatternEngine::Regex {
+            size_limit,
+            dfa_size_limit,
+        }),
+        other => Err(PyValueError::new_err(format!(
+            "unknown pattern engine {other:?}"
+        ))),
+    }
 }
 
 /// A caller's format callable as the core calls it, taking the GIL for the call (a validator

@@ -84,6 +84,8 @@ class _Parser:
         self.previous = "nothing"  # nothing | atom | assertion | lookaround | quantifier
         self.capturing_groups = 0
         self.largest_backreference = 0
+        # Lookaround or a backreference: what only a backtracking engine matches.
+        self.backtracks = False
         self.declared: list[str] = []
         self.referenced: list[str] = []
 
@@ -203,8 +205,10 @@ class _Parser:
                 kind, text = "group", "(?:"
             elif first in "=!":
                 kind, text = "lookaround", f"(?{first}"
+                self.backtracks = True
             elif first == "<" and self.peek() in ("=", "!"):
                 kind, text = "lookaround", f"(?<{self.bump()}"
+                self.backtracks = True
             elif first == "<":
                 name = self.group_name()
                 self.declare(name)
@@ -291,11 +295,13 @@ class _Parser:
             self.expect("<")
             name = self.group_name()
             self.referenced.append(name)
+            self.backtracks = True
             self.atom(f"(?P={name})")
         elif char in "123456789":
             self.position -= 1
             number = int(self.decimal_digits())
             self.largest_backreference = max(self.largest_backreference, number)
+            self.backtracks = True
             self.atom(f"(?:\\g<{number}>)")
         else:
             self.atom(_literal(self.character_escape(char)))
@@ -418,6 +424,14 @@ def translate(pattern: str, *, strict: bool) -> str:
     """The ``regex``-module pattern with ``pattern``'s ECMA-262 meaning; raises
     ``EcmaSyntaxError`` for an invalid one (``strict``: the ``regex`` format's grammar)."""
     return _Parser(pattern, strict).parse()
+
+
+def needs_backtracking(pattern: str) -> bool:
+    """Whether ``pattern`` (valid) has lookaround or a backreference: what the linear-time
+    engine (jsonschema-rs's ``RegexOptions``) cannot compile."""
+    parser = _Parser(pattern, strict=False)
+    parser.parse()
+    return parser.backtracks
 
 
 def is_valid_ecma_regex(pattern: str) -> bool:

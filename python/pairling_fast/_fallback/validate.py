@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import json
 import sys
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -18,6 +19,7 @@ from decimal import Decimal
 from fractions import Fraction
 from functools import cache
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urljoin
 
 import jsonschema
 import jsonschema.validators
@@ -42,7 +44,7 @@ from .._bundled import (
 )
 from ..codes import INVALID_SCHEMA, UNRESOLVABLE_REF
 from ..errors import CanonicalizationError, SchemaCompileError
-from .ecma_regex import EcmaSyntaxError, compile_pattern
+from .ecma_regex import EcmaSyntaxError, compile_pattern, needs_backtracking
 from .formats import BUILTIN_NAMES as _BUILTIN_NAMES
 from .formats import builtin_check
 from .messages import message
@@ -69,6 +71,8 @@ __all__ = [
 ]
 
 Violation = tuple[str, str, str, str]
+EvaluationOutput = tuple[bool, dict[str, Any], dict[str, Any], list[dict[str, Any]]]
+"""(valid, list output, hierarchical output, error entries): ``Validator.evaluate``'s parts."""
 
 # The meta-schemas python-jsonschema knows (the same registry it uses itself).
 METASCHEMAS: Registry[Any] = REGISTRY
@@ -240,29 +244,67 @@ class _Unraisable:
         raise self.error
 
 
-def _unknown_format(
-    schema: Any, draft: str, formats: Mapping[str, object], pointer: str = ""
+def _first_member(
+    schema: Any,
+    found: Callable[[str, Any, str], tuple[str, str] | None],
+    pointer: str = "",
 ) -> tuple[str, str] | None:
-    """The first ``format`` (name, pointer) no check knows under ``draft``, in document order."""
+    """The first answer of ``found(key, value, pointer)`` over every member of the schema's
+    objects, in document order, not looking inside values that are data (``_VALUE_KEYWORDS``)."""
     if isinstance(schema, list):
         for index, item in enumerate(schema):
-            found = _unknown_format(item, draft, formats, f"{pointer}/{index}")
-            if found is not None:
-                return found
+            answer = _first_member(item, found, f"{pointer}/{index}")
+            if answer is not None:
+                return answer
         return None
     if not isinstance(schema, dict):
         return None
     for key, value in schema.items():
         at = f"{pointer}/{escape_pointer_token(key)}"
-        if key == "format" and isinstance(value, str):
-            known = value in formats or value in _STRING_FORMATS or value in _INTEGER_FORMATS
-            if not known and builtin_check(draft, value) is None:
-                return value, at
-        elif key not in _VALUE_KEYWORDS:
-            found = _unknown_format(value, draft, formats, at)
-            if found is not None:
-                return found
+        answer = found(key, value, at)
+        if answer is None and key not in _VALUE_KEYWORDS:
+            answer = _first_member(value, found, at)
+        if answer is not None:
+            return answer
     return None
+
+
+def _unknown_format(
+    schema: Any, draft: str, formats: Mapping[str, object]
+) -> tuple[str, str] | None:
+    """The first ``format`` (name, pointer) no check knows under ``draft``, in document order."""
+
+    def unknown(key: str, value: Any, at: str) -> tuple[str, str] | None:
+        if key != "format" or not isinstance(value, str):
+            return None
+        known = value in formats or value in _STRING_FORMATS or value in _INTEGER_FORMATS
+        return None if known or builtin_check(draft, value) is not None else (value, at)
+
+    return _first_member(schema, unknown)
+
+
+def _backtracking_pattern(schema: Any) -> tuple[str, str] | None:
+    """The first ``pattern`` or ``patternProperties`` name (pattern, pointer) that needs a
+    backtracking engine (lookaround, backreferences), in document order: what the linear-time
+    engine of jsonschema-rs's ``RegexOptions`` refuses."""
+
+    def backtracking(key: str, value: Any, at: str) -> tuple[str, str] | None:
+        if key == "pattern" and isinstance(value, str) and _backtracks(value):
+            return value, at
+        if key == "patternProperties" and isinstance(value, dict):
+            for name in value:
+                if _backtracks(name):
+                    return name, f"{at}/{escape_pointer_token(name)}"
+        return None
+
+    return _first_member(schema, backtracking)
+
+
+def _backtracks(pattern: str) -> bool:
+    try:
+        return needs_backtracking(pattern)
+    except EcmaSyntaxError:
+        return False  # an invalid pattern is the meta-schema check's to report
 
 
 # Keywords whose value is data, not a schema: a "format" member inside is not a format.
@@ -808,6 +850,16 @@ def _resource_registry(
 _REFUSED: Any = object()
 
 
+def _root_resolver(
+    registry: Registry[Any], root: Resource[Any], base_uri: str | None
+) -> referencing._core.Resolver[Any]:
+    """The resolver of ``root``, at ``base_uri`` (jsonschema-rs's option) joined with the root's
+    own id: its ``$ref``s resolve against that."""
+    uri = urljoin(base_uri or "", root.id() or "")
+    resolver: referencing._core.Resolver[Any] = registry.with_resource(uri, root).resolver(uri)
+    return resolver
+
+
 def _unresolvable_reason(error: BaseException) -> str:
     """Our refusal when it is behind ``error`` (referencing wraps it twice), else ``error``."""
     cause: BaseException | None = error
@@ -979,6 +1031,8 @@ class CompiledSchema:
         resources: Mapping[str, Any],
         formats: Mapping[str, Callable[[str], object]] | None = None,
         ignore_unknown_formats: bool = True,
+        base_uri: str | None = None,
+        pattern_options: tuple[str, int | None, int | None, int | None] | None = None,
     ) -> None:
         # The schema is a JSON value like any other: too deep or beyond 64-bit integers is
         # `CanonicalizationError`, as in the Rust core, which converts it first.
@@ -987,6 +1041,13 @@ class CompiledSchema:
             check_value(document)
         self._formats = dict(formats or {})
         self._ignore_unknown_formats = ignore_unknown_formats
+        self._base_uri = base_uri
+        if pattern_options is not None and pattern_options[0] == "regex":
+            backtracking = _backtracking_pattern(schema)
+            if backtracking is not None:
+                pattern, pointer = backtracking
+                quoted = json.dumps(pattern, ensure_ascii=False)
+                raise SchemaCompileError(INVALID_SCHEMA, f'{quoted} is not a "regex"', pointer)
         with _deep_recursion(INVALID_SCHEMA, "the schema is nested too deeply to compile"):
             self._compile(schema, validate_formats, resources)
 
@@ -1018,7 +1079,7 @@ class CompiledSchema:
             self._documents.append(prepared[uri])
         registry = _resource_registry(prepared, specification)
         root = Resource.from_contents(self._documents[0], default_specification=specification)
-        resolver = METASCHEMAS.combine(registry).resolver_with_root(root)
+        resolver = _root_resolver(METASCHEMAS.combine(registry), root, self._base_uri)
         _resolve_every_ref(root, resolver, specification, set())
         self._false_schemas = false_schemas.markers
         self._locations = _SchemaLocations()
@@ -1060,7 +1121,12 @@ class CompiledSchema:
                     "Adjust configuration to ignore unrecognized formats",
                     pointer,
                 )
-        self._validator = tuple_aware(self._documents[0], registry=registry, format_checker=checker)
+        # python-jsonschema resolves from the root's own id; at `base_uri`, from the resolver
+        # above, the one every `$ref` was checked with.
+        based = {} if self._base_uri is None else {"_resolver": resolver}
+        self._validator = tuple_aware(
+            self._documents[0], registry=registry, format_checker=checker, **based
+        )
 
     def is_valid(self, instance: Any) -> bool:
         """Raises ``CanonicalizationError`` for a value outside the JSON model, as Rust does."""
@@ -1102,6 +1168,39 @@ class CompiledSchema:
             errors = list(self._validator.iter_errors(instance))
         violations = [self._violation(error) for error in errors]
         return sorted(violations, key=lambda violation: (violation[0], violation[1], violation[3]))
+
+    def evaluate(self, instance: Any) -> EvaluationOutput:
+        """The output formats of ``instance``'s evaluation, built from its violations: one error
+        unit per (instance location, keyword location), as jsonschema-rs reports a keyword that
+        fails where python-jsonschema reports it too; valid units and annotations are not
+        collected (docs/pipelines.md says where this differs from the Rust core)."""
+        violations = self.errors(instance)
+        units: dict[tuple[str, str], dict[str, Any]] = {}
+        for pointer, schema_pointer, keyword, text in violations:
+            unit = units.setdefault(
+                (pointer, schema_pointer),
+                {
+                    "evaluationPath": schema_pointer,
+                    "instanceLocation": pointer,
+                    "schemaLocation": schema_pointer,
+                    "valid": False,
+                    "errors": {},
+                },
+            )
+            unit["errors"][keyword] = text
+        valid = not violations
+        root = {"evaluationPath": "", "instanceLocation": "", "schemaLocation": "", "valid": valid}
+        errors = [
+            {
+                "schemaLocation": schema_pointer,
+                "absoluteKeywordLocation": None,
+                "instanceLocation": pointer,
+                "error": text,
+            }
+            for pointer, schema_pointer, _keyword, text in violations
+        ]
+        hierarchical = {**root, "details": list(units.values())} if units else root
+        return valid, {"valid": valid, "details": [root, *units.values()]}, hierarchical, errors
 
     def accepts_json(self, data: bytes | str) -> bool:
         """``data`` parsed strictly and validated; text that is not strict JSON is not valid."""
@@ -1162,12 +1261,20 @@ def compile_schema(
     resources: Mapping[str, Any] | None = None,
     formats: Mapping[str, Callable[[str], object]] | None = None,
     ignore_unknown_formats: bool = True,
+    base_uri: str | None = None,
+    pattern_options: tuple[str, int | None, int | None, int | None] | None = None,
 ) -> CompiledSchema:
     """Compile ``schema``; raises ``SchemaCompileError`` (PF102 invalid, PF103 unresolvable ref).
     ``formats`` are the caller's checks by name; ``ignore_unknown_formats=False`` makes a format
     no check knows PF102, where formats are asserted (both as jsonschema-rs's options)."""
     return CompiledSchema(
-        schema, validate_formats, resources or {}, formats, ignore_unknown_formats
+        schema,
+        validate_formats,
+        resources or {},
+        formats,
+        ignore_unknown_formats,
+        base_uri,
+        pattern_options,
     )
 
 
