@@ -978,6 +978,10 @@ def _resolve_every_ref(
             target = Resource.from_contents(resolved.contents, default_specification=specification)
             _resolve_every_ref(target, resolved.resolver, specification, seen)
     for subresource in resource.subresources():
+        # referencing lists a draft 4-7 `dependencies` array (property names) among the
+        # subresources; only an object or a boolean is a schema.
+        if not isinstance(subresource.contents, (dict, bool)):
+            continue
         subresolver = resolver.in_subresource(subresource)
         _resolve_every_ref(subresource, subresolver, specification, seen)
 
