@@ -43,6 +43,7 @@ from ..validate import (
 )
 from . import car_event, car_payloads
 from . import state as journal_state
+from .kinds import name_unknown_kind
 from .ordered import (
     CLOSED_WINDOW,
     Instant,
@@ -456,7 +457,8 @@ def _schema_findings(
     """Schema findings of one event. Under ``car-compatible``, unknown members (which CAR's parser
     ignores) and missing ``data`` / ``timestamp`` (which it defaults) are PF304 warnings, and the
     rest of the event is validated as if they were absent / present."""
-    validator = bundle_validator(_event_bundle(car_version), EVENT_SCHEMA)
+    bundle = _event_bundle(car_version)
+    validator = bundle_validator(bundle, EVENT_SCHEMA)
     unknown: list[str] = []
     missing: list[str] = []
     instance = event
@@ -471,8 +473,15 @@ def _schema_findings(
     # Valid events are the rule: the quick yes/no check spares collecting (and sorting) errors.
     valid = _plainly_valid(instance, car_version) or validator.is_valid(instance)
     violations = [] if valid else validator.errors(instance)
+    # A kind the release does not know is named as such (kinds.py).
+    kinds = _event_schema(car_version)[0]
     findings = [
-        _finding(SCHEMA_VIOLATION, message, number, pointer, schema_pointer)
+        name_unknown_kind(
+            _finding(SCHEMA_VIOLATION, message, number, pointer, schema_pointer),
+            event,
+            kinds,
+            bundle.version,
+        )
         for pointer, schema_pointer, _keyword, message in violations
     ]
     for key in unknown:
