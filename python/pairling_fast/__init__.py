@@ -35,7 +35,7 @@ from .journal.writers import JournalWriter, chain_journal
 from .map_diff import MapDiff, diff_maps
 from .maps import check_map, seal_map, write_sealed
 from .paths import PathsReport, check_paths
-from .report import REPORT_VERSION, Finding, Report
+from .report import REPORT_VERSION, BestMatch, Finding, Report
 from .validator import (
     Draft4Validator,
     Draft6Validator,
@@ -76,6 +76,7 @@ def _version() -> str:
 
 __all__ = [
     "REPORT_VERSION",
+    "BestMatch",
     "CanonicalizationError",
     "Draft4Validator",
     "Draft6Validator",

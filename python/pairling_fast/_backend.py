@@ -43,8 +43,9 @@ __all__ = [
 BACKENDS = ("rust", "python")
 BACKEND_ENV = "PAIRLING_FAST_BACKEND"
 
-RawViolation = tuple[str, str, str, str]
-"""(pointer, schema_pointer, keyword, message)"""
+RawViolation = tuple[str, str, str, str, tuple[str, str, str] | None]
+"""(pointer, schema_pointer, keyword, message, best_match): for a failing ``oneOf``/``anyOf``,
+the branch error that came closest as (pointer, schema_pointer, message), or ``None``."""
 EvaluationOutput = tuple[bool, dict[str, Any], dict[str, Any], list[dict[str, Any]]]
 """(valid, list output, hierarchical output, error entries): ``Validator.evaluate``'s parts."""
 WireOutcome = tuple[list[RawFinding], dict[str, Any]]

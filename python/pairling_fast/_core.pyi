@@ -46,7 +46,7 @@ __all__ = [
 # The crate's version, the package's (pyproject.toml reads it from Cargo.toml).
 __version__: str
 
-_RawViolation = tuple[str, str, str, str]
+_RawViolation = tuple[str, str, str, str, tuple[str, str, str] | None]
 _RawFinding = tuple[
     str, Literal["info", "warning", "error"], str, int | None, str | None, str | None
 ]

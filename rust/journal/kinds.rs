@@ -52,7 +52,7 @@ fn unknown_kind_message(kind: &str, kinds: &[String], release: &str) -> String {
     };
     let closest: Vec<String> = closest_kinds(kind, kinds)
         .into_iter()
-        .map(|name| quoted(name))
+        .map(&quoted)
         .collect();
     let tail = if closest.is_empty() {
         format!("; none of its kinds is within {CLOSEST_EDITS} edits")

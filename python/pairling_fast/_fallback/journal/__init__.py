@@ -482,7 +482,7 @@ def _schema_findings(
             kinds,
             bundle.version,
         )
-        for pointer, schema_pointer, _keyword, message in violations
+        for pointer, schema_pointer, _keyword, message, _best in violations
     ]
     for key in unknown:
         message = (
