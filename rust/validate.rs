@@ -281,7 +281,10 @@ impl<F: Json> SchemaValidator<F> {
 /// for `minContains`/`maxContains`, `required` for `dependentRequired`/`dependencies`,
 /// `propertyNames` for the subschema keyword a name failed); python-jsonschema names the keyword at
 /// the location, and so do we, in both backends.
-pub(crate) fn reported_keyword<'e>(kind: &'e ValidationErrorKind, schema_pointer: &'e str) -> &'e str {
+pub(crate) fn reported_keyword<'e>(
+    kind: &'e ValidationErrorKind,
+    schema_pointer: &'e str,
+) -> &'e str {
     match kind {
         ValidationErrorKind::FalseSchema => kind.keyword(),
         _ => schema_pointer.rsplit('/').next().unwrap_or_default(),

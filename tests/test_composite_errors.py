@@ -78,3 +78,62 @@ def test_the_unknown_kind_is_redacted(tmp_path: Path, backend: str) -> None:
     assert finding.message == (
         "*** is an unknown event kind for CAR 0.60.0; none of its kinds is within 3 edits"
     )
+
+
+PORTS = {
+    "properties": {
+        "listen": {
+            "oneOf": [
+                {"type": "string"},
+                {"type": "object", "properties": {"port": {"type": "integer", "minimum": 1}}},
+            ]
+        },
+        "either": {"anyOf": [{"type": "string"}, {"type": "integer"}]},
+    }
+}
+
+
+def test_a_failing_composite_names_its_closest_branch_error(backend: str) -> None:
+    validator = pf.Validator(PORTS)
+    instance = {"listen": {"port": 0}, "either": None}
+    findings = list(validator.iter_errors(instance))
+    assert [(f.pointer, f.kind) for f in findings] == [("/either", "anyOf"), ("/listen", "oneOf")]
+    either, listen = findings
+    # The composite keeps its location and words; the closest branch error is beside them.
+    assert listen.message.endswith(
+        "is not valid under any of the schemas listed in the 'oneOf' keyword"
+    )
+    assert listen.best_match == pf.BestMatch(
+        "/listen/port",
+        "/properties/listen/oneOf/1/properties/port/minimum",
+        "0 is less than the minimum of 1",
+    )
+    assert listen.best_match.kind == "minimum"
+    # Two branches equally close: neither is named (python-jsonschema's best_match stops too).
+    assert either.best_match is None
+    assert [f.best_match for f in validator.validate_json(json.dumps(instance)).findings] == [
+        None,
+        listen.best_match,
+    ]
+    assert validator.iter_errors_many([instance])[0] == findings
+    # The JSON report carries it (null where there is none), and reads it back.
+    data = listen.to_dict()
+    assert data["best_match"] == {
+        "pointer": "/listen/port",
+        "schema_pointer": "/properties/listen/oneOf/1/properties/port/minimum",
+        "message": "0 is less than the minimum of 1",
+    }
+    assert either.to_dict()["best_match"] is None
+    assert pf.Finding.from_dict(data) == listen
+
+
+def test_the_text_line_shows_the_closest_branch_on_a_second_line() -> None:
+    from pairling_fast.output import finding_line
+
+    (finding,) = pf.Validator(PORTS).iter_errors({"listen": {"port": "x\n"}})
+    assert finding_line(finding).splitlines() == [
+        "<input> /listen: error PF101: "
+        '{"port":"x\\n"} is not valid under any of the schemas listed in the \'oneOf\' keyword',
+        '      closest branch: /listen/port: "x\\n" is not of type "integer" '
+        "(/properties/listen/oneOf/1/properties/port/type)",
+    ]

@@ -151,10 +151,22 @@ SCHEMA = {
         "note": {"not": {"type": "string"}},
         "tags": {"prefixItems": [{}], "items": False},
         "kind": {"enum": ["a", "b"]},
+        "port": {
+            "anyOf": [
+                {"type": "null"},
+                {"type": "object", "properties": {"n": {"type": "integer"}}},
+            ]
+        },
     },
     "required": ["id"],
 }
-INSTANCE = {"token": SECRET, "note": SECRET, "tags": [1, SECRET], "kind": SECRET}
+INSTANCE = {
+    "token": SECRET,
+    "note": SECRET,
+    "tags": [1, SECRET],
+    "kind": SECRET,
+    "port": {"n": SECRET},
+}
 
 
 def test_validator_mask_hides_values_in_every_method(backend: _backend.Engine) -> None:
@@ -165,9 +177,16 @@ def test_validator_mask_hides_values_in_every_method(backend: _backend.Engine) -
         '"id" is a required property',
         f'{MASK} is not one of "a" or "b"',
         f'{{"type":"string"}} is not allowed for {MASK}',
+        f"{MASK} is not valid under any of the schemas listed in the 'anyOf' keyword",
         f"False schema does not allow {MASK}",
         f'{MASK} is not of type "integer"',
     ]
+    # The anyOf's closest branch error is masked too.
+    (port,) = [f for f in validator.iter_errors(INSTANCE) if f.pointer == "/port"]
+    assert port.best_match == pf.BestMatch(
+        "/port/n", "/properties/port/anyOf/1/properties/n/type", f'{MASK} is not of type "integer"'
+    )
+    assert SECRET not in json.dumps([f.to_dict() for f in validator.iter_errors(INSTANCE)])
     assert [f.message for f in validator.validate_json(json.dumps(INSTANCE)).findings] == messages
     assert [f.message for f in validator.iter_errors_many([INSTANCE, {"id": 1}])[0]] == messages
     with pytest.raises(pf.ValidationError) as raised:

@@ -118,7 +118,13 @@ pub(super) fn raw(violations: Vec<SchemaViolation>) -> Vec<RawViolation> {
             let best_match = v
                 .best_match
                 .map(|best| (best.pointer, best.schema_pointer, best.message));
-            (v.pointer, v.schema_pointer, v.keyword, v.message, best_match)
+            (
+                v.pointer,
+                v.schema_pointer,
+                v.keyword,
+                v.message,
+                best_match,
+            )
         })
         .collect()
 }
