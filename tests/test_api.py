@@ -199,6 +199,7 @@ def test_report_json_shape() -> None:
                 "pointer": "/x",
                 "schema_pointer": "/type",
                 "column": None,
+                "best_match": None,
             }
         ],
         "stats": {"n": 1},
