@@ -195,8 +195,8 @@ def _check_line(
     chain: str,
     profile: str,
     max_line_length: int,
-    car_version: str | None = None,
-    payloads: str = "warn",
+    car_version: str | None,
+    payloads: str,
 ) -> tuple[str | _EventFacts, list[RawFinding]]:
     """("blank" | "invalid" | the event's facts, findings) of one line."""
     number = raw.number
