@@ -216,8 +216,12 @@ def _merged(args: argparse.Namespace, config: Config) -> _CheckRun:
     chosen = {name: value for name, value in fields.items() if value is not None}
     if chosen.get("max_findings") == 0:
         chosen["max_findings"] = None  # 0: list them all
+    try:
+        options = CheckOptions(**chosen)
+    except ValueError as error:  # one line, as every usage error, never a traceback
+        _fail(str(error))
     return _CheckRun(
-        CheckOptions(**chosen),
+        options,
         args.state or config.state,
         given(args.require_files, config.require_files) is not False,
     )
