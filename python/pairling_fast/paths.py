@@ -438,8 +438,10 @@ def check_paths(
     and updates its entry (save it afterwards); ``ValueError`` with a ``client``, whose chunked
     check does not resume. Ctrl-C raises ``CheckInterrupted`` with the partial report.
     """
-    if options is None or keywords:
-        options = replace(options or CheckOptions(), **keywords)
+    if options is None:
+        options = CheckOptions(**keywords)
+    elif keywords:
+        options = replace(options, **keywords)
     if state is not None and client is not None:
         raise ValueError("a journal state cannot be used on a Dask cluster: check without it")
     # Resolved once and handed to every file's check: the pool's threads and the cluster's
