@@ -5,7 +5,7 @@ state, the stream, the writers and both engines can all name these types without
 from __future__ import annotations
 
 import dataclasses
-from typing import Literal, TypedDict
+from typing import Literal, TypedDict, cast
 
 from .._bundled import release
 from .._tables import DEFAULT_MAX_FINDINGS, DEFAULT_MAX_LINE_LENGTH, JOURNAL_DEFAULTS
@@ -59,6 +59,12 @@ class JournalOptions:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "release", release(self.car_version))
+
+    def keywords(self) -> JournalKeywords:
+        """The values these options were built from, as the keywords every journal check takes
+        (the derived ``release`` is none of them)."""
+        given = {f.name: getattr(self, f.name) for f in dataclasses.fields(self) if f.init}
+        return cast(JournalKeywords, given)
 
 
 class JournalKeywords(TypedDict, total=False):
