@@ -278,6 +278,7 @@ def test_the_defaults_come_from_the_one_table() -> None:
 def test_car_version_is_resolved_when_the_options_are_built() -> None:
     options = CheckOptions(car_version="0.58")
     assert options.car_version == "0.58" and options.journal.release == "0.58.0"
+    assert options.wire_release == "0.58.0" and CheckOptions().wire_release is None
     assert JournalOptions().release == pairling_fast.schemas.bundles()[-1].car_version
     assert pickle.loads(pickle.dumps(options)).journal.release == "0.58.0"
     with pytest.raises(ValueError, match=r"no bundled wire schema for CAR version '0\.59'"):

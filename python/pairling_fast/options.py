@@ -56,9 +56,10 @@ class CheckOptions:
     in a finding's message by that mask (``check --redact``).
 
     A value that cannot be used is a ``ValueError`` here, before any file is read: an unknown
-    kind, severity or payloads mode, a CAR version not bundled. ``journal`` is derived, not
-    given: the ``JournalOptions`` every journal of the run is checked with, with the release
-    ``car_version`` resolved to.
+    kind, severity or payloads mode, a CAR version not bundled. ``journal`` and ``wire_release``
+    are derived, not given: the ``JournalOptions`` every journal of the run is checked with, with
+    the release ``car_version`` resolved to (``schemas.release``), and that release for the wire
+    documents (``None`` when no ``car_version`` is given: a transcript may then pick its own).
     """
 
     kind: str | None = None
@@ -78,6 +79,7 @@ class CheckOptions:
     payloads: Payloads = DEFAULT_PAYLOADS
     redact: str | None = None
     journal: JournalOptions = dataclasses.field(init=False, repr=False, compare=False)
+    wire_release: str | None = dataclasses.field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if self.kind is not None and self.kind not in KINDS:
@@ -97,16 +99,20 @@ class CheckOptions:
         for code, severity in severities.items():
             if severity not in (*SEVERITIES, "off"):
                 raise ValueError(f"severity of {code} must be one of {SEVERITIES} or 'off'")
+        journal = JournalOptions(
+            max_findings=self.max_findings,
+            profile=self.profile,
+            car_version=self.car_version,
+            payloads=self.payloads,
+        )
         resolved = {
             "exclude": tuple(self.exclude),
             "severities": severities,
             "max_document_bytes": _max_document_bytes(self.max_document_bytes),
-            "journal": JournalOptions(
-                max_findings=self.max_findings,
-                profile=self.profile,
-                car_version=self.car_version,
-                payloads=self.payloads,
-            ),
+            "journal": journal,
+            # Transcripts, RPC results and params: the release chosen, or None, which lets a
+            # transcript switch to the bundle its handshake names (docs/wire.md).
+            "wire_release": None if self.car_version is None else journal.release,
         }
         for name, value in resolved.items():
             object.__setattr__(self, name, value)

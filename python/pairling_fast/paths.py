@@ -109,9 +109,9 @@ def _run_check(
     if kind == "transcript":
         if isinstance(source, str):
             with remote.opened(source) as handle:
-                return check_transcript_on(engine, handle, car_version=options.car_version)
+                return check_transcript_on(engine, handle, car_version=options.wire_release)
         lines = source if isinstance(source, Path) else source.lines()
-        return check_transcript_on(engine, lines, car_version=options.car_version)
+        return check_transcript_on(engine, lines, car_version=options.wire_release)
     if kind == "wire-schema":
         if not isinstance(source, Path):
             raise OSError(errno.EINVAL, "a wire-schema bundle is read from a local file only")
@@ -126,8 +126,8 @@ def _run_check(
     except CanonicalizationError as error:
         return Report(findings=[json_error_finding(error)])
     if kind == "rpc-params":
-        return check_rpc_params_on(engine, method, value, car_version=options.car_version)
-    return check_rpc_result_on(engine, method, value, car_version=options.car_version)
+        return check_rpc_params_on(engine, method, value, car_version=options.wire_release)
+    return check_rpc_result_on(engine, method, value, car_version=options.wire_release)
 
 
 def _document(source: Path | _Replay | str, limit: int) -> bytes:
