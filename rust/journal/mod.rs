@@ -45,7 +45,8 @@ use window::ClosedWindow;
 pub const SCHEMA_ID: &str = "car.journal.event";
 pub use car_event::CHAIN_RULE;
 // `DEFAULT_MAX_LINE_LENGTH` (a longer line is reported, PF303, and skipped without being held in
-// memory) and `DEFAULT_MAX_FINDINGS`, from python/pairling_fast/journal_defaults.toml (build.rs).
+// memory), `DEFAULT_MAX_FINDINGS` and the names `DEFAULT_CHAIN`, `DEFAULT_PROFILE` and
+// `DEFAULT_PAYLOADS`, from python/pairling_fast/journal_defaults.toml (build.rs).
 include!(concat!(env!("OUT_DIR"), "/journal_defaults.rs"));
 /// How many completed proposals and ended actions are remembered to catch events after their end.
 pub const CLOSED_WINDOW: usize = 65_536;
@@ -117,16 +118,18 @@ fn fast_path_default() -> bool {
 }
 
 impl Default for Options {
+    /// The defaults of journal_defaults.toml, the table the facade's options read too.
     fn default() -> Self {
         Options {
-            chain: ChainMode::Auto,
+            chain: ChainMode::parse(DEFAULT_CHAIN).expect("journal_defaults.toml: a chain mode"),
             lifecycle: true,
             max_findings: Some(DEFAULT_MAX_FINDINGS),
-            profile: Profile::Strict,
+            profile: Profile::parse(DEFAULT_PROFILE).expect("journal_defaults.toml: a profile"),
             max_line_length: DEFAULT_MAX_LINE_LENGTH,
             car_version: validate::default_wire_bundle().version,
             fast_path: fast_path_default(),
-            payloads: car_payloads::Mode::Warn,
+            payloads: car_payloads::Mode::parse(DEFAULT_PAYLOADS)
+                .expect("journal_defaults.toml: a payloads mode"),
         }
     }
 }

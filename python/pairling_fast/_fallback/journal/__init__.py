@@ -86,7 +86,9 @@ PROFILES = ("strict", "car-compatible")
 def _payloads(car_version: str | None) -> car_payloads.Payloads:
     """CAR's payload contracts for the bundle of CAR ``car_version``, or its own payload schemas."""
     bundle = _event_bundle(car_version)
-    return car_payloads.Payloads(bundle.version, bundle.document, journal_event_kinds(car_version))
+    return car_payloads.Payloads(
+        bundle.version, bundle.document, journal_event_kinds(bundle.version)
+    )
 
 
 def journal_chain_digest(line: bytes) -> str:
@@ -194,8 +196,8 @@ def _check_line(
     chain: str,
     profile: str,
     max_line_length: int,
-    car_version: str | None = None,
-    payloads: str = "warn",
+    car_version: str | None,
+    payloads: str,
 ) -> tuple[str | _EventFacts, list[RawFinding]]:
     """("blank" | "invalid" | the event's facts, findings) of one line."""
     number = raw.number
@@ -512,7 +514,7 @@ def check_options(options: JournalOptions) -> None:
     if options.payloads not in car_payloads.MODES:
         modes = ", ".join(car_payloads.MODES)
         raise ValueError(f"payloads must be one of {modes}, not {options.payloads!r}")
-    _event_bundle(options.car_version)  # a release not bundled
+    _event_bundle(options.release)  # a release the core has no bundle for
 
 
 def check_journal(
@@ -544,7 +546,7 @@ def new_checker(options: JournalOptions, state: str | None) -> _Checker:
     """The ordered stage for ``options``, going on from ``state`` (the JSON text of a saved
     state) when given; ``ValueError`` for options the core refuses or a malformed state."""
     check_options(options)
-    checker = _Checker(options.chain, options.lifecycle, options.max_findings, options.car_version)
+    checker = _Checker(options.chain, options.lifecycle, options.max_findings, options.release)
     if state is not None:
         try:
             parsed = json.loads(state)
@@ -562,7 +564,7 @@ def _check(
     progress: Callable[[int], object] | None,
 ) -> tuple[list[RawFinding], dict[str, Any], str | None]:
     checker = new_checker(options, state)
-    chain, profile, car_version = options.chain, options.profile, options.car_version
+    chain, profile, car_version = options.chain, options.profile, options.release
     run = _Run(
         checker, chain, profile, options.max_line_length, car_version, snapshot, options.payloads
     )
