@@ -1,5 +1,5 @@
 """The bundled schema files as data: where they are, which CAR release each wire bundle is, their
-exact-bytes digests and parsed documents (``rust/wire/bundle.rs`` and ``rust/validate.rs`` embed
+exact-bytes digests and parsed documents (``rust/wire/bundle.rs`` and ``rust/validate/mod.rs`` embed
 the same files and make the same adjustment, ``_as_car_emits``).
 
 Shared by the facade (``schemas.py``, the generators) and the pure-Python fallback, which compiles

@@ -1,7 +1,7 @@
 """The pure-Python backend: the same engine API as the Rust core, module for module.
 
 ``parse.py`` ↔ ``rust/parse.rs``, ``canonical.py`` ↔ ``rust/canonical.rs``, ``validate.py`` ↔
-``rust/validate.rs``, the package ``graph/`` ↔ ``rust/graph/``, the package ``journal/`` ↔
+``rust/validate/mod.rs``, the package ``graph/`` ↔ ``rust/graph/``, the package ``journal/`` ↔
 ``rust/journal/`` (the check, ``ordered``, ``state``, ``stream``, ``chunks``, ``car_event``,
 ``car_payloads``), and the package ``wire/`` ↔ ``rust/wire/`` (``rpc``, ``transcript``,
 ``bundle``, ``shared``): the CAR wire checks. It is the reference the core is tested against,

@@ -1,4 +1,4 @@
-"""JSON Schema validation for the pure-Python backend; mirrors ``rust/validate.rs``.
+"""JSON Schema validation for the pure-Python backend; mirrors ``rust/validate/mod.rs``.
 
 python-jsonschema does the validating. This module makes it report what jsonschema-rs reports:
 the same draft detection, the same ``format`` checks (``docs/formats.md``), ``$ref``s resolved (and
@@ -81,7 +81,7 @@ METASCHEMAS: Registry[Any] = REGISTRY
 
 
 # ---------------------------------------------------------------------------------------------
-# Formats (docs/formats.md); the same rules as `FormatCheck` in rust/validate.rs.
+# Formats (docs/formats.md); the same rules as `FormatCheck` in rust/validate/mod.rs.
 
 _INTEGER_FORMATS: dict[str, tuple[int, int]] = {
     "int8": (-(2**7), 2**7 - 1),
@@ -328,7 +328,7 @@ PATTERN_TIME_LIMIT = 1.0
 """Seconds one regular-expression match may take before it counts as undecided."""
 
 # Messages quote the offending value: a long one keeps its start and says its size, as
-# rust/validate.rs `bounded_message` does.
+# rust/validate/mod.rs `bounded_message` does.
 MESSAGE_MAX_CHARS = 512
 MESSAGE_KEPT_CHARS = 256
 
@@ -613,7 +613,7 @@ def _content_media_type_keyword(
 
 def _decimal(number: float) -> Fraction:
     """The exact value of a JSON number as written: an int as itself, a float as its shortest
-    round-trip decimal (``repr``), as ``decimal_parts`` in rust/validate.rs reads it."""
+    round-trip decimal (``repr``), as ``decimal_parts`` in rust/validate/mod.rs reads it."""
     if isinstance(number, int):
         return Fraction(number)
     return Fraction(Decimal(repr(number)))

@@ -16,7 +16,7 @@ use jsonschema::ValidationError;
 use serde_json::Value;
 
 use crate::parse::unescape_pointer_token;
-use crate::validate::{bounded_message, reported_keyword, BestMatch};
+use super::{bounded_message, reported_keyword, BestMatch};
 
 /// The branch error of `error` (a `oneOf` none of whose branches matched, or a failing `anyOf`)
 /// that came closest, `None` for any other error or where no branch error stands out. A branch

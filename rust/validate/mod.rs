@@ -2,7 +2,7 @@
 //! checks. `python/pairling_fast/_fallback/validate.py` mirrors this module; keep them in step
 //! (the rules are written down in `docs/formats.md` and `docs/architecture.md`).
 
-use crate::best_match;
+mod best_match;
 use crate::codes::{self, Code};
 use std::collections::HashMap;
 use std::sync::OnceLock;
@@ -723,7 +723,7 @@ fn multiple_of_keyword<'a, F: Json>(
 const CAPABILITY_MAP_ID: &str = "pairling.capability-map.2.0.0";
 const WIRE_ID_PREFIX: &str = "car.";
 const CAPABILITY_MAP_TEXT: &str =
-    include_str!("../schemas/coding-agent-remote-control-capability-map.schema.json");
+    include_str!("../../schemas/coding-agent-remote-control-capability-map.schema.json");
 
 /// The bundled CAR wire-schema files, oldest first: the specification's copy (which names no CAR
 /// release) and `wire-schema.json` of the crate `car-server-core` per release
@@ -732,17 +732,17 @@ const WIRE_FILES: [(&str, &str, &str); 3] = [
     (
         "seed",
         "car-wire-schema.v1.json",
-        include_str!("../schemas/car-wire-schema.v1.json"),
+        include_str!("../../schemas/car-wire-schema.v1.json"),
     ),
     (
         "0.58.0",
         "car-wire-schema.0.58.0.json",
-        include_str!("../schemas/car-wire-schema.0.58.0.json"),
+        include_str!("../../schemas/car-wire-schema.0.58.0.json"),
     ),
     (
         "0.60.0",
         "car-wire-schema.0.60.0.json",
-        include_str!("../schemas/car-wire-schema.0.60.0.json"),
+        include_str!("../../schemas/car-wire-schema.0.60.0.json"),
     ),
 ];
 
