@@ -527,12 +527,20 @@ def _saved_as(version: int, state: Path, states: pf.JournalStates) -> None:
     state.write_text(f'{head[:-2]}{digest}","journals":{text}}}\n')
 
 
-@pytest.mark.parametrize("version", [2, 3])
-def test_a_sha256_state_is_checked_in_full_once_with_the_reason(
-    backend: _backend.Engine, tmp_path: Path, version: int
+@pytest.mark.parametrize(
+    ("version", "reason"),
+    [
+        (2, "proved the prefix with sha256 (this one uses BLAKE3)"),
+        (3, "proved the prefix with sha256 (this one uses BLAKE3)"),
+        (4, "(state format 4, this one writes 5)"),
+    ],
+)
+def test_an_earlier_state_is_checked_in_full_once_with_the_reason(
+    backend: _backend.Engine, tmp_path: Path, version: int, reason: str
 ) -> None:
-    """The states before version 4 proved the prefix with sha256: their journals are checked in
-    full (a PF346 note says why), then recorded with BLAKE3 and resumed from."""
+    """The states before version 4 proved the prefix with sha256, version 4 wrote the engine's
+    state as a JSON string inside the JSON: their journals are checked in full (a PF346 note
+    says why), then recorded as version 5 and resumed from."""
     data = generated(200, 13, chain=True, defects=2)
     half = data.index(b"\n", len(data) // 2) + 1
     growing, kept = (tmp_path / f"{name}.jsonl" for name in ("growing", "kept"))
@@ -548,42 +556,20 @@ def test_a_sha256_state_is_checked_in_full_once_with_the_reason(
     full = pf.check_journal(growing, state=state)
     assert "resumed" not in full.stats
     assert full.findings[0].code == STATE_OPTIONS_CHANGED
-    assert "proved the prefix with sha256 (this one uses BLAKE3)" in full.findings[0].message
+    assert reason in full.findings[0].message
     assert [f.to_dict() for f in full.findings[1:]] == [
         f.to_dict() for f in pf.check_journal(growing).findings
     ]
     document = _head(state)
     assert document["version"] == STATE_VERSION == 5
-    assert document["journals"][os.path.realpath(growing)]["blocks"] == _blocks(data, BLOCK_SIZE)
-    # A journal not checked since keeps its old entry in the version 5 file until its next run.
-    assert "blake3" not in json.dumps(document["journals"][os.path.realpath(kept)])
+    recorded = document["journals"]
+    assert recorded[os.path.realpath(growing)]["blocks"] == _blocks(data, BLOCK_SIZE)
+    assert "recorded_in_version" not in recorded[os.path.realpath(growing)]
+    # A journal not checked since keeps its old entry in the version 5 file until its next run,
+    # marked with the version it came from.
+    assert recorded[os.path.realpath(kept)]["recorded_in_version"] == version
+    assert pf.check_journal(kept, state=state).findings[0].code == STATE_OPTIONS_CHANGED
     assert pf.check_journal(growing, state=state).stats["resumed"]["bytes_checked"] == 0
-
-
-def test_a_version_4_state_is_checked_in_full_once_with_the_reason(
-    backend: _backend.Engine, tmp_path: Path
-) -> None:
-    """Version 4 wrote the engine's state as a JSON string inside the JSON: its journals are
-    checked in full once (a PF346 note names the format), then recorded as version 5."""
-    data = generated(120, 16, chain=True, defects=1)
-    half = data.index(b"\n", len(data) // 2) + 1
-    journal = tmp_path / "events.jsonl"
-    journal.write_bytes(data[:half])
-    states = pf.JournalStates()
-    pf.check_journal(journal, state=states)
-    state = tmp_path / "journal.state"
-    _saved_as(4, state, states)
-    with open(journal, "ab") as stream:
-        stream.write(data[half:])
-    full = pf.check_journal(journal, state=state)
-    assert "resumed" not in full.stats
-    assert full.findings[0].code == STATE_OPTIONS_CHANGED
-    assert "(state format 4, this one writes 5)" in full.findings[0].message
-    assert [f.to_dict() for f in full.findings[1:]] == [
-        f.to_dict() for f in pf.check_journal(journal).findings
-    ]
-    assert _head(state)["version"] == 5
-    assert pf.check_journal(journal, state=state).stats["resumed"]["bytes_checked"] == 0
 
 
 @pytest.mark.parametrize("edit", [None, "byte flipped"])
