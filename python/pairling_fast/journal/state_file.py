@@ -189,8 +189,9 @@ def _head_and_sections(data: bytes) -> tuple[Any, memoryview]:
 def _intact(data: bytes, version: Any, recorded: Any, journals: Any) -> bool:
     """Whether the state file (``data``; its ``version``, ``recorded`` sha256 and ``journals``
     as parsed) is as written: a check against accidental damage, not an attacker (who rewrites
-    the digest too). A file of this version is checked over the bytes after its sha256; one of an earlier version
-    (one JSON document) over its journals serialized as that version wrote them."""
+    the digest too). A file of this version is checked over the bytes after its sha256; one of
+    an earlier version (one JSON document) over its journals serialized as that version wrote
+    them."""
     if not isinstance(recorded, str):
         return False
     if version == STATE_VERSION:
