@@ -15,7 +15,8 @@ import pytest
 from map_twins import example
 
 from pairling_fast import _backend
-from pairling_fast.map_diff import COLLECTIONS, SET_ARRAYS, MapDiff, diff_maps
+from pairling_fast._fallback.graph.diff import COLLECTIONS, SET_ARRAYS
+from pairling_fast.map_diff import MapDiff, diff_maps
 from pairling_fast.map_diff_rules import OTHER, RULES, rule_named, rules_markdown
 
 Document = dict[str, Any]

@@ -11,7 +11,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from .codes import CODES, MAP_DIFF_DIGEST_REVIEW, MAP_DIFF_LOOSENING
-from .map_diff import COLLECTIONS, MAP, DigestReview, MapChange, MapDiff, MapSide
+from .map_diff import MAP, DigestReview, MapChange, MapDiff, MapSide
 from .map_diff_rules import ABSENT, LOOSENING, NEUTRAL, TIGHTENING, rule_named
 from .output import (
     SARIF_LEVELS,
@@ -128,7 +128,8 @@ def _code(text: str) -> str:
 
 
 def _collection_order(diff: MapDiff) -> list[str]:
-    names = [MAP, *(name for name, _ in COLLECTIONS)]
+    # The changes come in schema order of their collections, the map's own first.
+    names = [MAP, *dict.fromkeys(c.collection for c in diff.changes)]
     loosened = {c.collection for c in diff.loosenings}
     return sorted(
         {c.collection for c in diff.changes}, key=lambda n: (n not in loosened, names.index(n))
