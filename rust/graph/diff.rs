@@ -287,6 +287,36 @@ impl Keyed {
     }
 }
 
+/// Items of an array with their indexes in it.
+type Indexed = Vec<(usize, Value)>;
+
+/// The objects of an array by `kind`: the first of each kind in order, and the rest.
+struct Kinds<'v> {
+    order: Vec<(&'v str, usize)>,
+    at: HashMap<&'v str, usize>,
+    rest: Indexed,
+}
+
+impl<'v> Kinds<'v> {
+    fn of(items: &'v [Value]) -> Self {
+        let mut kinds = Kinds {
+            order: Vec::new(),
+            at: HashMap::new(),
+            rest: Vec::new(),
+        };
+        for (index, item) in items.iter().enumerate() {
+            match item.get("kind").and_then(Value::as_str) {
+                Some(kind) if !kinds.at.contains_key(kind) => {
+                    kinds.at.insert(kind, index);
+                    kinds.order.push((kind, index));
+                }
+                _ => kinds.rest.push((index, item.clone())),
+            }
+        }
+        kinds
+    }
+}
+
 /// Where a member is: its entry and generic path.
 struct Place<'p> {
     name: &'static str,
@@ -634,10 +664,10 @@ impl Differ {
     fn items(
         &mut self,
         place: &Place<'_>,
-        (old, new): (Vec<(usize, Value)>, Vec<(usize, Value)>),
+        (old, new): (Indexed, Indexed),
         (old_at, new_at): (&str, &str),
     ) {
-        let old: Vec<(usize, Value)> = old
+        let old: Indexed = old
             .into_iter()
             .map(|(index, item)| match &item {
                 Value::String(text) => match self.renamed.get(text) {
@@ -690,31 +720,11 @@ impl Differ {
         (old, new): (&[Value], &[Value]),
         (old_at, new_at): (&str, &str),
     ) {
-        fn by_kind(
-            items: &[Value],
-        ) -> (
-            Vec<(&str, usize)>,
-            HashMap<&str, usize>,
-            Vec<(usize, Value)>,
-        ) {
-            let (mut order, mut kinds, mut rest) = (Vec::new(), HashMap::new(), Vec::new());
-            for (index, item) in items.iter().enumerate() {
-                match item.get("kind").and_then(Value::as_str) {
-                    Some(kind) if !kinds.contains_key(kind) => {
-                        kinds.insert(kind, index);
-                        order.push((kind, index));
-                    }
-                    _ => rest.push((index, item.clone())),
-                }
-            }
-            (order, kinds, rest)
-        }
-        let (old_order, old_kinds, old_rest) = by_kind(old);
-        let (new_order, new_kinds, new_rest) = by_kind(new);
+        let (old_kinds, new_kinds) = (Kinds::of(old), Kinds::of(new));
         let member = format!("{}[]", place.member);
-        for (kind, index) in &old_order {
+        for (kind, index) in &old_kinds.order {
             let at = format!("{old_at}/{index}");
-            match new_kinds.get(kind) {
+            match new_kinds.at.get(kind) {
                 Some(&other) => {
                     if let (Some(before), Some(after)) =
                         (old[*index].as_object(), new[other].as_object())
@@ -741,8 +751,8 @@ impl Differ {
                 }
             }
         }
-        for (kind, index) in &new_order {
-            if !old_kinds.contains_key(kind) {
+        for (kind, index) in &new_kinds.order {
+            if !old_kinds.at.contains_key(kind) {
                 let pointers = (Some(old_at.to_string()), Some(format!("{new_at}/{index}")));
                 self.record(
                     place,
@@ -754,8 +764,8 @@ impl Differ {
                 );
             }
         }
-        if !old_rest.is_empty() || !new_rest.is_empty() {
-            self.items(place, (old_rest, new_rest), (old_at, new_at));
+        if !old_kinds.rest.is_empty() || !new_kinds.rest.is_empty() {
+            self.items(place, (old_kinds.rest, new_kinds.rest), (old_at, new_at));
         }
     }
 
