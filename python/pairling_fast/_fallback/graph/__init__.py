@@ -17,6 +17,7 @@ modules as the Rust core's.
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterable
 from typing import Any
 
 from ...codes import (
@@ -191,6 +192,13 @@ def check_map_json(data: bytes | str, manifest: Any = None) -> _MapCheck:
     return _checked_json(data, manifest)[0]
 
 
+def _lines_of(text: Any, pointers: Iterable[str | None]) -> dict[str, int]:
+    """The lines of ``pointers`` in ``text`` (none unless it is JSON text)."""
+    if not isinstance(text, (bytes, bytearray)):
+        return {}
+    return pointer_lines(bytes(text), {p for p in pointers if p is not None})
+
+
 def diff_maps(
     old: Any, new: Any, manifest: Any = None
 ) -> tuple[_MapCheck, _MapCheck, tuple[list[RawChange], list[RawBinding]] | None]:
@@ -210,15 +218,9 @@ def diff_maps(
     if diff is None:
         return sides[0][0], sides[1][0], None
     changes, bindings = diff
-    lines = [
-        pointer_lines(bytes(text), {c[4 + index] for c in changes if c[4 + index] is not None})
-        if isinstance(text, (bytes, bytearray))
-        else {}
-        for index, text in enumerate((old, new))
+    old_lines = _lines_of(old, (c[4] for c in changes))
+    new_lines = _lines_of(new, (c[5] for c in changes))
+    located: list[RawChange] = [
+        (*c[:8], old_lines.get(c[4] or ""), new_lines.get(c[5] or "")) for c in changes
     ]
-    located = [
-        (*c[:8], lines[0].get(c[4]) if c[4] is not None else None,
-         lines[1].get(c[5]) if c[5] is not None else None)
-        for c in changes
-    ]  # fmt: skip
     return sides[0][0], sides[1][0], (located, bindings)

@@ -264,8 +264,8 @@ class _Differ:
         old, new = entries
         if place[0] != _BINDINGS or not isinstance(old, dict) or not isinstance(new, dict):
             return
-        digests = [[d[DIGEST_FIELD]] if DIGEST_FIELD in d else [] for d in (old, new)]
-        self.bindings.append((place[1], *indexes, *digests))
+        old_digest, new_digest = (_present(d, DIGEST_FIELD) for d in (old, new))
+        self.bindings.append((place[1], indexes[0], indexes[1], old_digest, new_digest))
 
     def entry(self, place: _Place, entries: tuple[Any, Any], indexes: tuple[int, int]) -> None:
         old, new = entries
@@ -376,8 +376,8 @@ class _Differ:
                 self.record(place, "changed", member, (at, pointers[1]), [old[index]], [])
         for kind, index in new_kinds.items():
             if kind not in old_kinds:
-                at = (pointers[0], f"{pointers[1]}/{index}")
-                self.record(place, "changed", member, at, [], [new[index]])
+                here = (pointers[0], f"{pointers[1]}/{index}")
+                self.record(place, "changed", member, here, [], [new[index]])
         if old_rest or new_rest:
             self.items(place, (old_rest, new_rest), pointers)
 
