@@ -1,15 +1,16 @@
 """What a change to a capability map means: ``diff_maps(old, new)`` (``pairling-fast diff``).
 
-Both maps are checked first on the active backend (``check_map``: the same findings as ``check``);
-an invalid side is reported as such and the diff still runs wherever its JSON parses. Entries are
-matched by their ids, not their positions (``COLLECTIONS``); an entry whose id changed and
-nothing else but its digest is ``renamed``. Arrays the schema makes sets (``SET_ARRAYS``) are
-compared as sets, so a reorder alone is no change; ``requires`` is a set keyed by ``kind``, so a
-changed requirement is a change of its members. Every change is classified by the one table in
-``map_diff_rules.py``. Bindings whose ``semantic_digest`` changed are listed for review with what
-changed in them, as are those whose meaning changed while the digest did not (``PF221`` in the
-new map's check). The JSON form is versioned by ``DIFF_VERSION`` (``docs/maps.md``).
-"""
+The engine of the active backend parses each map once, checks it (the same findings as
+``check``) and diffs the two trees (``rust/graph/diff.rs``; ``_fallback/graph/diff.py``): an
+invalid side is reported as such and the diff still runs wherever its JSON parses. Entries are
+matched by their ids, not their positions; an entry whose id changed and nothing else but its
+digest is ``renamed``. Arrays the schema makes sets are compared as sets, so a reorder alone is no
+change; ``requires`` is a set keyed by ``kind``, so a changed requirement is a change of its
+members. Each change comes back located by line in OLD and in NEW and is classified here by the
+one table in ``map_diff_rules.py``. Bindings whose ``semantic_digest`` changed are listed for
+review with what changed in them, as are those whose meaning changed while the digest did not
+(``PF221`` in the new map's check). The JSON form is versioned by ``DIFF_VERSION``
+(``docs/maps.md``)."""
 
 from __future__ import annotations
 
