@@ -33,15 +33,16 @@ impl Side {
         }
     }
 
-    /// Its check, and its tree when it has one.
+    /// Its check, and its tree when it has one (a converted value is moved out, not copied).
     fn checked(
-        &self,
+        &mut self,
         manifest: Option<&serde_json::Value>,
     ) -> (graph::MapCheck, Option<serde_json::Value>) {
         let parsed = match self {
             Side::Text(bytes) => parse::parse_strict(bytes).map_err(Finding::from),
-            Side::Value(Ok(value)) => Ok(value.clone()),
-            Side::Value(Err(error)) => Err(Finding::from(error.clone())),
+            Side::Value(value) => {
+                std::mem::replace(value, Ok(serde_json::Value::Null)).map_err(Finding::from)
+            }
         };
         match parsed {
             Ok(document) => (graph::check_map(&document, manifest), Some(document)),
@@ -65,9 +66,10 @@ struct Compared {
     lines: [std::collections::HashMap<String, u64>; 2],
 }
 
-fn compare(sides: &[Side; 2], manifest: Option<&serde_json::Value>) -> Compared {
+fn compare(mut sides: [Side; 2], manifest: Option<&serde_json::Value>) -> Compared {
+    let [old_side, new_side] = &mut sides;
     let ((old_check, old), (new_check, new)) =
-        rayon::join(|| sides[0].checked(manifest), || sides[1].checked(manifest));
+        rayon::join(|| old_side.checked(manifest), || new_side.checked(manifest));
     let diff = match (&old, &new) {
         (Some(old), Some(new)) => graph::diff::diff_maps(old, new),
         _ => None,
@@ -169,7 +171,7 @@ pub(super) fn diff_maps(
         let manifest = manifest_value(py, manifest)?;
         let sides = [Side::of(old)?, Side::of(new)?];
         let size = sides[0].len() + sides[1].len();
-        let compared = interruptible(py, size, move || compare(&sides, manifest.as_ref()))?;
+        let compared = interruptible(py, size, move || compare(sides, manifest.as_ref()))?;
         let Compared {
             checks: [old_check, new_check],
             diff,
