@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ...codes import (
     UNSUPPORTED_MAP_VERSION,
@@ -29,7 +29,6 @@ from ...locate import pointer_lines
 from ...report import RawFinding
 from ..parse import check_value, parse_json, unescape_pointer_token
 from .bindings import _bindings
-from .diff import RawBinding, RawChange
 from .diff import diff_maps as _diff_maps
 from .digests import _digests, seal_map, seal_map_json
 from .entries import (
@@ -46,6 +45,9 @@ from .index import COLLECTIONS, MAP_SCHEMA_VERSION, _finding, _is_array, _Map, _
 from .references import _orphans, _providers, _source_refs, _uniqueness
 from .releases import _release_join
 from .schema import schema_findings
+
+if TYPE_CHECKING:
+    from ..._backend import RawDifferingBinding, RawMapChange
 
 __all__ = ["check_map", "check_map_json", "diff_maps", "seal_map", "seal_map_json"]
 
@@ -201,7 +203,7 @@ def _lines_of(text: Any, pointers: Iterable[str | None]) -> dict[str, int]:
 
 def diff_maps(
     old: Any, new: Any, manifest: Any = None
-) -> tuple[_MapCheck, _MapCheck, tuple[list[RawChange], list[RawBinding]] | None]:
+) -> tuple[_MapCheck, _MapCheck, tuple[list[RawMapChange], list[RawDifferingBinding]] | None]:
     """Both maps checked (as ``check_map`` / ``check_map_json`` check them; bytes are JSON text,
     anything else a parsed map) and, when both are JSON objects, diffed: the changes in the order
     found, each with its lines in OLD and NEW where the side was text, and the bindings that
@@ -220,7 +222,7 @@ def diff_maps(
     changes, bindings = diff
     old_lines = _lines_of(old, (c[4] for c in changes))
     new_lines = _lines_of(new, (c[5] for c in changes))
-    located: list[RawChange] = [
+    located: list[RawMapChange] = [
         (*c[:8], old_lines.get(c[4] or ""), new_lines.get(c[5] or "")) for c in changes
     ]
     return sides[0][0], sides[1][0], (located, bindings)

@@ -13,12 +13,16 @@ from __future__ import annotations
 
 import json
 from collections import Counter, deque
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from ..._pointers import escape_pointer_token
 from .index import DIGEST_FIELD
 
-__all__ = ["COLLECTIONS", "MAP", "SET_ARRAYS", "RawBinding", "RawChange", "diff_maps"]
+if TYPE_CHECKING:  # the engine's result types, declared once for both backends
+    from ..._backend import RawDifferingBinding as RawBinding
+    from ..._backend import RawMapChange as RawChange
+
+__all__ = ["COLLECTIONS", "MAP", "SET_ARRAYS", "diff_maps"]
 
 MAP = "map"  # the entry of the map's own members ($schema, observed_at, evidence_policy, ...)
 _BINDINGS = "operation_bindings"
@@ -63,23 +67,6 @@ SET_ARRAYS: dict[tuple[str, str], Literal["set", "kind"]] = {
     ("evidence_claims", "source_refs"): "set",
     ("exclusions", "source_refs"): "set",
 }
-
-RawChange = tuple[
-    str,
-    str,
-    str,
-    str,
-    "str | None",
-    "str | None",
-    "list[Any]",
-    "list[Any]",
-    "int | None",
-    "int | None",
-]
-"""collection, id, action, member, old and new pointer, ``[old]`` and ``[new]`` (``[]`` where
-absent), old and new line (filled in by the caller where the side is text)."""
-RawBinding = tuple[str, int, int, "list[Any]", "list[Any]"]
-"""A binding that differs: its key, old and new index, ``[digest]`` on each side (``[]``: none)."""
 
 
 def _pointer(*tokens: str | int) -> str:
