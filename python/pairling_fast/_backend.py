@@ -49,6 +49,22 @@ the branch error that came closest as (pointer, schema_pointer, message), or ``N
 EvaluationOutput = tuple[bool, dict[str, Any], dict[str, Any], list[dict[str, Any]]]
 """(valid, list output, hierarchical output, error entries): ``Validator.evaluate``'s parts."""
 WireOutcome = tuple[list[RawFinding], dict[str, Any]]
+RawMapChange = tuple[
+    str,
+    str,
+    str,
+    str,
+    "str | None",
+    "str | None",
+    "list[Any]",
+    "list[Any]",
+    "int | None",
+    "int | None",
+]
+"""One change of ``diff_maps``: collection, id, action, member, old and new pointer, ``[old]``
+and ``[new]`` (``[]`` where absent), old and new line (None without a text or a place)."""
+RawDifferingBinding = tuple[str, int, int, "list[Any]", "list[Any]"]
+"""A binding that differs: its key, old and new index, ``[digest]`` on each side (``[]``: none)."""
 """The findings of a wire check and its stats."""
 
 
@@ -164,6 +180,13 @@ class Engine(Protocol):
     ) -> tuple[list[RawFinding], dict[str, Any]]: ...
     def seal_map(self, document: Any) -> Any: ...
     def seal_map_json(self, data: bytes | str) -> Any: ...
+    def diff_maps(
+        self, old: Any, new: Any, manifest: Any = None
+    ) -> tuple[
+        tuple[list[RawFinding], dict[str, Any]],
+        tuple[list[RawFinding], dict[str, Any]],
+        tuple[list[RawMapChange], list[RawDifferingBinding]] | None,
+    ]: ...
 
 
 if TYPE_CHECKING:

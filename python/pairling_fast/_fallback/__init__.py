@@ -11,7 +11,7 @@ and what runs where the extension cannot be built.
 from __future__ import annotations
 
 from .canonical import canonicalize, canonicalize_json, digest_hex, digest_hex_many
-from .graph import check_map, check_map_json, seal_map, seal_map_json
+from .graph import check_map, check_map_json, diff_maps, seal_map, seal_map_json
 from .journal import (
     check_journal,
     check_journal_resumable,
@@ -45,6 +45,7 @@ __all__ = [
     "check_transcript_file",
     "check_wire_schema",
     "compile_schema",
+    "diff_maps",
     "digest_hex",
     "digest_hex_many",
     "journal_chain_digest",
