@@ -22,8 +22,9 @@ STUB = ROOT / "python" / "pairling_fast" / "_core.pyi"
 # The core's own helpers, which the facade calls only where the core is there (the fallback has
 # its own routes, in the facade): the build's description, json.dumps-style indenting
 # (``_json_text``), the tables as build.rs read them (``_tables``), BLAKE3 for ``--state``'s
-# block hashes (the fallback uses the blake3 package).
-CORE_ONLY = {"Blake3", "build_info", "indent_json", "table_json"}
+# block hashes (the fallback uses the blake3 package), and the diff's set-array table as the core
+# compiled it (test_map_diff.py holds it equal to the fallback's ``SET_ARRAYS``).
+CORE_ONLY = {"Blake3", "build_info", "indent_json", "map_diff_set_arrays", "table_json"}
 # Likewise the compiled schema's fast routes, which validator.py takes where they are there.
 CORE_ONLY_MEMBERS = {"CompiledSchema": {"report_json", "validate"}}
 

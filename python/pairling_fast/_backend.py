@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from ._load_core import import_core
 from .errors import CanonicalizationError
-from .report import RawFinding
+from .report import RawDifferingBinding, RawFinding, RawMapChange
 
 __all__ = [
     "BACKENDS",
@@ -49,22 +49,6 @@ the branch error that came closest as (pointer, schema_pointer, message), or ``N
 EvaluationOutput = tuple[bool, dict[str, Any], dict[str, Any], list[dict[str, Any]]]
 """(valid, list output, hierarchical output, error entries): ``Validator.evaluate``'s parts."""
 WireOutcome = tuple[list[RawFinding], dict[str, Any]]
-RawMapChange = tuple[
-    str,
-    str,
-    str,
-    str,
-    "str | None",
-    "str | None",
-    "list[Any]",
-    "list[Any]",
-    "int | None",
-    "int | None",
-]
-"""One change of ``diff_maps``: collection, id, action, member, old and new pointer, ``[old]``
-and ``[new]`` (``[]`` where absent), old and new line (None without a text or a place)."""
-RawDifferingBinding = tuple[str, int, int, "list[Any]", "list[Any]"]
-"""A binding that differs: its key, old and new index, ``[digest]`` on each side (``[]``: none)."""
 """The findings of a wire check and its stats."""
 
 

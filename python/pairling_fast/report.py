@@ -29,6 +29,22 @@ REPORT_VERSION = 1
 
 RawFinding = tuple[str, Severity, str, int | None, str | None, str | None]
 """A finding as both engines return it: (code, severity, message, line, pointer, schema_pointer)."""
+RawMapChange = tuple[
+    str,
+    str,
+    str,
+    str,
+    "str | None",
+    "str | None",
+    "list[Any]",
+    "list[Any]",
+    "int | None",
+    "int | None",
+]
+"""One change of ``diff_maps``: collection, id, action, member, old and new pointer, ``[old]``
+and ``[new]`` (``[]`` where absent), old and new line (None without a text or a place)."""
+RawDifferingBinding = tuple[str, int, int, "list[Any]", "list[Any]"]
+"""A binding that differs: its key, old and new index, ``[digest]`` on each side (``[]``: none)."""
 
 
 @dataclass(frozen=True)

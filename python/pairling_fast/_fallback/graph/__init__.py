@@ -47,7 +47,7 @@ from .releases import _release_join
 from .schema import schema_findings
 
 if TYPE_CHECKING:
-    from ..._backend import RawDifferingBinding, RawMapChange
+    from ...report import RawDifferingBinding, RawMapChange
 
 __all__ = ["check_map", "check_map_json", "diff_maps", "seal_map", "seal_map_json"]
 

@@ -18,9 +18,9 @@ from typing import TYPE_CHECKING, Any, Literal
 from ..._pointers import escape_pointer_token
 from .index import DIGEST_FIELD
 
-if TYPE_CHECKING:  # the engine's result types, declared once for both backends
-    from ..._backend import RawDifferingBinding as RawBinding
-    from ..._backend import RawMapChange as RawChange
+if TYPE_CHECKING:  # the engine's result types, declared once for both backends (report.py)
+    from ...report import RawDifferingBinding as RawBinding
+    from ...report import RawMapChange as RawChange
 
 __all__ = ["COLLECTIONS", "MAP", "SET_ARRAYS", "diff_maps"]
 
