@@ -22,6 +22,7 @@ from cli_helpers import run_python
 import pairling_fast as pf
 from pairling_fast import _backend, cli, remote
 from pairling_fast.generate.journal import generate_journal
+from pairling_fast.journal.state_file import JournalStates
 
 moto_server = pytest.importorskip("moto.server", reason="needs moto[server] (the test extra)")
 pytest.importorskip("s3fs", reason="needs the [s3] extra: pip install 'pairling_fast[s3]'")
@@ -378,8 +379,7 @@ def test_state_keys_objects_by_url_and_etag(
     assert first_file["findings"] == second_file["findings"]
     assert "resumed" not in first_file["stats"]
     assert first_file["stats"] == second_file["stats"]
-    saved = json.loads(Path(state).read_text())
-    assert list(saved["journals"]) == [url]
+    assert JournalStates.load(state).journals() == [url]
     s3.pipe(f"{BUCKET}/state/defects.jsonl", (local / "clean.jsonl").read_bytes())
     _, third, _ = _json_check(capsys, url, "--state", state)
     (third_file,) = third["files"]

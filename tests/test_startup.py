@@ -18,6 +18,7 @@ from cli_helpers import run_python
 
 from pairling_fast import _backend
 from pairling_fast.generate.journal import write_journal
+from pairling_fast.journal.state_file import JournalStates
 
 # What the Rust core must not load: the fallback and the validator it is built on, the cluster
 # (dask, and our module for it, which only `--dask` needs); nor rich, which only a report to a
@@ -108,8 +109,10 @@ def test_state_runs_on_the_core_load_no_fallback(core: None, tmp_path: Path, jou
         write_journal(out, 20, seed=5, chain=False)
     # The second run resumes: the prefix re-hashed, the state read and written anew.
     assert _loaded("rust", "check", str(journal), "--state", state, cwd=tmp_path) == []
-    entry = next(iter(json.loads(Path(state).read_text())["journals"].values()))
-    assert entry["offset"] == journal.stat().st_size
+    states = JournalStates.load(state)
+    (only,) = states.journals()
+    entry = states.entry(only)
+    assert entry is not None and entry["offset"] == journal.stat().st_size
 
 
 # Records mimalloc's option as it is when the extension is found, whoever imports it first.

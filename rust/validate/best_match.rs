@@ -15,8 +15,8 @@ use jsonschema::error::ValidationErrorKind;
 use jsonschema::ValidationError;
 use serde_json::Value;
 
-use crate::parse::unescape_pointer_token;
 use super::{bounded_message, reported_keyword, BestMatch};
+use crate::parse::unescape_pointer_token;
 
 /// The branch error of `error` (a `oneOf` none of whose branches matched, or a failing `anyOf`)
 /// that came closest, `None` for any other error or where no branch error stands out. A branch
