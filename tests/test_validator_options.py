@@ -252,6 +252,48 @@ def test_draft_classes_as_jsonschema_rs(
     assert pickle.loads(pickle.dumps(ours)).is_valid(instance) is ours.is_valid(instance)
 
 
+SCHEMA_URIS = [
+    "http://json-schema.org/draft-04/schema#",
+    "https://json-schema.org/draft-04/schema",
+    "http://json-schema.org/draft-06/schema",
+    "http://json-schema.org/draft-07/schema#",
+    "https://json-schema.org/draft/2019-09/schema#",
+    "http://json-schema.org/draft/2019-09/schema",
+    "https://json-schema.org/draft/2020-12/schema",
+    "http://json-schema.org/draft-03/schema#",  # not a draft either reads: 2020-12
+    "http://json-schema.org/draft-04/schema#/",
+    "HTTP://json-schema.org/draft-04/schema#",
+    "https://example.com/my-meta",
+]
+
+
+@pytest.mark.parametrize(
+    "schema",
+    [{"$schema": uri} for uri in SCHEMA_URIS]
+    + [
+        {},
+        True,
+        False,
+        {"$schema": 4},
+        [1],
+        '{"$schema": "http://json-schema.org/draft-06/schema#"}',
+    ],
+    ids=repr,
+)
+def test_validator_cls_for_as_jsonschema_rs(backend: _backend.Engine, schema: Any) -> None:
+    jsonschema_rs = pytest.importorskip("jsonschema_rs")
+    ours = pf.validator_cls_for(schema)
+    assert ours.__name__ == jsonschema_rs.validator_cls_for(schema).__name__
+    assert ours is getattr(pf, ours.__name__)
+    if isinstance(schema, dict) and schema.get("$schema") in SCHEMA_URIS[:7]:  # the five drafts
+        assert ours(schema).is_valid(None) is jsonschema_rs.validator_for(schema).is_valid(None)
+
+
+def test_validator_cls_for_refuses_text_that_is_not_json() -> None:
+    with pytest.raises(ValueError, match="not JSON text"):
+        pf.validator_cls_for("nope")
+
+
 def test_an_unknown_draft_is_refused() -> None:
     with pytest.raises(ValueError, match="draft must be one of 4, 6, 7, 19, 20"):
         pf.Validator({}, draft=2020)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import builtins
 import copy
+import json
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -27,6 +28,7 @@ __all__ = [
     "RegexOptions",
     "Validator",
     "schema_validator",
+    "validator_cls_for",
 ]
 
 DRAFTS = {
@@ -38,6 +40,40 @@ DRAFTS = {
 }
 """``draft=`` values, jsonschema-rs's (``jsonschema_rs.Draft7`` is 7, ``Draft202012`` 20), and the
 meta-schema each stands for."""
+
+
+def _draft_named(uri: object) -> int | None:
+    """The draft a ``$schema`` names, as jsonschema-rs reads it: one of the five meta-schema URIs,
+    by ``http`` or ``https``, with or without the empty fragment; ``None`` for any other."""
+    if not isinstance(uri, str):
+        return None
+    for scheme in ("http://", "https://"):
+        if uri.startswith(scheme):
+            address = uri[len(scheme) :].removesuffix("#")
+            break
+    else:
+        return None
+    return next(
+        (
+            draft
+            for draft, known in DRAFTS.items()
+            if known.split("://", 1)[1].removesuffix("#") == address
+        ),
+        None,
+    )
+
+
+def validator_cls_for(schema: Any) -> type[Validator]:
+    """The ``Draft…Validator`` class of ``schema``'s draft, from its ``$schema``;
+    ``Draft202012Validator`` when it names none of the five drafts (or is not a dict), as
+    jsonschema-rs's function of the name. A ``str`` is JSON text, as there."""
+    if isinstance(schema, str):
+        try:
+            schema = json.loads(schema)
+        except ValueError as error:
+            raise ValueError(f"schema is not JSON text: {error}") from None
+    uri = schema.get("$schema") if isinstance(schema, dict) else None
+    return _DRAFT_CLASSES[_draft_named(uri) or 20]
 
 
 def _in_draft(schema: Any, draft: int | None) -> Any:
@@ -368,6 +404,15 @@ class Draft202012Validator(Draft4Validator):
     """A ``Validator`` reading its schema as draft 2020-12."""
 
     DRAFT = 20
+
+
+_DRAFT_CLASSES: dict[int, type[Validator]] = {
+    4: Draft4Validator,
+    6: Draft6Validator,
+    7: Draft7Validator,
+    19: Draft201909Validator,
+    20: Draft202012Validator,
+}
 
 
 def _raise_for(outcome: list[_backend.RawViolation] | CanonicalizationError) -> None:
