@@ -392,3 +392,75 @@ def test_pattern_limits_on_the_core(backend: _backend.Engine) -> None:
 def test_pattern_options_of_another_type_are_refused() -> None:
     with pytest.raises(TypeError, match="pattern_options must be FancyRegexOptions"):
         pf.Validator({}, pattern_options={"backtrack_limit": 10})  # type: ignore[arg-type]
+
+
+def _paths_and_instance(error: Any) -> tuple[Any, ...]:
+    # jsonschema-rs drops an empty token (a member named ""); RFC 6901 keeps it, and so do we
+    # (test_paths_read_tokens_as_jsonschema_rs): compared without them.
+    return (
+        [token for token in error.instance_path if token != ""],
+        [token for token in error.schema_path if token != ""],
+        json.dumps(error.instance, sort_keys=True),
+    )
+
+
+@pytest.mark.parametrize("case", INVALID_CASES[::3], ids=case_id)
+def test_paths_and_instance_as_jsonschema_rs(backend: _backend.Engine, case: Case) -> None:
+    # A third of the suite's invalid cases: every keyword, every draft.
+    jsonschema_rs = pytest.importorskip("jsonschema_rs")
+    try:
+        theirs = jsonschema_rs.validator_for(
+            case.schema, validate_formats=case.validate_formats, retriever=remotes().__getitem__
+        )
+        ours = pf.Validator(
+            case.schema, validate_formats=case.validate_formats, resources=remotes()
+        )
+    except (jsonschema_rs.ValidationError, ValueError, pf.SchemaCompileError):
+        pytest.skip("does not compile")
+    findings = list(ours.iter_errors(case.data))
+    expected = sorted(map(_paths_and_instance, theirs.iter_errors(case.data)), key=repr)
+    if len(findings) != len(expected):
+        pytest.skip("the errors differ already (test_schema_suite's TRIPLES_DIFFER)")
+    assert sorted(map(_paths_and_instance, findings), key=repr) == expected
+    assert [f.pointer for f in findings] == [
+        "".join(f"/{pf_escape(token)}" for token in f.instance_path or ()) for f in findings
+    ]
+    (many,) = ours.iter_errors_many([case.data])
+    assert [f.instance for f in many] == [f.instance for f in findings]
+    with pytest.raises(pf.ValidationError) as raised:
+        ours.validate(case.data)
+    assert [f.instance for f in raised.value.findings] == [f.instance for f in findings]
+
+
+def pf_escape(token: str | int) -> str:
+    return str(token).replace("~", "~0").replace("/", "~1")
+
+
+def test_paths_read_tokens_as_jsonschema_rs(backend: _backend.Engine) -> None:
+    jsonschema_rs = pytest.importorskip("jsonschema_rs")
+    schema = {"properties": {k: {"type": "string"} for k in ("0", "01", "+1", "a/b~c", "9" * 23)}}
+    instance = {"0": 0, "01": 1, "+1": 2, "a/b~c": 3, "9" * 23: 4}
+    ours = sorted(map(_paths_and_instance, pf.Validator(schema).iter_errors(instance)), key=repr)
+    theirs = jsonschema_rs.validator_for(schema).iter_errors(instance)
+    assert ours == sorted(map(_paths_and_instance, theirs), key=repr)
+    # jsonschema-rs drops an empty token (a member named ""); RFC 6901 keeps it, and so do we.
+    (finding,) = pf.Validator({"properties": {"": {"type": "string"}}}).iter_errors({"": 1})
+    assert (finding.instance_path, finding.schema_path) == ([""], ["properties", "", "type"])
+
+
+def test_instance_is_masked_and_not_reported(backend: _backend.Engine) -> None:
+    secret = "sk-live-SUPERSECRET-123"
+    schema = {"properties": {"token": {"type": "integer"}}}
+    (plain,) = pf.Validator(schema).iter_errors({"token": secret})
+    assert plain.instance == secret
+    assert secret not in json.dumps({**plain.to_dict(), "message": ""}) + repr(plain.redacted())
+    assert plain.redacted().instance == "***"
+    masked = pf.Validator(schema, mask="<hidden>")
+    (finding,) = masked.iter_errors({"token": secret})
+    assert finding.instance == "<hidden>"
+    with pytest.raises(pf.ValidationError) as raised:
+        masked.validate({"token": secret})
+    assert [f.instance for f in raised.value.findings] == ["<hidden>"]
+    (from_text,) = pf.Validator(schema).validate_json(json.dumps({"token": secret})).findings
+    assert (from_text.instance, from_text.instance_path) == (None, ["token"])
+    assert pf.Finding.of("PF001", "Expecting value").instance_path is None

@@ -10,7 +10,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from . import _backend
-from .codes import SCHEMA_VIOLATION
+from ._pointers import value_at
+from .codes import SCHEMA_VIOLATION, severity
 from .errors import CanonicalizationError, ValidationError
 from .redact import redact_message
 from .report import Finding, Report
@@ -87,15 +88,28 @@ def _in_draft(schema: Any, draft: int | None) -> Any:
     return {**schema, "$schema": DRAFTS[draft]} if isinstance(schema, dict) else schema
 
 
-def _violation_finding(raw: _backend.RawViolation, mask: str | None = None) -> Finding:
+_SEVERITY = severity(SCHEMA_VIOLATION)
+
+_NO_DOCUMENT: Any = object()
+"""The document of a finding made from JSON text: its ``instance`` stays ``None``."""
+
+
+def _violation_finding(
+    raw: _backend.RawViolation, mask: str | None = None, document: Any = _NO_DOCUMENT
+) -> Finding:
     pointer, schema_pointer, _keyword, message = raw
     if mask is not None:
         message = redact_message(message, schema_pointer, mask)
-    return Finding.of(
+        instance: Any = mask
+    else:
+        instance = None if document is _NO_DOCUMENT else value_at(document, pointer)
+    return Finding(
         SCHEMA_VIOLATION,
+        _SEVERITY,
         message,
         pointer=pointer,
         schema_pointer=schema_pointer,
+        instance=instance,
     )
 
 
@@ -342,7 +356,9 @@ class Validator:
             raw = self._compiled.errors(instance)
         except CanonicalizationError as error:
             return [json_error_finding(error)]
-        return [_violation_finding(violation, self.mask) for violation in raw] if raw else []
+        if not raw:
+            return []
+        return [_violation_finding(violation, self.mask, instance) for violation in raw]
 
     def is_valid_many(self, instances: Iterable[Any]) -> list[bool]:
         """``is_valid`` of each instance, in order. On the Rust core a large batch is validated
@@ -352,9 +368,11 @@ class Validator:
     def iter_errors_many(self, instances: Iterable[Any]) -> list[list[Finding]]:
         """The findings ``iter_errors`` gives for each instance, in order (empty when valid);
         batched as ``is_valid_many`` is."""
+        documents = _as_list(instances)
+        outcomes = self._compiled.errors_many(documents)
         return [
-            _outcome_findings(outcome, self.mask) if outcome else []
-            for outcome in self._compiled.errors_many(_as_list(instances))
+            _outcome_findings(outcome, self.mask, document) if outcome else []
+            for outcome, document in zip(outcomes, documents, strict=True)
         ]
 
     def is_valid_json(self, data: bytes | str) -> bool:
@@ -415,9 +433,9 @@ _DRAFT_CLASSES: dict[int, type[Validator]] = {
 }
 
 
-def _raise_for(outcome: list[_backend.RawViolation] | CanonicalizationError) -> None:
+def _raise_for(outcome: list[_backend.RawViolation] | CanonicalizationError, document: Any) -> None:
     """``validate``'s error for the core's outcome of an invalid document."""
-    findings = _outcome_findings(outcome)
+    findings = _outcome_findings(outcome, None, document)
     if findings:
         raise ValidationError(findings)
 
@@ -430,11 +448,13 @@ def _report_of(
 
 
 def _outcome_findings(
-    outcome: list[_backend.RawViolation] | CanonicalizationError, mask: str | None = None
+    outcome: list[_backend.RawViolation] | CanonicalizationError,
+    mask: str | None = None,
+    document: Any = _NO_DOCUMENT,
 ) -> list[Finding]:
     if isinstance(outcome, CanonicalizationError):
         return [json_error_finding(outcome)]
-    return [_violation_finding(violation, mask) for violation in outcome]
+    return [_violation_finding(violation, mask, document) for violation in outcome]
 
 
 def _as_list(items: Iterable[Any]) -> list[Any]:

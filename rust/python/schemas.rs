@@ -130,7 +130,8 @@ impl CompiledSchema {
 
     /// `Validator.validate` without a Python frame for a valid document (a pipeline's usual
     /// case): `None`, or the `ValidationError` `pairling_fast.validator._raise_for` raises from
-    /// the violations, or from the value outside the JSON model, as the fallback's path does.
+    /// the violations (and the instance, which the findings quote), or from the value outside the
+    /// JSON model, as the fallback's path does.
     fn validate(&self, py: Python<'_>, instance: &Bound<'_, PyAny>) -> PyResult<()> {
         guarded(py, "validate", || {
             if self.accepts_one(instance) {
@@ -139,7 +140,7 @@ impl CompiledSchema {
             let outcome = self
                 .violations_of(instance)
                 .map_err(|error| canonicalization_error(py, error));
-            raise_for(py)?.call1((outcome_object(py, outcome)?,))?;
+            raise_for(py)?.call1((outcome_object(py, outcome)?, instance))?;
             Ok(())
         })
     }
