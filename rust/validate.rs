@@ -227,12 +227,14 @@ impl<F: Json> SchemaValidator<F> {
 /// One evaluation in the JSON Schema output formats (2020-12 core, section 12.4), serialised as
 /// the jsonschema crate serialises them, so they are jsonschema-rs's own: `list` and
 /// `hierarchical` output units, and `errors`, each error unit with its keyword location, absolute
-/// location, instance location and message (jsonschema-rs's `Evaluation.errors()`).
+/// location, instance location and message (jsonschema-rs's `Evaluation.errors()`), and
+/// `annotations`, each with the same locations and its value (`Evaluation.annotations()`).
 pub struct EvaluationOutput {
     pub valid: bool,
     pub list: Value,
     pub hierarchical: Value,
     pub errors: Value,
+    pub annotations: Value,
 }
 
 impl<F: Json> SchemaValidator<F> {
@@ -249,11 +251,23 @@ impl<F: Json> SchemaValidator<F> {
                 })
             })
             .collect();
+        let annotations = evaluation
+            .iter_annotations()
+            .map(|entry| {
+                serde_json::json!({
+                    "schemaLocation": entry.schema_location,
+                    "absoluteKeywordLocation": entry.absolute_keyword_location.map(|uri| uri.as_str()),
+                    "instanceLocation": entry.instance_location.as_str(),
+                    "annotations": entry.annotations.value(),
+                })
+            })
+            .collect();
         Ok(EvaluationOutput {
             valid: evaluation.flag().valid,
             list: serde_json::to_value(evaluation.list())?,
             hierarchical: serde_json::to_value(evaluation.hierarchical())?,
             errors: Value::Array(errors),
+            annotations: Value::Array(annotations),
         })
     }
 }

@@ -45,8 +45,11 @@ BACKEND_ENV = "PAIRLING_FAST_BACKEND"
 
 RawViolation = tuple[str, str, str, str]
 """(pointer, schema_pointer, keyword, message)"""
-EvaluationOutput = tuple[bool, dict[str, Any], dict[str, Any], list[dict[str, Any]]]
-"""(valid, list output, hierarchical output, error entries): ``Validator.evaluate``'s parts."""
+EvaluationOutput = tuple[
+    bool, dict[str, Any], dict[str, Any], list[dict[str, Any]], list[dict[str, Any]] | None
+]
+"""(valid, list output, hierarchical output, error entries, annotation entries or ``None`` where
+the backend collects none): ``Validator.evaluate``'s parts."""
 WireOutcome = tuple[list[RawFinding], dict[str, Any]]
 """The findings of a wire check and its stats."""
 

@@ -164,12 +164,12 @@ def _pattern_tuple(
 
 class Evaluation:
     """One instance evaluated against a schema, in the JSON Schema output formats (2020-12 core,
-    section 12.4), as jsonschema-rs's ``Evaluation``: ``flag()``, ``list()``, ``hierarchical()``
-    and ``errors()``. On the Rust core they are the jsonschema crate's, jsonschema-rs's own; the
+    section 12.4), as jsonschema-rs's ``Evaluation``: ``flag()``, ``list()``, ``hierarchical()``,
+    ``errors()`` and ``annotations()``. On the Rust core they are the jsonschema crate's, jsonschema-rs's own; the
     fallback's ``list`` and ``hierarchical`` hold the error units only (docs/pipelines.md)."""
 
     def __init__(self, output: _backend.EvaluationOutput, mask: str | None = None) -> None:
-        valid, listed, hierarchical, errors = output
+        valid, listed, hierarchical, errors, annotations = output
         if mask is not None:
             for unit in listed["details"]:
                 _mask_unit(unit, mask)
@@ -180,6 +180,7 @@ class Evaluation:
         self._list = listed
         self._hierarchical = hierarchical
         self._errors = errors
+        self._annotations = annotations
 
     def flag(self) -> dict[str, bool]:
         """``{"valid": ...}``."""
@@ -197,6 +198,20 @@ class Evaluation:
         """Each error: ``schemaLocation``, ``absoluteKeywordLocation``, ``instanceLocation``,
         ``error`` (the message), as jsonschema-rs's ``Evaluation.errors()``."""
         return copy.deepcopy(self._errors)
+
+    def annotations(self) -> builtins.list[dict[str, Any]]:
+        """Each annotation of the valid units: ``schemaLocation``, ``absoluteKeywordLocation``,
+        ``instanceLocation``, ``annotations`` (the value), as jsonschema-rs's
+        ``Evaluation.annotations()``: values of your schema (``title``, ``default``, …) and the
+        names of the members and the indexes that applicators evaluated, which ``mask`` leaves,
+        as jsonschema-rs's does. The Rust core only: the fallback (python-jsonschema) collects no
+        annotations, and raises ``NotImplementedError`` saying so (docs/pipelines.md)."""
+        if self._annotations is None:
+            raise NotImplementedError(
+                "Evaluation.annotations() needs the Rust core: the pure-Python fallback "
+                "(python-jsonschema) collects no annotations"
+            )
+        return copy.deepcopy(self._annotations)
 
 
 def _mask_unit(unit: dict[str, Any], mask: str) -> None:

@@ -212,13 +212,13 @@ impl CompiledSchema {
         })
     }
 
-    /// `Validator.evaluate`: `(valid, list, hierarchical, errors)`, the output formats of the
-    /// crate's evaluation of `instance` (`validate::EvaluationOutput`).
+    /// `Validator.evaluate`: `(valid, list, hierarchical, errors, annotations)`, the output
+    /// formats of the crate's evaluation of `instance` (`validate::EvaluationOutput`).
     fn evaluate(
         &self,
         py: Python<'_>,
         instance: &Bound<'_, PyAny>,
-    ) -> PyResult<(bool, PyObject, PyObject, PyObject)> {
+    ) -> PyResult<(bool, PyObject, PyObject, PyObject, PyObject)> {
         guarded(py, "evaluate", || {
             let value = python_value(py, instance)?;
             let output = py
@@ -229,6 +229,7 @@ impl CompiledSchema {
                 to_python(py, &output.list)?,
                 to_python(py, &output.hierarchical)?,
                 to_python(py, &output.errors)?,
+                to_python(py, &output.annotations)?,
             ))
         })
     }

@@ -71,8 +71,11 @@ __all__ = [
 ]
 
 Violation = tuple[str, str, str, str]
-EvaluationOutput = tuple[bool, dict[str, Any], dict[str, Any], list[dict[str, Any]]]
-"""(valid, list output, hierarchical output, error entries): ``Validator.evaluate``'s parts."""
+EvaluationOutput = tuple[
+    bool, dict[str, Any], dict[str, Any], list[dict[str, Any]], list[dict[str, Any]] | None
+]
+"""(valid, list output, hierarchical output, error entries, annotation entries: ``None``, as
+python-jsonschema collects none): ``Validator.evaluate``'s parts."""
 
 # The meta-schemas python-jsonschema knows (the same registry it uses itself).
 METASCHEMAS: Registry[Any] = REGISTRY
@@ -1204,7 +1207,8 @@ class CompiledSchema:
             for pointer, schema_pointer, _keyword, text in violations
         ]
         hierarchical = {**root, "details": list(units.values())} if units else root
-        return valid, {"valid": valid, "details": [root, *units.values()]}, hierarchical, errors
+        listed = {"valid": valid, "details": [root, *units.values()]}
+        return valid, listed, hierarchical, errors, None
 
     def accepts_json(self, data: bytes | str) -> bool:
         """``data`` parsed strictly and validated; text that is not strict JSON is not valid."""
