@@ -52,6 +52,9 @@ pub struct CompileOptions {
     /// The regular-expression engine of `pattern` and `patternProperties`, and its limits
     /// (jsonschema-rs's `pattern_options`); `None`: the crate's default (fancy-regex).
     pub patterns: Option<PatternEngine>,
+    /// The caller's own keywords (jsonschema-rs's `keywords=`), each replacing a built-in one of
+    /// its name.
+    pub keywords: UserKeywords,
 }
 
 /// jsonschema-rs's `FancyRegexOptions` and `RegexOptions`; a limit left `None` keeps the
@@ -93,6 +96,68 @@ impl std::fmt::Debug for UserFormats {
         f.debug_list()
             .entries(self.0.iter().map(|(name, _)| name))
             .finish()
+    }
+}
+
+/// A caller's keyword where a schema uses it (jsonschema-rs's `keywords=`), built by its
+/// [`KeywordFactory`].
+pub trait UserKeyword: Send + Sync {
+    /// The keyword's verdict on `instance`: `Err` with the message of its one error.
+    fn check(&self, instance: &Value) -> Result<(), String>;
+    /// The messages of every error, for a keyword that reports several at once; `None` for one
+    /// that reports `check`'s only.
+    fn failures(&self, instance: &Value) -> Option<Vec<String>>;
+}
+
+/// Builds a caller's keyword from the schema object holding it, its value and its location (a
+/// JSON Pointer ending in the keyword); `Err` is the message of the schema's compile error.
+pub type KeywordFactory = std::sync::Arc<
+    dyn Fn(
+            &serde_json::Map<String, Value>,
+            &Value,
+            &str,
+        ) -> Result<std::sync::Arc<dyn UserKeyword>, String>
+        + Send
+        + Sync,
+>;
+
+/// The caller's keywords by name (`CompileOptions::keywords`).
+#[derive(Clone, Default)]
+pub struct UserKeywords(pub Vec<(String, KeywordFactory)>);
+
+impl std::fmt::Debug for UserKeywords {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list()
+            .entries(self.0.iter().map(|(name, _)| name))
+            .finish()
+    }
+}
+
+struct CustomKeyword(std::sync::Arc<dyn UserKeyword>);
+
+impl<'i, F: Json> Keyword<'i, F> for CustomKeyword {
+    fn validate(&self, instance: F::Node<'i>) -> Result<(), ValidationError<'i>> {
+        self.0
+            .check(&instance.to_value())
+            .map_err(ValidationError::custom)
+    }
+
+    fn is_valid(&self, instance: F::Node<'i>) -> bool {
+        self.0.check(&instance.to_value()).is_ok()
+    }
+
+    fn iter_errors(
+        &self,
+        instance: F::Node<'i>,
+    ) -> Box<dyn Iterator<Item = ValidationError<'i>> + 'i> {
+        let errors: Vec<ValidationError<'i>> = match self.0.failures(&instance.to_value()) {
+            Some(messages) => messages.into_iter().map(ValidationError::custom).collect(),
+            None => Keyword::<F>::validate(self, instance)
+                .err()
+                .into_iter()
+                .collect(),
+        };
+        Box::new(errors.into_iter())
     }
 }
 
@@ -182,6 +247,16 @@ impl<F: Json> SchemaValidator<F> {
             let reject_unknown = opts.reject_unknown_formats;
             options = options.with_keyword("format", move |_parent, value, _location| {
                 format_keyword(draft, value, &formats, reject_unknown)
+            });
+        }
+        // The caller's keywords last: one of a built-in keyword's name replaces it, as in
+        // jsonschema-rs.
+        for (name, factory) in &opts.keywords.0 {
+            let factory = factory.clone();
+            options = options.with_keyword(name.clone(), move |parent, value, location| {
+                let keyword =
+                    factory(parent, value, location.as_str()).map_err(ValidationError::custom)?;
+                Ok(Box::new(CustomKeyword(keyword)) as Box<dyn for<'i> Keyword<'i, F>>)
             });
         }
         options

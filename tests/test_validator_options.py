@@ -6,7 +6,8 @@ from __future__ import annotations
 import json
 import pickle
 import sys
-from typing import Any
+from collections.abc import Iterable, Iterator
+from typing import Any, ClassVar
 
 import pytest
 from test_schema_suite import INVALID_CASES, Case, _compiled, case_id, remotes
@@ -464,3 +465,123 @@ def test_instance_is_masked_and_not_reported(backend: _backend.Engine) -> None:
     (from_text,) = pf.Validator(schema).validate_json(json.dumps({"token": secret})).findings
     assert (from_text.instance, from_text.instance_path) == (None, ["token"])
     assert pf.Finding.of("PF001", "Expecting value").instance_path is None
+
+
+class DivisibleBy:
+    """jsonschema-rs's example keyword class (its ``KeywordValidator`` protocol)."""
+
+    built: ClassVar[list[tuple[Any, Any, list[str | int]]]] = []
+
+    def __init__(self, parent_schema: Any, value: Any, schema_path: list[str | int]) -> None:
+        DivisibleBy.built.append((parent_schema, value, schema_path))
+        self.divisor = value
+
+    def validate(self, instance: Any) -> None:
+        if isinstance(instance, int) and instance % self.divisor != 0:
+            raise ValueError(f"{instance} is not divisible by {self.divisor}")
+
+
+class EveryItem:
+    """A keyword reporting several errors at once (``iter_errors``)."""
+
+    def __init__(self, parent_schema: Any, value: Any, schema_path: list[str | int]) -> None:
+        self.kind = value
+
+    def validate(self, instance: Any) -> None:
+        for error in self.iter_errors(instance):
+            raise error
+
+    def iter_errors(self, instance: Any) -> Iterator[Exception]:
+        if isinstance(instance, list):
+            for index, item in enumerate(instance):
+                if type(item).__name__ != self.kind:
+                    yield TypeError(f"item {index} is not a {self.kind}")
+
+
+class Overrides:
+    """A keyword of a built-in's name replaces the built-in one."""
+
+    def __init__(self, parent_schema: Any, value: Any, schema_path: list[str | int]) -> None:
+        pass
+
+    def validate(self, instance: Any) -> None:
+        if instance == "forbidden":
+            raise ValueError("the word is forbidden")
+
+
+KEYWORDS = {"divisibleBy": DivisibleBy, "everyItem": EveryItem, "minLength": Overrides}
+KEYWORD_SCHEMA = {
+    "properties": {"a": {"divisibleBy": 3}, "w": {"minLength": 100}},
+    "items": {"divisibleBy": 2},
+    "allOf": [{"everyItem": "int"}],
+    "$defs": {"d": {"divisibleBy": 5}},
+    "additionalProperties": {"$ref": "#/$defs/d"},
+}
+
+
+def _error_tuples(errors: Iterable[Any]) -> list[tuple[Any, ...]]:
+    return sorted(
+        ((e.message, e.instance_path, e.schema_path, repr(e.instance)) for e in errors), key=repr
+    )
+
+
+@pytest.mark.parametrize(
+    "instance",
+    [{"a": 4}, {"a": 3, "b": 7, "w": "forbidden"}, {"w": "ok"}, [2, 4], [1, 2, "x"], [4], 9],
+    ids=repr,
+)
+def test_keywords_as_jsonschema_rs(backend: _backend.Engine, instance: Any) -> None:
+    jsonschema_rs = pytest.importorskip("jsonschema_rs")
+    theirs = jsonschema_rs.validator_for(KEYWORD_SCHEMA, keywords=KEYWORDS)
+    DivisibleBy.built.clear()
+    ours = pf.Validator(KEYWORD_SCHEMA, keywords=KEYWORDS)
+    assert ours.is_valid(instance) is theirs.is_valid(instance)
+    assert _error_tuples(ours.iter_errors(instance)) == _error_tuples(theirs.iter_errors(instance))
+    assert [f.kind for f in ours.iter_errors(instance)] == [
+        f.schema_path[-1] for f in ours.iter_errors(instance)
+    ]
+    assert sorted(map(repr, ours.evaluate(instance).errors())) == sorted(
+        map(repr, theirs.evaluate(instance).errors())
+    )
+    assert ours.is_valid_json(json.dumps(instance)) is ours.is_valid(instance)
+    # One object per place the keyword is used, whatever the validator is asked and however
+    # often the core compiles the schema (Python objects, JSON text): jsonschema-rs's arguments.
+    assert sorted(DivisibleBy.built, key=repr) == sorted(
+        [
+            ({"divisibleBy": 2}, 2, ["items", "divisibleBy"]),
+            ({"divisibleBy": 3}, 3, ["properties", "a", "divisibleBy"]),
+            ({"divisibleBy": 5}, 5, ["$defs", "d", "divisibleBy"]),
+        ],
+        key=repr,
+    )
+
+
+def test_keywords_in_batches_pickles_and_masks(backend: _backend.Engine) -> None:
+    # Over 1024 documents the core would validate on its pool without the GIL: a validator that
+    # calls Python keeps the GIL instead, and answers per document.
+    validator = pf.Validator({"divisibleBy": 3}, keywords={"divisibleBy": DivisibleBy})
+    numbers = list(range(3000))
+    assert validator.is_valid_many(numbers) == [n % 3 == 0 for n in numbers]
+    assert [bool(errors) for errors in validator.iter_errors_many(numbers)] == [
+        n % 3 != 0 for n in numbers
+    ]
+    again = pickle.loads(pickle.dumps(validator))
+    assert again.is_valid(4) is False
+    masked = pf.Validator(
+        {"properties": {"t": {"everyItem": "int"}}}, keywords={"everyItem": EveryItem}, mask="***"
+    )
+    (finding,) = masked.iter_errors({"t": ["sk-secret"]})
+    assert finding.instance == "***"
+    assert finding.message == "item 0 is not a int"  # the keyword's words, quoting no value
+
+
+def test_a_keyword_class_that_raises_is_a_compile_error(backend: _backend.Engine) -> None:
+    class Broken:
+        def __init__(self, parent_schema: Any, value: Any, schema_path: list[str | int]) -> None:
+            raise TypeError("nope")
+
+    with pytest.raises(pf.SchemaCompileError) as raised:
+        pf.Validator({"items": {"broken": 1}}, keywords={"broken": Broken})
+    assert raised.value.code == "PF102"
+    assert raised.value.schema_pointer == "/items/broken"
+    assert "Failed to instantiate keyword class 'broken': TypeError: nope" in str(raised.value)

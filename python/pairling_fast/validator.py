@@ -165,8 +165,9 @@ def _pattern_tuple(
 class Evaluation:
     """One instance evaluated against a schema, in the JSON Schema output formats (2020-12 core,
     section 12.4), as jsonschema-rs's ``Evaluation``: ``flag()``, ``list()``, ``hierarchical()``,
-    ``errors()`` and ``annotations()``. On the Rust core they are the jsonschema crate's, jsonschema-rs's own; the
-    fallback's ``list`` and ``hierarchical`` hold the error units only (docs/pipelines.md)."""
+    ``errors()`` and ``annotations()``. On the Rust core they are the jsonschema crate's,
+    jsonschema-rs's own; the fallback's ``list`` and ``hierarchical`` hold the error units only
+    and it has no ``annotations`` (docs/pipelines.md)."""
 
     def __init__(self, output: _backend.EvaluationOutput, mask: str | None = None) -> None:
         valid, listed, hierarchical, errors, annotations = output
@@ -244,14 +245,19 @@ class Validator:
     (jsonschema-rs's option: a ``$ref`` to a sibling document then names it in ``resources``).
     ``pattern_options`` (``FancyRegexOptions`` or ``RegexOptions``, jsonschema-rs's) picks the
     engine of ``pattern`` and ``patternProperties`` and its limits.
+    ``keywords`` maps keyword names to the caller's classes (jsonschema-rs's ``keywords=``): each
+    is called once where the schema uses the keyword, with (the schema object holding it, its
+    value, its location as a list), and the object's ``validate(instance)`` raises where the
+    instance fails (the exception's text is the message; ``iter_errors(instance)``, where it has
+    one, yields an exception per error); what the call raises is a ``SchemaCompileError`` PF102.
     ``formats`` maps format names to the caller's checks (``str -> bool``; called for strings
     only, where formats are asserted; one that raises does not match, its exception going to
     ``sys.unraisablehook``) and ``ignore_unknown_formats=False`` makes a format no check knows a
     ``SchemaCompileError`` PF102, as jsonschema-rs's options of those names; a validator with
-    ``formats`` validates batches holding the GIL (it calls Python), every other keeps the
-    core's GIL-free paths. ``mask`` (jsonschema-rs's option) replaces the instance values quoted
-    in every finding's message, as jsonschema-rs's ``mask`` does (docs/reports.md), so findings
-    can be published.
+    ``formats`` or ``keywords`` validates batches holding the GIL (it calls Python), every other
+    keeps the core's GIL-free paths. ``mask`` (jsonschema-rs's option) replaces the instance
+    values quoted in every finding's message, as jsonschema-rs's ``mask`` does (docs/reports.md),
+    so findings can be published.
 
     Per document: ``is_valid``, ``iter_errors``, ``validate``; on JSON text ``is_valid_json``,
     ``validate_json``; per batch:
@@ -270,8 +276,10 @@ class Validator:
         draft: int | None = None,
         base_uri: str | None = None,
         pattern_options: FancyRegexOptions | RegexOptions | None = None,
+        keywords: Mapping[str, Callable[[Any, Any, builtins.list[str | int]], Any]] | None = None,
     ) -> None:
         self.schema = schema
+        self.keywords = dict(keywords) if keywords is not None else None
         self.base_uri = base_uri
         self.pattern_options = pattern_options
         self.draft = draft
@@ -289,6 +297,7 @@ class Validator:
             ignore_unknown_formats,
             base_uri,
             _pattern_tuple(pattern_options),
+            self.keywords,
         )
         self._bind()
 
@@ -306,6 +315,7 @@ class Validator:
         self.draft = None
         self.base_uri = None
         self.pattern_options = None
+        self.keywords = None
         self.backend = _backend.active_name()
         self._compiled = compiled
         self._bind()
@@ -343,6 +353,7 @@ class Validator:
                 self.draft,
                 self.base_uri,
                 self.pattern_options,
+                self.keywords,
             ),
         )
 
@@ -486,6 +497,7 @@ def _rebuild(
     draft: int | None = None,
     base_uri: str | None = None,
     pattern_options: FancyRegexOptions | RegexOptions | None = None,
+    keywords: dict[str, Callable[[Any, Any, list[str | int]], Any]] | None = None,
 ) -> Validator:
     return Validator(
         schema,
@@ -497,6 +509,7 @@ def _rebuild(
         draft=draft,
         base_uri=base_uri,
         pattern_options=pattern_options,
+        keywords=keywords,
     )
 
 

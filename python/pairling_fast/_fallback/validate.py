@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from decimal import Decimal
 from fractions import Fraction
-from functools import cache
+from functools import cache, partial
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urljoin
 
@@ -42,6 +42,7 @@ from .._bundled import (
     wire_bundle_with_digest,
     wire_bundles,
 )
+from .._pointers import path_of
 from ..codes import INVALID_SCHEMA, UNRESOLVABLE_REF
 from ..errors import CanonicalizationError, SchemaCompileError
 from .ecma_regex import EcmaSyntaxError, compile_pattern, needs_backtracking
@@ -1028,6 +1029,61 @@ def _check_against(
         raise jsonschema.SchemaError.create_from(error)
 
 
+class _CustomKeywords:
+    """The caller's keyword classes (jsonschema-rs's ``keywords=``, as the Rust core builds them):
+    each called once at compile time where a schema object holds the keyword, with (that object,
+    the keyword's value, its location as jsonschema-rs's list); what the call raises is the
+    schema's compile error, in jsonschema-rs's words."""
+
+    def __init__(
+        self,
+        classes: Mapping[str, Callable[[Any, Any, list[str | int]], Any]],
+        documents: list[Any],
+        locations: _SchemaLocations,
+        specification: referencing.Specification[Any],
+    ) -> None:
+        self._built: dict[tuple[int, str], Any] = {}
+        pending = list(documents)
+        while pending:
+            schema = pending.pop()
+            if not isinstance(schema, dict):
+                continue
+            pending.extend(specification.subresources_of(schema))
+            for name in classes.keys() & schema.keys():
+                pointer = _pointer((*locations.tokens.get(id(schema), ()), name))
+                try:
+                    built = classes[name](_fresh_copy(schema), schema[name], path_of(pointer))
+                except Exception as error:
+                    raise SchemaCompileError(
+                        INVALID_SCHEMA,
+                        f"Failed to instantiate keyword class '{name}': "
+                        f"{type(error).__name__}: {error}",
+                        pointer,
+                    ) from None
+                self._built[id(schema), name] = built
+        self._names = list(classes)
+
+    def implementations(self) -> dict[str, Callable[..., Iterator[jsonschema.ValidationError]]]:
+        return {name: partial(self._errors, name) for name in self._names}
+
+    def _errors(
+        self, name: str, _validator: Any, _value: Any, instance: Any, schema: Any
+    ) -> Iterator[jsonschema.ValidationError]:
+        keyword = self._built.get((id(schema), name))
+        if keyword is None:
+            return  # a schema object no walk reached (inside a keyword's value): as the core
+        errors: list[BaseException] = []
+        try:
+            if hasattr(keyword, "iter_errors"):
+                errors.extend(keyword.iter_errors(instance))
+            else:
+                keyword.validate(instance)
+        except Exception as raised:
+            errors.append(raised)
+        for failure in errors:
+            yield jsonschema.ValidationError(str(failure))
+
+
 class CompiledSchema:
     """A schema compiled by the fallback backend; the same contract as Rust's `SchemaValidator`."""
 
@@ -1040,7 +1096,9 @@ class CompiledSchema:
         ignore_unknown_formats: bool = True,
         base_uri: str | None = None,
         pattern_options: tuple[str, int | None, int | None, int | None] | None = None,
+        keywords: Mapping[str, Callable[[Any, Any, list[str | int]], Any]] | None = None,
     ) -> None:
+        self._keywords = dict(keywords or {})
         # The schema is a JSON value like any other: too deep or beyond 64-bit integers is
         # `CanonicalizationError`, as in the Rust core, which converts it first.
         check_value(schema)
@@ -1128,6 +1186,13 @@ class CompiledSchema:
                     "Adjust configuration to ignore unrecognized formats",
                     pointer,
                 )
+        if self._keywords:
+            custom = _CustomKeywords(
+                self._keywords, self._documents, self._locations, specification
+            )
+            tuple_aware = jsonschema.validators.extend(  # type: ignore[no-untyped-call]
+                tuple_aware, validators=custom.implementations()
+            )
         # python-jsonschema resolves from the root's own id; at `base_uri`, from the resolver
         # above, the one every `$ref` was checked with.
         based = {} if self._base_uri is None else {"_resolver": resolver}
@@ -1234,6 +1299,9 @@ class CompiledSchema:
                 bounded_message(message("falseSchema", error)),
             )
         keyword = self._keyword(error)
+        if keyword in self._keywords:
+            # The caller's keyword: its own words, exactly (the text of what it raised).
+            return (pointer, f"{location}/{escape_pointer_token(keyword)}", keyword, error.message)
         return (
             pointer,
             f"{location}/{escape_pointer_token(keyword)}",
@@ -1271,10 +1339,12 @@ def compile_schema(
     ignore_unknown_formats: bool = True,
     base_uri: str | None = None,
     pattern_options: tuple[str, int | None, int | None, int | None] | None = None,
+    keywords: Mapping[str, Callable[[Any, Any, list[str | int]], Any]] | None = None,
 ) -> CompiledSchema:
     """Compile ``schema``; raises ``SchemaCompileError`` (PF102 invalid, PF103 unresolvable ref).
     ``formats`` are the caller's checks by name; ``ignore_unknown_formats=False`` makes a format
-    no check knows PF102, where formats are asserted (both as jsonschema-rs's options)."""
+    no check knows PF102, where formats are asserted (both as jsonschema-rs's options);
+    ``keywords`` the caller's keyword classes (``_CustomKeywords``)."""
     return CompiledSchema(
         schema,
         validate_formats,
@@ -1283,6 +1353,7 @@ def compile_schema(
         ignore_unknown_formats,
         base_uri,
         pattern_options,
+        keywords,
     )
 
 
