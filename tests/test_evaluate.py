@@ -141,8 +141,13 @@ def test_evaluate_as_jsonschema_rs(backend: _backend.Engine, case: Case) -> None
         )
         return
     units = _error_units(expected.list())
-    if units == _as_iter_errors(theirs, case.data):
-        assert _error_units(got.list()) == units
+    if units != _as_iter_errors(theirs, case.data):
+        pytest.xfail(
+            "the fallback's error units are python-jsonschema's errors, and jsonschema-rs's "
+            "evaluation reports other units here (a composite's failing branches, "
+            "additionalItems per item, a $ref's resolved location; docs/pipelines.md)"
+        )
+    assert _error_units(got.list()) == units
 
 
 def test_evaluate_masks_and_keeps_the_value_model(backend: _backend.Engine) -> None:
