@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from decimal import Decimal
 from fractions import Fraction
-from functools import cache, partial
+from functools import cache
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urljoin
 
@@ -42,12 +42,12 @@ from .._bundled import (
     wire_bundle_with_digest,
     wire_bundles,
 )
-from .._pointers import path_of
 from ..codes import INVALID_SCHEMA, UNRESOLVABLE_REF
 from ..errors import CanonicalizationError, SchemaCompileError
 from .ecma_regex import EcmaSyntaxError, compile_pattern, needs_backtracking
 from .formats import BUILTIN_NAMES as _BUILTIN_NAMES
 from .formats import builtin_check
+from .keywords import UserKeywords
 from .messages import message
 from .parse import check_value, escape_pointer_token, parse_json
 
@@ -1029,61 +1029,6 @@ def _check_against(
         raise jsonschema.SchemaError.create_from(error)
 
 
-class _CustomKeywords:
-    """The caller's keyword classes (jsonschema-rs's ``keywords=``, as the Rust core builds them):
-    each called once at compile time where a schema object holds the keyword, with (that object,
-    the keyword's value, its location as jsonschema-rs's list); what the call raises is the
-    schema's compile error, in jsonschema-rs's words."""
-
-    def __init__(
-        self,
-        classes: Mapping[str, Callable[[Any, Any, list[str | int]], Any]],
-        documents: list[Any],
-        locations: _SchemaLocations,
-        specification: referencing.Specification[Any],
-    ) -> None:
-        self._built: dict[tuple[int, str], Any] = {}
-        pending = list(documents)
-        while pending:
-            schema = pending.pop()
-            if not isinstance(schema, dict):
-                continue
-            pending.extend(specification.subresources_of(schema))
-            for name in classes.keys() & schema.keys():
-                pointer = _pointer((*locations.tokens.get(id(schema), ()), name))
-                try:
-                    built = classes[name](_fresh_copy(schema), schema[name], path_of(pointer))
-                except Exception as error:
-                    raise SchemaCompileError(
-                        INVALID_SCHEMA,
-                        f"Failed to instantiate keyword class '{name}': "
-                        f"{type(error).__name__}: {error}",
-                        pointer,
-                    ) from None
-                self._built[id(schema), name] = built
-        self._names = list(classes)
-
-    def implementations(self) -> dict[str, Callable[..., Iterator[jsonschema.ValidationError]]]:
-        return {name: partial(self._errors, name) for name in self._names}
-
-    def _errors(
-        self, name: str, _validator: Any, _value: Any, instance: Any, schema: Any
-    ) -> Iterator[jsonschema.ValidationError]:
-        keyword = self._built.get((id(schema), name))
-        if keyword is None:
-            return  # a schema object no walk reached (inside a keyword's value): as the core
-        errors: list[BaseException] = []
-        try:
-            if hasattr(keyword, "iter_errors"):
-                errors.extend(keyword.iter_errors(instance))
-            else:
-                keyword.validate(instance)
-        except Exception as raised:
-            errors.append(raised)
-        for failure in errors:
-            yield jsonschema.ValidationError(str(failure))
-
-
 class CompiledSchema:
     """A schema compiled by the fallback backend; the same contract as Rust's `SchemaValidator`."""
 
@@ -1187,12 +1132,8 @@ class CompiledSchema:
                     pointer,
                 )
         if self._keywords:
-            custom = _CustomKeywords(
-                self._keywords, self._documents, self._locations, specification
-            )
-            tuple_aware = jsonschema.validators.extend(  # type: ignore[no-untyped-call]
-                tuple_aware, validators=custom.implementations()
-            )
+            custom = UserKeywords(self._keywords, self._documents, self._locations, specification)
+            tuple_aware = custom.extend(tuple_aware)
         # python-jsonschema resolves from the root's own id; at `base_uri`, from the resolver
         # above, the one every `$ref` was checked with.
         based = {} if self._base_uri is None else {"_resolver": resolver}
@@ -1299,17 +1240,14 @@ class CompiledSchema:
                 bounded_message(message("falseSchema", error)),
             )
         keyword = self._keyword(error)
-        if keyword in self._keywords:
-            # The caller's keyword: its own words, exactly (the text of what it raised).
-            return (pointer, f"{location}/{escape_pointer_token(keyword)}", keyword, error.message)
+        # An undecided match already has jsonschema-rs's words, the caller's keyword its own (the
+        # text of what it raised); the rest are rebuilt.
+        own_words = error.message == UNDECIDED_MATCH or keyword in self._keywords
         return (
             pointer,
             f"{location}/{escape_pointer_token(keyword)}",
             keyword,
-            # An undecided match already has jsonschema-rs's words; the rest are rebuilt.
-            bounded_message(
-                error.message if error.message == UNDECIDED_MATCH else message(keyword, error)
-            ),
+            bounded_message(error.message if own_words else message(keyword, error)),
         )
 
     def _keyword(self, error: jsonschema.ValidationError) -> str:
@@ -1344,7 +1282,7 @@ def compile_schema(
     """Compile ``schema``; raises ``SchemaCompileError`` (PF102 invalid, PF103 unresolvable ref).
     ``formats`` are the caller's checks by name; ``ignore_unknown_formats=False`` makes a format
     no check knows PF102, where formats are asserted (both as jsonschema-rs's options);
-    ``keywords`` the caller's keyword classes (``_CustomKeywords``)."""
+    ``keywords`` the caller's keyword classes (``keywords.UserKeywords``)."""
     return CompiledSchema(
         schema,
         validate_formats,
