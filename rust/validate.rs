@@ -1115,6 +1115,71 @@ mod tests {
         assert_eq!(invalid.schema_pointer, "/properties/a/type");
     }
 
+    /// A caller's keyword: numbers must be multiples of the keyword's value; `every` reports each
+    /// failing item of an array.
+    struct Divides(u64);
+
+    impl UserKeyword for Divides {
+        fn check(&self, instance: &Value) -> Result<(), String> {
+            match (instance.as_u64(), self.failures(instance)) {
+                (Some(n), _) if n % self.0 != 0 => {
+                    Err(format!("{n} is not divisible by {}", self.0))
+                }
+                (_, Some(failures)) => failures.into_iter().next().map_or(Ok(()), Err),
+                _ => Ok(()),
+            }
+        }
+
+        fn failures(&self, instance: &Value) -> Option<Vec<String>> {
+            let items = instance.as_array()?;
+            Some(
+                items
+                    .iter()
+                    .filter_map(|item| self.check(item).err())
+                    .collect(),
+            )
+        }
+    }
+
+    fn with_keyword(schema: Value) -> Result<SchemaValidator, CompileError> {
+        let factory: KeywordFactory =
+            std::sync::Arc::new(|_parent, value, pointer| match value.as_u64() {
+                Some(divisor) if divisor > 0 => {
+                    Ok(std::sync::Arc::new(Divides(divisor)) as std::sync::Arc<dyn UserKeyword>)
+                }
+                _ => Err(format!("no divisor at {pointer}")),
+            });
+        SchemaValidator::compile(
+            &schema,
+            &CompileOptions {
+                keywords: UserKeywords(vec![("divides".to_owned(), factory)]),
+                ..Default::default()
+            },
+        )
+    }
+
+    #[test]
+    fn user_keywords() {
+        let validator = with_keyword(json!({"properties": {"a": {"divides": 3}}})).unwrap();
+        assert!(validator.is_valid(&json!({"a": 9})));
+        assert!(!validator.is_valid(&json!({"a": 4})));
+        let violations = validator.violations(&json!({"a": 4}));
+        assert_eq!(
+            triples(&violations),
+            [("/a", "/properties/a/divides", "divides")]
+        );
+        assert_eq!(violations[0].message, "4 is not divisible by 3");
+        // A keyword reporting several errors at once, and one failure where `check` gives it.
+        let every = with_keyword(json!({"divides": 2})).unwrap();
+        assert_eq!(every.violations(&json!([1, 2, 3])).len(), 2);
+        assert_eq!(every.violations(&json!(5)).len(), 1);
+        let broken = with_keyword(json!({"items": {"divides": 0}}))
+            .err()
+            .unwrap();
+        assert_eq!(broken.code, codes::INVALID_SCHEMA);
+        assert!(broken.message.contains("no divisor at /items/divides"));
+    }
+
     #[test]
     fn resources_serve_refs() {
         let options = CompileOptions {
