@@ -318,23 +318,26 @@ impl<F: Json> SchemaValidator<F> {
         let errors = evaluation
             .iter_errors()
             .map(|entry| {
-                serde_json::json!({
-                    "schemaLocation": entry.schema_location,
-                    "absoluteKeywordLocation": entry.absolute_keyword_location.map(|uri| uri.as_str()),
-                    "instanceLocation": entry.instance_location.as_str(),
-                    "error": entry.error.to_string(),
-                })
+                let located = (entry.schema_location, entry.absolute_keyword_location);
+                located_entry(
+                    located,
+                    entry.instance_location.as_str(),
+                    "error",
+                    entry.error.to_string().into(),
+                )
             })
             .collect();
         let annotations = evaluation
             .iter_annotations()
             .map(|entry| {
-                serde_json::json!({
-                    "schemaLocation": entry.schema_location,
-                    "absoluteKeywordLocation": entry.absolute_keyword_location.map(|uri| uri.as_str()),
-                    "instanceLocation": entry.instance_location.as_str(),
-                    "annotations": entry.annotations.value(),
-                })
+                let located = (entry.schema_location, entry.absolute_keyword_location);
+                let value = entry.annotations.value().clone();
+                located_entry(
+                    located,
+                    entry.instance_location.as_str(),
+                    "annotations",
+                    value,
+                )
             })
             .collect();
         Ok(EvaluationOutput {
@@ -345,6 +348,23 @@ impl<F: Json> SchemaValidator<F> {
             annotations: Value::Array(annotations),
         })
     }
+}
+
+/// An entry of jsonschema-rs's `Evaluation.errors()` or `annotations()`: its locations and its
+/// `field` (`error` or `annotations`).
+fn located_entry(
+    (schema_location, absolute): (&str, Option<&Uri<String>>),
+    instance_location: &str,
+    field: &str,
+    value: Value,
+) -> Value {
+    let mut entry = serde_json::json!({
+        "schemaLocation": schema_location,
+        "absoluteKeywordLocation": absolute.map(|uri| uri.as_str()),
+        "instanceLocation": instance_location,
+    });
+    entry[field] = value;
+    entry
 }
 
 /// The keyword reported for an error: the last token of its `schema_pointer` (a `false` subschema
