@@ -11,6 +11,7 @@ pub mod graph;
 pub mod journal;
 pub mod json_indent;
 mod key_order;
+pub mod locate;
 pub mod parse;
 pub mod progress;
 pub mod report;

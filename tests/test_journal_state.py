@@ -89,6 +89,11 @@ def _blocks(prefix: bytes, size: int) -> list[dict[str, Any]]:
     ]
 
 
+def _head(state: Path) -> Any:
+    """The head of a state file: its first line, JSON (the engines' states follow it)."""
+    return json.loads(state.read_bytes().split(b"\n", 1)[0])
+
+
 def _entry(states: pf.JournalStates, journal: Path) -> dict[str, Any]:
     entry = states.entry(os.path.realpath(journal))
     assert entry is not None
@@ -154,7 +159,7 @@ def test_only_the_appended_bytes_are_checked(backend: _backend.Engine, tmp_path:
         "bytes_rehashed": half,
     }
     assert _comparable(second) == _comparable(pf.check_journal(journal))
-    document = json.loads(state.read_bytes())
+    document = _head(state)
     assert document["format"] == STATE_FORMAT
     assert list(document["journals"]) == [os.path.realpath(journal)]
 
@@ -310,7 +315,7 @@ def test_a_state_file_keeps_its_permissions(backend: _backend.Engine, tmp_path: 
         (
             # Version 1 (before the windows were written once) is not read: delete it.
             json.dumps({"format": STATE_FORMAT, "version": 1, "journals": {}}).encode(),
-            "journal state version 1, this pairling-fast reads versions 2, 3 and 4; delete it",
+            "journal state version 1, this pairling-fast reads versions 2, 3, 4 and 5; delete it",
         ),
         (
             json.dumps(
@@ -335,25 +340,28 @@ def test_an_unusable_state_file_is_one_line_and_exit_2(
     assert state.read_bytes() == content  # never overwritten
 
 
-def test_the_state_digest_holds_for_its_bytes_and_for_its_json(tmp_path: Path) -> None:
-    # `save` writes the state around the text its sha256 is taken of and `load` checks those
-    # bytes; a file rewritten by another tool (same JSON, other layout) is checked over its JSON.
+def test_the_state_digest_holds_over_its_head_and_its_sections(tmp_path: Path) -> None:
+    # `save` writes the head line and each engine state as raw bytes after it; the sha256 covers
+    # every byte after itself, so damage to an entry or to an engine state is caught.
     journal = tmp_path / "events.jsonl"
     journal.write_bytes(generated(60, 8, chain=True, defects=2))
     state = tmp_path / "journal.state"
     first = pf.check_journal(journal, state=str(state))
     saved = state.read_bytes()
-    document = json.loads(saved)
-    assert pf.JournalStates.load(state).journals() == sorted(document["journals"])
-    state.write_text(json.dumps(document, indent=2))
+    sections = saved.split(b"\n", 1)[1]
+    entry = next(iter(_head(state)["journals"].values()))
+    assert "checker" not in entry and entry["checker_bytes"] == len(sections) > 0
+    assert json.loads(sections)["lines"] == first.stats["lines"]
     assert (
         pf.check_journal(journal, state=str(state)).stats["resumed"]["from_line"]
         == (first.stats["lines"])
     )
-    # The entry's line count changed, in either layout: damaged.
-    entry = next(iter(document["journals"].values()))
-    entry["lines"] += 1
-    for damaged in (saved.replace(b'"lines":', b'"lines":9', 1), json.dumps(document).encode()):
+    for damaged in (
+        saved.replace(b'"lines":', b'"lines":9', 1),
+        saved[:-2] + b"9" + saved[-1:],
+        saved + b" ",
+        saved.replace(b'"checker_bytes":', b'"checker_bytes":1', 1),
+    ):
         state.write_bytes(damaged)
         with pytest.raises(pf.JournalStateError, match="damaged"):
             pf.JournalStates.load(state)
@@ -371,7 +379,7 @@ def test_the_cli_resumes_and_records_only_journals(
     (tmp_path / "logs" / "good.tools.cancel.result.json").write_text('{"cancelled": true}\n')
     first = cli("check", "logs", "--state", "s.json", "--format", "json")
     assert first.returncode == 0, first.stderr
-    document = json.loads((tmp_path / "s.json").read_bytes())
+    document = _head(tmp_path / "s.json")
     assert sorted(document["journals"]) == sorted(
         os.path.realpath(tmp_path / "logs" / name) for name in ("a.jsonl", "b.jsonl")
     )
@@ -411,16 +419,13 @@ def test_an_ended_action_that_no_kind_ends_is_refused_by_both_backends(tmp_path:
     journal.write_bytes(generated(200, 8, chain=True, defects=0))
     state = tmp_path / "journal.state"
     pf.check_journal(journal, state=str(state))
-    document = json.loads(state.read_bytes())
-    entry = next(iter(document["journals"].values()))
+    states = pf.JournalStates.load(state)
+    entry = _entry(states, journal)
     checker = json.loads(entry["checker"])
     assert checker["ended_actions"]["values"], "the journal must end some actions"
     checker["ended_actions"]["values"][0] = "action_executing"
     entry["checker"] = json.dumps(checker)
-    document["sha256"] = hashlib.sha256(
-        json.dumps(document["journals"], sort_keys=True, separators=(",", ":")).encode()
-    ).hexdigest()
-    state.write_text(json.dumps(document))
+    states.save(state)
     for engine in ("rust", "python"):
         with (
             _backend.selected(engine),
@@ -492,15 +497,17 @@ def test_a_change_is_located_in_the_first_changed_block(
 
 
 def _saved_as(version: int, state: Path, states: pf.JournalStates) -> None:
-    """``states`` written to ``state`` as ``version`` wrote it: each entry with one sha256 of its
-    whole prefix (2) or a sha256 a block (3), the file's sha256 over its journals' canonical
-    text."""
+    """``states`` written to ``state`` as ``version`` wrote it: one JSON document, each entry
+    with one sha256 of its whole prefix (2), a sha256 a block (3) or a BLAKE3 a block (4), the
+    engine's state a JSON string in it, the file's sha256 over its journals' canonical text."""
     journals = {}
     for journal in states.journals():
         entry = dict(_entry(states, Path(journal)))
         with open(journal, "rb") as stream:
             prefix = stream.read(entry["offset"])
-        if version == 2:
+        if version == 4:
+            pass
+        elif version == 2:
             del entry["block_size"], entry["blocks"]
             entry["sha256"] = hashlib.sha256(prefix).hexdigest()
         else:
@@ -520,12 +527,20 @@ def _saved_as(version: int, state: Path, states: pf.JournalStates) -> None:
     state.write_text(f'{head[:-2]}{digest}","journals":{text}}}\n')
 
 
-@pytest.mark.parametrize("version", [2, 3])
-def test_a_sha256_state_is_checked_in_full_once_with_the_reason(
-    backend: _backend.Engine, tmp_path: Path, version: int
+@pytest.mark.parametrize(
+    ("version", "reason"),
+    [
+        (2, "proved the prefix with sha256 (this one uses BLAKE3)"),
+        (3, "proved the prefix with sha256 (this one uses BLAKE3)"),
+        (4, "(state format 4, this one writes 5)"),
+    ],
+)
+def test_an_earlier_state_is_checked_in_full_once_with_the_reason(
+    backend: _backend.Engine, tmp_path: Path, version: int, reason: str
 ) -> None:
-    """The states before version 4 proved the prefix with sha256: their journals are checked in
-    full (a PF346 note says why), then recorded with BLAKE3 and resumed from."""
+    """The states before version 4 proved the prefix with sha256, version 4 wrote the engine's
+    state as a JSON string inside the JSON: their journals are checked in full (a PF346 note
+    says why), then recorded as version 5 and resumed from."""
     data = generated(200, 13, chain=True, defects=2)
     half = data.index(b"\n", len(data) // 2) + 1
     growing, kept = (tmp_path / f"{name}.jsonl" for name in ("growing", "kept"))
@@ -541,15 +556,19 @@ def test_a_sha256_state_is_checked_in_full_once_with_the_reason(
     full = pf.check_journal(growing, state=state)
     assert "resumed" not in full.stats
     assert full.findings[0].code == STATE_OPTIONS_CHANGED
-    assert "proved the prefix with sha256 (this one uses BLAKE3)" in full.findings[0].message
+    assert reason in full.findings[0].message
     assert [f.to_dict() for f in full.findings[1:]] == [
         f.to_dict() for f in pf.check_journal(growing).findings
     ]
-    document = json.loads(state.read_bytes())
-    assert document["version"] == STATE_VERSION == 4
-    assert document["journals"][os.path.realpath(growing)]["blocks"] == _blocks(data, BLOCK_SIZE)
-    # A journal not checked since keeps its old entry in the version 4 file until its next run.
-    assert "blake3" not in json.dumps(document["journals"][os.path.realpath(kept)])
+    document = _head(state)
+    assert document["version"] == STATE_VERSION == 5
+    recorded = document["journals"]
+    assert recorded[os.path.realpath(growing)]["blocks"] == _blocks(data, BLOCK_SIZE)
+    assert "recorded_in_version" not in recorded[os.path.realpath(growing)]
+    # A journal not checked since keeps its old entry in the version 5 file until its next run,
+    # marked with the version it came from.
+    assert recorded[os.path.realpath(kept)]["recorded_in_version"] == version
+    assert pf.check_journal(kept, state=state).findings[0].code == STATE_OPTIONS_CHANGED
     assert pf.check_journal(growing, state=state).stats["resumed"]["bytes_checked"] == 0
 
 

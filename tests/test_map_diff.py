@@ -15,7 +15,9 @@ import pytest
 from map_twins import example
 
 from pairling_fast import _backend
-from pairling_fast.map_diff import COLLECTIONS, SET_ARRAYS, MapDiff, diff_maps
+from pairling_fast._fallback.graph.diff import COLLECTIONS, SET_ARRAYS
+from pairling_fast.locate import pointer_lines
+from pairling_fast.map_diff import MapDiff, diff_maps
 from pairling_fast.map_diff_rules import OTHER, RULES, rule_named, rules_markdown
 
 Document = dict[str, Any]
@@ -436,6 +438,7 @@ def test_rule(
     assert rule_named(rule).name == rule
     for change in ruled:
         assert change.new_pointer is not None and change.new_line is not None
+        assert change.old_pointer is None or change.old_line is not None
         if change.classification == "loosening":
             assert change.code == "PF270" and change in diff.loosenings
 
@@ -580,6 +583,61 @@ def test_both_backends_give_the_same_diff() -> None:
     assert results[0]["summary"]["loosening"] == 3
 
 
+def test_each_change_is_located_in_old_and_in_new(backend: _backend.Engine) -> None:
+    """The lines are where each pointer's value starts in its own text (the entries moved)."""
+    old = example()
+    new = copy.deepcopy(old)
+    _set(("capabilities", 5, "remote_safety"), "safe")(new)
+    _drop_requirement(1, "fresh_snapshot")(new)
+    _add_item(("operation_bindings", 1, "forbids"), {"kind": "identity_fallback"})(new)
+    new["operation_bindings"].reverse()
+    new["capabilities"].reverse()
+    old_text, new_text = _text(old), json.dumps(sealed(backend, new), indent=1).encode()
+    diff = diff_maps(old_text, new_text)
+    assert len(diff.changes) >= 3
+    for change in diff.changes:
+        for text, pointer, line in (
+            (old_text, change.old_pointer, change.old_line),
+            (new_text, change.new_pointer, change.new_line),
+        ):
+            assert pointer is not None and line == pointer_lines(text, {pointer})[pointer]
+        assert change.to_dict()["old_line"] == change.old_line
+    assert {c.old_line for c in diff.changes} != {c.new_line for c in diff.changes}
+    # A parsed dict has no lines.
+    unlocated = diff_maps(old, new_text)
+    assert [c.old_line for c in unlocated.changes] == [None] * len(unlocated.changes)
+    assert [c.new_line for c in unlocated.changes] == [c.new_line for c in diff.changes]
+
+
+def test_values_are_compared_as_json_values(backend: _backend.Engine) -> None:
+    """An integer is not the same as a float or a boolean, though Python's == says it is; the
+    same on both backends (the core compares JSON values)."""
+    old = example()
+    for changed in (10.0, True):
+        new = copy.deepcopy(old)
+        _requirement_member(1, "fresh_snapshot", "max_age_seconds", changed)(new)
+        diff = diff_maps(old, new)
+        assert [(c.member, c.old, c.new) for c in diff.changes] == [
+            ("requires/max_age_seconds", 10, changed)
+        ]
+        assert type(diff.changes[0].new) is type(changed)
+
+
+def test_repeated_kinds_are_located_at_their_own_index(backend: _backend.Engine) -> None:
+    old = example()
+    new = copy.deepcopy(old)
+    requires = _binding(new, 1)["requires"]
+    requires.append({"kind": "confirmation", "mode": "none"})
+    diff = diff_maps(old, new, backend=_backend.name_of(backend))
+    added = [c for c in diff.changes if c.member == "requires[]"]
+    assert [c.new_pointer for c in added] == [f"/operation_bindings/1/requires/{len(requires) - 1}"]
+
+
+def test_the_backends_share_one_table_of_set_arrays() -> None:
+    core = pytest.importorskip("pairling_fast._core")
+    assert {(c, m): shape for c, m, shape in core.map_diff_set_arrays()} == SET_ARRAYS
+
+
 def test_set_arrays_are_every_unique_array_of_the_schema() -> None:
     schema = json.loads(SCHEMA.read_text(encoding="utf-8"))
     unique = set()
@@ -708,3 +766,28 @@ def test_broken_maps_diff_without_failing(backend: _backend.Engine) -> None:
                 assert change.new_pointer is None or _resolves(new, change.new_pointer)
         if isinstance(case, dict):
             assert diff_maps(case, copy.deepcopy(case)).changes == []
+
+
+def test_both_backends_agree_on_a_sample_of_the_mutation_corpus() -> None:
+    """The example against 60 cases of tests/map_mutations.py (a fixed sample of the families
+    quick to build: structure alone takes half a minute), as text and as parsed values: the same
+    diff, lines included, on both backends. A disagreement names its case, which reproduces it
+    alone."""
+    from map_mutations import corpus
+
+    from pairling_fast.generate.map import generate_map
+
+    with _backend.selected(_backend.BACKENDS[0]) as engine:
+        families = ("values", "requirements", "retry", "release")
+        cases = list(corpus(engine.seal_map, generate_map, families))
+    sample = random.Random(49).sample(cases, 60)
+    base = example()
+    for case in sample:
+        pairs = [(base, case.document)]
+        if not isinstance(case.document, (bytes, bytearray)):
+            pairs.append((_text(base), json.dumps(case.document, indent=1).encode()))
+        for old, new in pairs:
+            found = [diff_maps(old, new, backend=name).to_dict() for name in _backend.BACKENDS]
+            for diff in found:
+                diff.pop("backend")
+            assert found[0] == found[1], case.name

@@ -43,14 +43,31 @@ __all__ = [
 BACKENDS = ("rust", "python")
 BACKEND_ENV = "PAIRLING_FAST_BACKEND"
 
-RawViolation = tuple[str, str, str, str]
-"""(pointer, schema_pointer, keyword, message)"""
+RawViolation = tuple[str, str, str, str, tuple[str, str, str] | None]
+"""(pointer, schema_pointer, keyword, message, best_match): for a failing ``oneOf``/``anyOf``,
+the branch error that came closest as (pointer, schema_pointer, message), or ``None``."""
 EvaluationOutput = tuple[
     bool, dict[str, Any], dict[str, Any], list[dict[str, Any]], list[dict[str, Any]] | None
 ]
 """(valid, list output, hierarchical output, error entries, annotation entries or ``None`` where
 the backend collects none): ``Validator.evaluate``'s parts."""
 WireOutcome = tuple[list[RawFinding], dict[str, Any]]
+RawMapChange = tuple[
+    str,
+    str,
+    str,
+    str,
+    "str | None",
+    "str | None",
+    "list[Any]",
+    "list[Any]",
+    "int | None",
+    "int | None",
+]
+"""One change of ``diff_maps``: collection, id, action, member, old and new pointer, ``[old]``
+and ``[new]`` (``[]`` where absent), old and new line (None without a text or a place)."""
+RawDifferingBinding = tuple[str, int, int, "list[Any]", "list[Any]"]
+"""A binding that differs: its key, old and new index, ``[digest]`` on each side (``[]``: none)."""
 """The findings of a wire check and its stats."""
 
 
@@ -128,7 +145,7 @@ class Engine(Protocol):
         options: JournalOptions,
         progress: Callable[[int], object] | None = None,
     ) -> tuple[list[RawFinding], dict[str, Any], str | None]: ...
-    def journal_event_kinds(self, car_version: str | None = None) -> list[str]: ...
+    def journal_event_kinds(self, release: str) -> list[str]: ...
     def journal_chain_digest(self, line: bytes) -> str: ...
     def check_journal_chunk(
         self, source: Any, start: int, end: int, options: JournalOptions
@@ -167,6 +184,13 @@ class Engine(Protocol):
     ) -> tuple[list[RawFinding], dict[str, Any]]: ...
     def seal_map(self, document: Any) -> Any: ...
     def seal_map_json(self, data: bytes | str) -> Any: ...
+    def diff_maps(
+        self, old: Any, new: Any, manifest: Any = None
+    ) -> tuple[
+        tuple[list[RawFinding], dict[str, Any]],
+        tuple[list[RawFinding], dict[str, Any]],
+        tuple[list[RawMapChange], list[RawDifferingBinding]] | None,
+    ]: ...
 
 
 if TYPE_CHECKING:

@@ -30,11 +30,13 @@ __all__ = [
     "check_transcript_file",
     "check_wire_schema",
     "compile_schema",
+    "diff_maps",
     "digest_hex",
     "digest_hex_many",
     "indent_json",
     "journal_chain_digest",
     "journal_event_kinds",
+    "map_diff_set_arrays",
     "parse_json",
     "seal_map",
     "seal_map_json",
@@ -46,7 +48,7 @@ __all__ = [
 # The crate's version, the package's (pyproject.toml reads it from Cargo.toml).
 __version__: str
 
-_RawViolation = tuple[str, str, str, str]
+_RawViolation = tuple[str, str, str, str, tuple[str, str, str] | None]
 _RawFinding = tuple[
     str, Literal["info", "warning", "error"], str, int | None, str | None, str | None
 ]
@@ -82,7 +84,7 @@ def check_journal_resumable(
     options: JournalOptions,
     progress: Callable[[int], object] | None = None,
 ) -> tuple[list[_RawFinding], dict[str, Any], str | None]: ...
-def journal_event_kinds(car_version: str | None = None) -> list[str]: ...
+def journal_event_kinds(release: str) -> list[str]: ...
 def journal_chain_digest(line: bytes) -> str: ...
 def check_journal_chunk(source: Any, start: int, end: int, options: JournalOptions) -> bytes: ...
 
@@ -111,6 +113,31 @@ def check_map_json(
 ) -> tuple[list[_RawFinding], dict[str, Any]]: ...
 def seal_map(document: Any) -> Any: ...
 def seal_map_json(data: bytes | str) -> Any: ...
+def diff_maps(
+    old: Any, new: Any, manifest: Any = None
+) -> tuple[
+    tuple[list[_RawFinding], dict[str, Any]],
+    tuple[list[_RawFinding], dict[str, Any]],
+    tuple[
+        list[
+            tuple[
+                str,
+                str,
+                str,
+                str,
+                str | None,
+                str | None,
+                list[Any],
+                list[Any],
+                int | None,
+                int | None,
+            ]
+        ],
+        list[tuple[str, int, int, list[Any], list[Any]]],
+    ]
+    | None,
+]: ...
+def map_diff_set_arrays() -> list[tuple[str, str, str]]: ...
 
 @final
 class Blake3:

@@ -11,7 +11,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from .codes import CODES, MAP_DIFF_DIGEST_REVIEW, MAP_DIFF_LOOSENING
-from .map_diff import COLLECTIONS, MAP, DigestReview, MapChange, MapDiff, MapSide
+from .map_diff import MAP, DigestReview, MapChange, MapDiff, MapSide
 from .map_diff_rules import ABSENT, LOOSENING, NEUTRAL, TIGHTENING, rule_named
 from .output import (
     SARIF_LEVELS,
@@ -75,12 +75,22 @@ def _sorted(changes: Iterable[MapChange]) -> list[MapChange]:
     return sorted(changes, key=lambda c: _ORDER[c.classification])
 
 
-def _change_line(change: MapChange, new_label: str) -> str:
-    where = f"{new_label}:{change.new_line}" if change.new_line else new_label
+def _located(label: str, line: int | None, pointer: str | None) -> str | None:
+    """``label:line pointer`` (the line where known), None without a pointer."""
+    if pointer is None:
+        return None
+    return f"{label}:{line} {pointer}" if line else f"{label} {pointer}"
+
+
+def _change_line(change: MapChange, labels: tuple[str, str]) -> str:
     values = f"{_value(change.old)} -> {_value(change.new)}"
+    places = [
+        _located(labels[0], change.old_line, change.old_pointer),
+        _located(labels[1], change.new_line, change.new_pointer),
+    ]
     return shown(
         f"{change.classification:<10} {change.code} {change.action} {change.where}: {values} "
-        f"[{change.rule}] ({where} {change.new_pointer})"
+        f"[{change.rule}] ({' -> '.join(p for p in places if p is not None)})"
     )
 
 
@@ -107,9 +117,9 @@ def _side_lines(name: str, side: MapSide) -> list[str]:
 
 
 def text(diff: MapDiff) -> str:
-    label = diff.new.label or "NEW"
+    labels = (diff.old.label or "OLD", diff.new.label or "NEW")
     lines = [*_side_lines("OLD", diff.old), *_side_lines("NEW", diff.new)]
-    lines += [_change_line(c, label) for c in _sorted(diff.changes)]
+    lines += [_change_line(c, labels) for c in _sorted(diff.changes)]
     lines += [_review_line(r) for r in diff.review]
     lines.append(summary_text(diff))
     return "\n".join(lines) + "\n"
@@ -128,7 +138,8 @@ def _code(text: str) -> str:
 
 
 def _collection_order(diff: MapDiff) -> list[str]:
-    names = [MAP, *(name for name, _ in COLLECTIONS)]
+    # The changes come in schema order of their collections, the map's own first.
+    names = [MAP, *dict.fromkeys(c.collection for c in diff.changes)]
     loosened = {c.collection for c in diff.loosenings}
     return sorted(
         {c.collection for c in diff.changes}, key=lambda n: (n not in loosened, names.index(n))
@@ -140,8 +151,8 @@ def _table(diff: MapDiff, collection: str) -> list[str]:
     lines = [
         f"#### `{collection}` ({_plural(len(rows), 'change')})",
         "",
-        "| verdict | entry | change | member | old | new | rule |",
-        "| --- | --- | --- | --- | --- | --- | --- |",
+        "| verdict | entry | change | member | lines | old | new | rule |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
     for change in rows:
         verdict = (
@@ -154,6 +165,7 @@ def _table(diff: MapDiff, collection: str) -> list[str]:
             _code(change.id) if change.id else "",
             change.action,
             _code(change.member) if change.member else "(entry)",
+            f"{change.old_line or '-'} → {change.new_line or '-'}",
             _code(_value(change.old)),
             _code(_value(change.new)),
             f"`{change.rule}`",

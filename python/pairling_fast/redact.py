@@ -23,7 +23,7 @@ __all__ = ["DEFAULT_MASK", "FALSE_SCHEMA", "redact_message"]
 DEFAULT_MASK = "***"
 
 _DECODER = json.JSONDecoder()
-# How a message cut to its bounded length ends (rust/validate.rs bounded_message).
+# How a message cut to its bounded length ends (rust/validate/mod.rs bounded_message).
 _TRUNCATED = re.compile(r" … \[message truncated: \d+ bytes\]$")
 # A quoted literal: a JSON string (cut or whole), a Python repr (not an apostrophe inside a
 # word), a `name`.

@@ -14,7 +14,7 @@ from ._pointers import value_at
 from .codes import SCHEMA_VIOLATION, severity
 from .errors import CanonicalizationError, ValidationError
 from .redact import redact_message
-from .report import Finding, Report
+from .report import BestMatch, Finding, Report
 
 __all__ = [
     "DRAFTS",
@@ -97,20 +97,19 @@ _NO_DOCUMENT: Any = object()
 def _violation_finding(
     raw: _backend.RawViolation, mask: str | None = None, document: Any = _NO_DOCUMENT
 ) -> Finding:
-    pointer, schema_pointer, _keyword, message = raw
-    if mask is not None:
-        message = redact_message(message, schema_pointer, mask)
-        instance: Any = mask
-    else:
-        instance = None if document is _NO_DOCUMENT else value_at(document, pointer)
-    return Finding(
+    pointer, schema_pointer, _keyword, message, best = raw
+    best_match = None if best is None else BestMatch(*best)
+    instance = None if document is _NO_DOCUMENT else value_at(document, pointer)
+    finding = Finding(
         SCHEMA_VIOLATION,
         _SEVERITY,
         message,
         pointer=pointer,
         schema_pointer=schema_pointer,
+        best_match=best_match,
         instance=instance,
     )
+    return finding if mask is None else finding.redacted(mask)
 
 
 def json_error_finding(error: CanonicalizationError) -> Finding:

@@ -22,6 +22,7 @@ use crate::parse;
 use crate::report::Finding;
 
 mod bindings;
+pub mod diff;
 mod digests;
 mod entries;
 mod index;

@@ -9,6 +9,7 @@ mod journal_checks;
 mod journal_stream;
 mod json_values;
 mod map_checks;
+mod map_diff;
 mod prefix_hash;
 mod pynode;
 mod pyvalue;
@@ -41,6 +42,7 @@ use journal_checks::*;
 use journal_stream::*;
 use json_values::*;
 use map_checks::*;
+use map_diff::*;
 use schemas::*;
 use wire_checks::*;
 
@@ -367,6 +369,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<TranscriptChecker>()?;
     m.add_function(wrap_pyfunction!(check_map, m)?)?;
     m.add_function(wrap_pyfunction!(check_map_json, m)?)?;
+    m.add_function(wrap_pyfunction!(diff_maps, m)?)?;
+    m.add_function(wrap_pyfunction!(map_diff_set_arrays, m)?)?;
     m.add_function(wrap_pyfunction!(seal_map, m)?)?;
     m.add_function(wrap_pyfunction!(seal_map_json, m)?)?;
     m.add_function(wrap_pyfunction!(_panic_for_tests, m)?)?;

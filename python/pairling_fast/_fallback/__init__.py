@@ -1,7 +1,7 @@
 """The pure-Python backend: the same engine API as the Rust core, module for module.
 
 ``parse.py`` ↔ ``rust/parse.rs``, ``canonical.py`` ↔ ``rust/canonical.rs``, ``validate.py`` ↔
-``rust/validate.rs``, the package ``graph/`` ↔ ``rust/graph/``, the package ``journal/`` ↔
+``rust/validate/mod.rs``, the package ``graph/`` ↔ ``rust/graph/``, the package ``journal/`` ↔
 ``rust/journal/`` (the check, ``ordered``, ``state``, ``stream``, ``chunks``, ``car_event``,
 ``car_payloads``), and the package ``wire/`` ↔ ``rust/wire/`` (``rpc``, ``transcript``,
 ``bundle``, ``shared``): the CAR wire checks. It is the reference the core is tested against,
@@ -11,7 +11,7 @@ and what runs where the extension cannot be built.
 from __future__ import annotations
 
 from .canonical import canonicalize, canonicalize_json, digest_hex, digest_hex_many
-from .graph import check_map, check_map_json, seal_map, seal_map_json
+from .graph import check_map, check_map_json, diff_maps, seal_map, seal_map_json
 from .journal import (
     check_journal,
     check_journal_resumable,
@@ -45,6 +45,7 @@ __all__ = [
     "check_transcript_file",
     "check_wire_schema",
     "compile_schema",
+    "diff_maps",
     "digest_hex",
     "digest_hex_many",
     "journal_chain_digest",

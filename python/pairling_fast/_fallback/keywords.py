@@ -39,7 +39,7 @@ class UserKeywords:
         specification: referencing.Specification[Any],
     ) -> None:
         self._built: dict[tuple[int, str], Any] = {}
-        pending = list(documents)
+        pending = list(documents) if classes else []
         while pending:  # every schema object, not the data inside keywords' values
             schema = pending.pop()
             if not isinstance(schema, dict):
@@ -62,6 +62,8 @@ class UserKeywords:
 
     def extend(self, validator_class: Any) -> Any:
         """``validator_class`` with the caller's keywords, which replace built-ins of their name."""
+        if not self._names:
+            return validator_class
         return jsonschema.validators.extend(  # type: ignore[no-untyped-call]
             validator_class, validators={name: partial(self._errors, name) for name in self._names}
         )

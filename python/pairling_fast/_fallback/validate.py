@@ -1,4 +1,4 @@
-"""JSON Schema validation for the pure-Python backend; mirrors ``rust/validate.rs``.
+"""JSON Schema validation for the pure-Python backend; mirrors ``rust/validate/mod.rs``.
 
 python-jsonschema does the validating. This module makes it report what jsonschema-rs reports:
 the same draft detection, the same ``format`` checks (``docs/formats.md``), ``$ref``s resolved (and
@@ -44,6 +44,7 @@ from .._bundled import (
 )
 from ..codes import INVALID_SCHEMA, UNRESOLVABLE_REF
 from ..errors import CanonicalizationError, SchemaCompileError
+from .best_match import closest
 from .ecma_regex import EcmaSyntaxError, compile_pattern, needs_backtracking
 from .formats import BUILTIN_NAMES as _BUILTIN_NAMES
 from .formats import builtin_check
@@ -71,10 +72,9 @@ __all__ = [
     "wire_bundles",
 ]
 
-Violation = tuple[str, str, str, str]
-EvaluationOutput = tuple[
-    bool, dict[str, Any], dict[str, Any], list[dict[str, Any]], list[dict[str, Any]] | None
-]
+Violation = tuple[str, str, str, str, tuple[str, str, str] | None]
+"""(pointer, schema_pointer, keyword, message, best_match): ``_backend.RawViolation``."""
+EvaluationOutput = tuple[bool, dict[str, Any], dict[str, Any], list[Any], list[Any] | None]
 """(valid, list output, hierarchical output, error entries, annotation entries: ``None``, as
 python-jsonschema collects none): ``Validator.evaluate``'s parts."""
 
@@ -83,7 +83,7 @@ METASCHEMAS: Registry[Any] = REGISTRY
 
 
 # ---------------------------------------------------------------------------------------------
-# Formats (docs/formats.md); the same rules as `FormatCheck` in rust/validate.rs.
+# Formats (docs/formats.md); the same rules as `FormatCheck` in rust/validate/mod.rs.
 
 _INTEGER_FORMATS: dict[str, tuple[int, int]] = {
     "int8": (-(2**7), 2**7 - 1),
@@ -330,7 +330,7 @@ PATTERN_TIME_LIMIT = 1.0
 """Seconds one regular-expression match may take before it counts as undecided."""
 
 # Messages quote the offending value: a long one keeps its start and says its size, as
-# rust/validate.rs `bounded_message` does.
+# rust/validate/mod.rs `bounded_message` does.
 MESSAGE_MAX_CHARS = 512
 MESSAGE_KEPT_CHARS = 256
 
@@ -615,7 +615,7 @@ def _content_media_type_keyword(
 
 def _decimal(number: float) -> Fraction:
     """The exact value of a JSON number as written: an int as itself, a float as its shortest
-    round-trip decimal (``repr``), as ``decimal_parts`` in rust/validate.rs reads it."""
+    round-trip decimal (``repr``), as ``decimal_parts`` in rust/validate/mod.rs reads it."""
     if isinstance(number, int):
         return Fraction(number)
     return Fraction(Decimal(repr(number)))
@@ -1131,9 +1131,8 @@ class CompiledSchema:
                     "Adjust configuration to ignore unrecognized formats",
                     pointer,
                 )
-        if self._keywords:
-            custom = UserKeywords(self._keywords, self._documents, self._locations, specification)
-            tuple_aware = custom.extend(tuple_aware)
+        custom = UserKeywords(self._keywords, self._documents, self._locations, specification)
+        tuple_aware = custom.extend(tuple_aware)
         # python-jsonschema resolves from the root's own id; at `base_uri`, from the resolver
         # above, the one every `$ref` was checked with.
         based = {} if self._base_uri is None else {"_resolver": resolver}
@@ -1171,7 +1170,7 @@ class CompiledSchema:
         return outcomes
 
     def errors(self, instance: Any) -> list[Violation]:
-        """Every violation as (pointer, schema_pointer, keyword, message), sorted by
+        """Every violation as (pointer, schema_pointer, keyword, message, best_match), sorted by
         (pointer, schema_pointer, message)."""
         check_value(instance)
         return self._sorted_violations(instance)
@@ -1189,7 +1188,7 @@ class CompiledSchema:
         collected (docs/pipelines.md says where this differs from the Rust core)."""
         violations = self.errors(instance)
         units: dict[tuple[str, str], dict[str, Any]] = {}
-        for pointer, schema_pointer, keyword, text in violations:
+        for pointer, schema_pointer, keyword, text, _best in violations:
             unit = units.setdefault(
                 (pointer, schema_pointer),
                 {
@@ -1210,11 +1209,10 @@ class CompiledSchema:
                 "instanceLocation": pointer,
                 "error": text,
             }
-            for pointer, schema_pointer, _keyword, text in violations
+            for pointer, schema_pointer, _keyword, text, _best in violations
         ]
-        hierarchical = {**root, "details": list(units.values())} if units else root
-        listed = {"valid": valid, "details": [root, *units.values()]}
-        return valid, listed, hierarchical, errors, None
+        tree = {**root, "details": list(units.values())} if units else root
+        return valid, {"valid": valid, "details": [root, *units.values()]}, tree, errors, None
 
     def accepts_json(self, data: bytes | str) -> bool:
         """``data`` parsed strictly and validated; text that is not strict JSON is not valid."""
@@ -1228,27 +1226,32 @@ class CompiledSchema:
         return self._sorted_violations(parse_json(data))
 
     def _violation(self, error: jsonschema.ValidationError) -> Violation:
+        pointer, schema_pointer, keyword = self._place(error)
+        best = closest(error, self._place, self._documents[0])
+        best_match = None
+        if best is not None:
+            best_pointer, best_schema_pointer, best_keyword = self._place(best)
+            best_match = (best_pointer, best_schema_pointer, self._message(best, best_keyword))
+        return (pointer, schema_pointer, keyword, self._message(error, keyword), best_match)
+
+    def _place(self, error: jsonschema.ValidationError) -> tuple[str, str, str]:
+        """(pointer, schema_pointer, keyword) of an error, as jsonschema-rs reports them."""
         pointer = _pointer(error.absolute_path)
         # The path up to the failing schema object: without the keyword it adds at the end.
         schema_path = list(error.absolute_schema_path)[:-1]
         location = self._locations.located(error.schema, schema_path)
         if id(error.schema) in self._false_schemas:
-            return (
-                pointer,
-                location,
-                "falseSchema",
-                bounded_message(message("falseSchema", error)),
-            )
+            return pointer, location, "falseSchema"
         keyword = self._keyword(error)
+        return pointer, f"{location}/{escape_pointer_token(keyword)}", keyword
+
+    def _message(self, error: jsonschema.ValidationError, keyword: str) -> str:
         # An undecided match already has jsonschema-rs's words, the caller's keyword its own (the
         # text of what it raised); the rest are rebuilt.
-        own_words = error.message == UNDECIDED_MATCH or keyword in self._keywords
-        return (
-            pointer,
-            f"{location}/{escape_pointer_token(keyword)}",
-            keyword,
-            bounded_message(error.message if own_words else message(keyword, error)),
-        )
+        own_words = keyword in self._keywords or error.message == UNDECIDED_MATCH
+        if own_words and keyword != "falseSchema":
+            return bounded_message(error.message)
+        return bounded_message(message(keyword, error))
 
     def _keyword(self, error: jsonschema.ValidationError) -> str:
         """python-jsonschema reports an array with no match at all under ``contains`` even when

@@ -146,7 +146,7 @@ class _Journal:
         file.seek(self.read)
         try:
             self.stream = JournalStream(
-                **dataclasses.asdict(self.options),
+                **self.options.keywords(),
                 state=entry if resumed else None,
                 name=self.path,
                 backend=_backend.name_of(self.engine),

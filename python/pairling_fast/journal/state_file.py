@@ -35,12 +35,21 @@ if TYPE_CHECKING:
 __all__ = ["BLOCK_SIZE", "STATE_FORMAT", "STATE_VERSION", "JournalStateError", "JournalStates"]
 
 STATE_FORMAT = "pairling-fast.journal-state"
-# 4: the prefix's BLAKE3 per block (`_prefix_hash`); the entries of versions 2 and 3 (one sha256
-# of the whole prefix; a sha256 per block) are read, and their journals checked in full once,
-# with a PF346 note that says why. 3: the prefix's sha256 per block. 2: the windows of closed
-# ids written once, as keys in order (version 1 wrote order and entries).
-STATE_VERSION = 4
-_READABLE_VERSIONS = (2, 3, 4)
+# 5: a JSON head line (format, version, sha256, the journals' entries) followed by each entry's
+# checker state as raw bytes (`_SECTION`), so the megabytes of the engine's state are neither
+# escaped into a JSON string nor parsed by Python: they are sliced out and handed to the engine.
+# The entries of versions 2 to 4 are read, and their journals checked in full once, with a PF346
+# note that says why. 4: the prefix's BLAKE3 per block (`_prefix_hash`), the checker's state a
+# JSON string inside the JSON. 3: the prefix's sha256 per block. 2: one sha256 of the whole
+# prefix; the windows of closed ids written once, as keys in order (version 1 wrote order and
+# entries).
+STATE_VERSION = 5
+_READABLE_VERSIONS = (2, 3, 4, 5)
+# An entry whose checker state is in a section after the head: its length in bytes.
+_SECTION = "checker_bytes"
+# The version an entry read from an earlier file was recorded in (never in one this version
+# records): its journal is checked in full once.
+_RECORDED_IN = "recorded_in_version"
 # The revision of the journal rules, recorded with each state: a state recorded under other rules
 # is checked in full, as one recorded under other options, since resuming it would keep findings
 # a fresh check no longer gives (or miss ones it now gives). Raised with every change to what a
@@ -85,21 +94,31 @@ class JournalStates:
             message = f"{shown}: cannot read the state file: {error.strerror}"
             raise JournalStateError(message) from None
         try:
-            document = json.loads(data)
+            document, sections = _head_and_sections(data)
         except ValueError:
             raise JournalStateError(f"{shown}: the state file is not JSON (damaged?)") from None
         if not isinstance(document, dict) or document.get("format") != STATE_FORMAT:
             raise JournalStateError(f"{shown}: not a pairling-fast journal state file")
-        if document.get("version") not in _READABLE_VERSIONS:
+        version = document.get("version")
+        if version not in _READABLE_VERSIONS:
             raise JournalStateError(
-                f"{shown}: journal state version {document.get('version')!r}, this pairling-fast "
+                f"{shown}: journal state version {version!r}, this pairling-fast "
                 f"reads versions {', '.join(map(str, _READABLE_VERSIONS[:-1]))} and "
                 f"{_READABLE_VERSIONS[-1]}; delete it to "
                 "start anew"
             )
         journals = document.get("journals")
-        if not isinstance(journals, dict) or not _intact(data, document.get("sha256"), journals):
+        if not isinstance(journals, dict) or not _intact(
+            data, version, document.get("sha256"), journals
+        ):
             raise JournalStateError(f"{shown}: the state file is damaged (its sha256 differs)")
+        try:
+            if version == STATE_VERSION:
+                _take_sections(journals, sections)
+            else:
+                _mark_earlier(journals, version)
+        except (TypeError, ValueError, AttributeError):
+            raise JournalStateError(f"{shown}: the state file is damaged (its layout)") from None
         return cls(journals)
 
     def save(
@@ -108,13 +127,23 @@ class JournalStates:
         """Write the state to ``path`` atomically (``_atomic.atomic_write``)."""
         with self._lock:
             journals = dict(sorted(self._entries.items()))
-        # The document is written around the very text its sha256 is taken of, so that the
-        # engine's state (megabytes of text) is serialized once, and `load` can check the bytes
-        # as they are instead of serializing them again.
-        text = _canonical(journals).encode("utf-8")
-        digest = hashlib.sha256(text).hexdigest().encode("ascii")
+        # Each engine state (megabytes of text) is written as it is, after the head, in the
+        # head's order of journals; the head says how long each is. The sha256 is taken of all
+        # the bytes after it, so `load` checks them as they are.
+        heads: dict[str, Any] = {}
+        sections = []
+        for journal, entry in journals.items():
+            checker = entry.get("checker")
+            if isinstance(checker, str):
+                section = checker.encode("utf-8")
+                entry = {k: v for k, v in entry.items() if k != "checker"}
+                entry[_SECTION] = len(section)
+                sections.append(section)
+            heads[journal] = entry
+        body = b"".join((_canonical(heads).encode("utf-8"), b"}\n", *sections))
+        digest = hashlib.sha256(body).hexdigest().encode("ascii")
         with atomic_write(path, fsync=fsync, notes=notes) as stream:
-            stream.write(b"".join((_HEAD, digest, _JOURNALS, text, b"}\n")))
+            stream.write(b"".join((_HEAD, digest, _JOURNALS, body)))
 
     def journals(self) -> list[str]:
         """The resolved paths of the journals with an entry, sorted."""
@@ -147,34 +176,64 @@ _HEAD = json.dumps(
 _JOURNALS = b'","journals":'
 
 
-def _intact(data: bytes, recorded: Any, journals: Any) -> bool:
-    """Whether the state file (``data``, parsed: ``recorded`` sha256 and ``journals``) is as
-    written: a check against accidental damage, not an attacker (who rewrites the digest too).
-    A file as ``save`` writes it is checked over its bytes; any other layout of the same JSON (a
-    file rewritten by another tool) by serializing its journals again."""
+def _head_and_sections(data: bytes) -> tuple[Any, memoryview]:
+    """(the parsed head, the bytes after it) of a state as ``save`` writes it (the head is its
+    first line: JSON text holds no raw newline); a file of an earlier version is one JSON
+    document, with nothing after it. ``ValueError`` if the head is not JSON."""
+    if data.startswith(_HEAD):
+        end = data.find(b"\n") + 1 or len(data)
+        return json.loads(data[:end]), memoryview(data)[end:]
+    return json.loads(data), memoryview(b"")
+
+
+def _intact(data: bytes, version: Any, recorded: Any, journals: Any) -> bool:
+    """Whether the state file (``data``; its ``version``, ``recorded`` sha256 and ``journals``
+    as parsed) is as written: a check against accidental damage, not an attacker (who rewrites
+    the digest too). A file of this version is checked over the bytes after its sha256; one of
+    an earlier version (one JSON document) over its journals serialized as that version wrote
+    them."""
     if not isinstance(recorded, str):
         return False
-    start = len(_HEAD) + 64 + len(_JOURNALS)
-    if (
-        data.startswith(_HEAD)
-        and data[len(_HEAD) + 64 : start] == _JOURNALS
-        and data.endswith(b"}\n")
-        and hashlib.sha256(memoryview(data)[start:-2]).hexdigest() == recorded
-    ):
-        return True
+    if version == STATE_VERSION:
+        start = len(_HEAD) + 64 + len(_JOURNALS)
+        return (
+            data[len(_HEAD) + 64 : start] == _JOURNALS
+            and hashlib.sha256(memoryview(data)[start:]).hexdigest() == recorded
+        )
     return hashlib.sha256(_canonical(journals).encode("utf-8")).hexdigest() == recorded
+
+
+def _take_sections(journals: dict[str, Any], sections: memoryview) -> None:
+    """Puts each entry's engine state (its section, in the order of the sorted journals) back as
+    its ``checker`` text; ``ValueError`` unless the sections are exactly the bytes after the
+    head."""
+    start = 0
+    for journal in sorted(journals):
+        entry = journals[journal]
+        if _SECTION in entry:
+            length = entry.pop(_SECTION)
+            if not isinstance(length, int) or not 0 <= length <= len(sections) - start:
+                raise ValueError
+            entry["checker"] = str(sections[start : start + length], "utf-8")
+            start += length
+    if start != len(sections):
+        raise ValueError
+
+
+def _mark_earlier(journals: dict[str, Any], version: int) -> None:
+    """Marks the local entries of an earlier version's file (those with an engine state) with
+    that version: their journals are checked in full once (`_why_not_resumable`)."""
+    for entry in journals.values():
+        if isinstance(entry, dict) and "checker" in entry:
+            entry.setdefault(_RECORDED_IN, version)
 
 
 def fingerprint(options: JournalOptions) -> dict[str, Any]:
     """What a state was checked under: resuming under other options would mix two checks."""
     from .. import __version__
-    from ..schemas import bundle_path, bundles
+    from ..schemas import bundle_of
 
-    known = bundles()
-    bundle = known[-1]
-    if options.car_version is not None:
-        name = os.path.basename(bundle_path(options.car_version))
-        bundle = next(b for b in known if b.file == name)
+    bundle = bundle_of(options.release)
     return {
         "chain": options.chain,
         "lifecycle": options.lifecycle,
@@ -384,6 +443,13 @@ def _why_not_resumable(
         message = (
             "the state was recorded by an earlier pairling-fast, which proved the prefix with "
             "sha256 (this one uses BLAKE3): checked in full, and recorded anew"
+        )
+        return Finding.of(STATE_OPTIONS_CHANGED, message, path, None, ""), None
+    if _RECORDED_IN in entry:
+        message = (
+            f"the state was recorded by an earlier pairling-fast (state format "
+            f"{entry[_RECORDED_IN]}, this one writes {STATE_VERSION}): checked in full, and "
+            "recorded anew"
         )
         return Finding.of(STATE_OPTIONS_CHANGED, message, path, None, ""), None
     if identity != (info.st_dev, info.st_ino):

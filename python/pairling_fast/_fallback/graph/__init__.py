@@ -17,16 +17,19 @@ modules as the Rust core's.
 from __future__ import annotations
 
 import sys
-from typing import Any
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
 
 from ...codes import (
     UNSUPPORTED_MAP_VERSION,
     severity,
 )
 from ...errors import CanonicalizationError
+from ...locate import pointer_lines
 from ...report import RawFinding
 from ..parse import check_value, parse_json, unescape_pointer_token
 from .bindings import _bindings
+from .diff import diff_maps as _diff_maps
 from .digests import _digests, seal_map, seal_map_json
 from .entries import (
     _capabilities,
@@ -43,7 +46,10 @@ from .references import _orphans, _providers, _source_refs, _uniqueness
 from .releases import _release_join
 from .schema import schema_findings
 
-__all__ = ["check_map", "check_map_json", "seal_map", "seal_map_json"]
+if TYPE_CHECKING:
+    from ..._backend import RawDifferingBinding, RawMapChange
+
+__all__ = ["check_map", "check_map_json", "diff_maps", "seal_map", "seal_map_json"]
 
 
 def _document_position(document: Any, pointer: str | None) -> list[tuple[int, str]]:
@@ -138,27 +144,20 @@ def _check_document(document: Any, manifest: Any = None) -> tuple[list[RawFindin
     return _in_document_order(document, findings), stats
 
 
-def check_map(document: Any, manifest: Any = None) -> tuple[list[RawFinding], dict[str, Any]]:
-    """Check a parsed map (Python values); a value outside the JSON model is one finding.
+_MapCheck = tuple[list[RawFinding], dict[str, Any]]
 
-    ``manifest``, when given, is Pairling's reviewed operation manifest (parsed JSON; a value
-    outside the JSON model raises ``CanonicalizationError``): the release-join rules PF254 to PF260
-    then run too."""
-    if manifest is not None:
-        check_value(manifest)
+
+def _checked_value(document: Any, manifest: Any) -> tuple[_MapCheck, Any]:
+    """The check of a parsed map and the map (None when it is outside the JSON model)."""
     try:
         check_value(document)
     except CanonicalizationError as error:
-        return [_finding(error.code, error.message, error.pointer)], _empty_stats()
-    return _check_document(document, manifest)
+        return ([_finding(error.code, error.message, error.pointer)], _empty_stats()), None
+    return _check_document(document, manifest), document
 
 
-def check_map_json(
-    data: bytes | str, manifest: Any = None
-) -> tuple[list[RawFinding], dict[str, Any]]:
-    """Parse JSON text strictly, then check it; a parse error is the one finding."""
-    if manifest is not None:
-        check_value(manifest)
+def _checked_json(data: bytes | str, manifest: Any) -> tuple[_MapCheck, Any]:
+    """The check of a JSON text and its parsed map (None when it does not parse)."""
     try:
         document = parse_json(data)
     except CanonicalizationError as error:
@@ -173,5 +172,57 @@ def check_map_json(
             error.pointer,
             None,
         )
-        return [finding], _empty_stats()
-    return _check_document(document, manifest)
+        return ([finding], _empty_stats()), None
+    return _check_document(document, manifest), document
+
+
+def check_map(document: Any, manifest: Any = None) -> _MapCheck:
+    """Check a parsed map (Python values); a value outside the JSON model is one finding.
+
+    ``manifest``, when given, is Pairling's reviewed operation manifest (parsed JSON; a value
+    outside the JSON model raises ``CanonicalizationError``): the release-join rules PF254 to PF260
+    then run too."""
+    if manifest is not None:
+        check_value(manifest)
+    return _checked_value(document, manifest)[0]
+
+
+def check_map_json(data: bytes | str, manifest: Any = None) -> _MapCheck:
+    """Parse JSON text strictly, then check it; a parse error is the one finding."""
+    if manifest is not None:
+        check_value(manifest)
+    return _checked_json(data, manifest)[0]
+
+
+def _lines_of(text: Any, pointers: Iterable[str | None]) -> dict[str, int]:
+    """The lines of ``pointers`` in ``text`` (none unless it is JSON text)."""
+    if not isinstance(text, (bytes, bytearray)):
+        return {}
+    return pointer_lines(bytes(text), {p for p in pointers if p is not None})
+
+
+def diff_maps(
+    old: Any, new: Any, manifest: Any = None
+) -> tuple[_MapCheck, _MapCheck, tuple[list[RawMapChange], list[RawDifferingBinding]] | None]:
+    """Both maps checked (as ``check_map`` / ``check_map_json`` check them; bytes are JSON text,
+    anything else a parsed map) and, when both are JSON objects, diffed: the changes in the order
+    found, each with its lines in OLD and NEW where the side was text, and the bindings that
+    differ with their digests (``rust/python/map_diff.rs``)."""
+    if manifest is not None:
+        check_value(manifest)
+    sides = [
+        _checked_json(bytes(side), manifest)
+        if isinstance(side, (bytes, bytearray))
+        else _checked_value(side, manifest)
+        for side in (old, new)
+    ]
+    diff = _diff_maps(sides[0][1], sides[1][1])
+    if diff is None:
+        return sides[0][0], sides[1][0], None
+    changes, bindings = diff
+    old_lines = _lines_of(old, (c[4] for c in changes))
+    new_lines = _lines_of(new, (c[5] for c in changes))
+    located: list[RawMapChange] = [
+        (*c[:8], old_lines.get(c[4] or ""), new_lines.get(c[5] or "")) for c in changes
+    ]
+    return sides[0][0], sides[1][0], (located, bindings)
