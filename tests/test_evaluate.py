@@ -89,6 +89,17 @@ def _without_format_units(unit: dict[str, Any]) -> dict[str, Any]:
     return unit
 
 
+def _without_format_annotations(entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The annotation entries but a ``format``'s (the crate's own keyword annotates with the
+    format's name, pairling_fast's keyword does not; ``_without_format_units``)."""
+    return [
+        entry
+        for entry in entries
+        if not entry["schemaLocation"].endswith("/format")
+        or not isinstance(entry["annotations"], str)
+    ]
+
+
 def _bare_format(unit: dict[str, Any]) -> bool:
     return unit["evaluationPath"].endswith("/format") and set(unit) <= {
         "evaluationPath",
@@ -121,14 +132,22 @@ def test_evaluate_as_jsonschema_rs(backend: _backend.Engine, case: Case) -> None
         return
     if _backend.active_name() == "rust":
         assert got.errors() == expected.errors()
+        assert _without_format_annotations(got.annotations()) == _without_format_annotations(
+            expected.annotations()
+        )
         assert _without_format_units(got.list()) == _without_format_units(expected.list())
         assert _without_format_units(got.hierarchical()) == _without_format_units(
             expected.hierarchical()
         )
         return
     units = _error_units(expected.list())
-    if units == _as_iter_errors(theirs, case.data):
-        assert _error_units(got.list()) == units
+    if units != _as_iter_errors(theirs, case.data):
+        pytest.xfail(
+            "the fallback's error units are python-jsonschema's errors, and jsonschema-rs's "
+            "evaluation reports other units here (a composite's failing branches, "
+            "additionalItems per item, a $ref's resolved location; docs/pipelines.md)"
+        )
+    assert _error_units(got.list()) == units
 
 
 def test_evaluate_masks_and_keeps_the_value_model(backend: _backend.Engine) -> None:
@@ -150,3 +169,17 @@ def test_evaluate_a_bundled_schema(backend: _backend.Engine) -> None:
     assert [(e["instanceLocation"], e["error"]) for e in evaluation.errors()] == [
         ("/cancelled", '1 is not of type "boolean"')
     ]
+
+
+def test_annotations_on_the_core_only(backend: _backend.Engine) -> None:
+    schema = {"title": "t", "properties": {"a": {"default": 1}}}
+    evaluation = pf.Validator(schema, mask="***").evaluate({"a": "ghp_SECRET"})
+    if _backend.active_name() == "python":
+        with pytest.raises(NotImplementedError, match="needs the Rust core"):
+            evaluation.annotations()
+        return
+    assert (
+        evaluation.annotations()
+        == jsonschema_rs.validator_for(schema).evaluate({"a": "ghp_SECRET"}).annotations()
+    )
+    assert "ghp_SECRET" not in repr(evaluation.annotations())

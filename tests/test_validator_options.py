@@ -6,7 +6,8 @@ from __future__ import annotations
 import json
 import pickle
 import sys
-from typing import Any
+from collections.abc import Iterable, Iterator
+from typing import Any, ClassVar
 
 import pytest
 from test_schema_suite import INVALID_CASES, Case, _compiled, case_id, remotes
@@ -252,6 +253,48 @@ def test_draft_classes_as_jsonschema_rs(
     assert pickle.loads(pickle.dumps(ours)).is_valid(instance) is ours.is_valid(instance)
 
 
+SCHEMA_URIS = [
+    "http://json-schema.org/draft-04/schema#",
+    "https://json-schema.org/draft-04/schema",
+    "http://json-schema.org/draft-06/schema",
+    "http://json-schema.org/draft-07/schema#",
+    "https://json-schema.org/draft/2019-09/schema#",
+    "http://json-schema.org/draft/2019-09/schema",
+    "https://json-schema.org/draft/2020-12/schema",
+    "http://json-schema.org/draft-03/schema#",  # not a draft either reads: 2020-12
+    "http://json-schema.org/draft-04/schema#/",
+    "HTTP://json-schema.org/draft-04/schema#",
+    "https://example.com/my-meta",
+]
+
+
+@pytest.mark.parametrize(
+    "schema",
+    [{"$schema": uri} for uri in SCHEMA_URIS]
+    + [
+        {},
+        True,
+        False,
+        {"$schema": 4},
+        [1],
+        '{"$schema": "http://json-schema.org/draft-06/schema#"}',
+    ],
+    ids=repr,
+)
+def test_validator_cls_for_as_jsonschema_rs(backend: _backend.Engine, schema: Any) -> None:
+    jsonschema_rs = pytest.importorskip("jsonschema_rs")
+    ours = pf.validator_cls_for(schema)
+    assert ours.__name__ == jsonschema_rs.validator_cls_for(schema).__name__
+    assert ours is getattr(pf, ours.__name__)
+    if isinstance(schema, dict) and schema.get("$schema") in SCHEMA_URIS[:7]:  # the five drafts
+        assert ours(schema).is_valid(None) is jsonschema_rs.validator_for(schema).is_valid(None)
+
+
+def test_validator_cls_for_refuses_text_that_is_not_json() -> None:
+    with pytest.raises(ValueError, match="not JSON text"):
+        pf.validator_cls_for("nope")
+
+
 def test_an_unknown_draft_is_refused() -> None:
     with pytest.raises(ValueError, match="draft must be one of 4, 6, 7, 19, 20"):
         pf.Validator({}, draft=2020)
@@ -350,3 +393,195 @@ def test_pattern_limits_on_the_core(backend: _backend.Engine) -> None:
 def test_pattern_options_of_another_type_are_refused() -> None:
     with pytest.raises(TypeError, match="pattern_options must be FancyRegexOptions"):
         pf.Validator({}, pattern_options={"backtrack_limit": 10})  # type: ignore[arg-type]
+
+
+def _paths_and_instance(error: Any) -> tuple[Any, ...]:
+    # jsonschema-rs drops an empty token (a member named ""); RFC 6901 keeps it, and so do we
+    # (test_paths_read_tokens_as_jsonschema_rs): compared without them.
+    return (
+        [token for token in error.instance_path if token != ""],
+        [token for token in error.schema_path if token != ""],
+        json.dumps(error.instance, sort_keys=True),
+    )
+
+
+@pytest.mark.parametrize("case", INVALID_CASES[::3], ids=case_id)
+def test_paths_and_instance_as_jsonschema_rs(backend: _backend.Engine, case: Case) -> None:
+    # A third of the suite's invalid cases: every keyword, every draft.
+    jsonschema_rs = pytest.importorskip("jsonschema_rs")
+    try:
+        theirs = jsonschema_rs.validator_for(
+            case.schema, validate_formats=case.validate_formats, retriever=remotes().__getitem__
+        )
+        ours = pf.Validator(
+            case.schema, validate_formats=case.validate_formats, resources=remotes()
+        )
+    except (jsonschema_rs.ValidationError, ValueError, pf.SchemaCompileError):
+        pytest.skip("does not compile")
+    findings = list(ours.iter_errors(case.data))
+    expected = sorted(map(_paths_and_instance, theirs.iter_errors(case.data)), key=repr)
+    if len(findings) != len(expected):
+        pytest.skip("the errors differ already (test_schema_suite's TRIPLES_DIFFER)")
+    assert sorted(map(_paths_and_instance, findings), key=repr) == expected
+    assert [f.pointer for f in findings] == [
+        "".join(f"/{pf_escape(token)}" for token in f.instance_path or ()) for f in findings
+    ]
+    (many,) = ours.iter_errors_many([case.data])
+    assert [f.instance for f in many] == [f.instance for f in findings]
+    with pytest.raises(pf.ValidationError) as raised:
+        ours.validate(case.data)
+    assert [f.instance for f in raised.value.findings] == [f.instance for f in findings]
+
+
+def pf_escape(token: str | int) -> str:
+    return str(token).replace("~", "~0").replace("/", "~1")
+
+
+def test_paths_read_tokens_as_jsonschema_rs(backend: _backend.Engine) -> None:
+    jsonschema_rs = pytest.importorskip("jsonschema_rs")
+    schema = {"properties": {k: {"type": "string"} for k in ("0", "01", "+1", "a/b~c", "9" * 23)}}
+    instance = {"0": 0, "01": 1, "+1": 2, "a/b~c": 3, "9" * 23: 4}
+    ours = sorted(map(_paths_and_instance, pf.Validator(schema).iter_errors(instance)), key=repr)
+    theirs = jsonschema_rs.validator_for(schema).iter_errors(instance)
+    assert ours == sorted(map(_paths_and_instance, theirs), key=repr)
+    # jsonschema-rs drops an empty token (a member named ""); RFC 6901 keeps it, and so do we.
+    (finding,) = pf.Validator({"properties": {"": {"type": "string"}}}).iter_errors({"": 1})
+    assert (finding.instance_path, finding.schema_path) == ([""], ["properties", "", "type"])
+
+
+def test_instance_is_masked_and_not_reported(backend: _backend.Engine) -> None:
+    secret = "sk-live-SUPERSECRET-123"
+    schema = {"properties": {"token": {"type": "integer"}}}
+    (plain,) = pf.Validator(schema).iter_errors({"token": secret})
+    assert plain.instance == secret
+    assert secret not in json.dumps({**plain.to_dict(), "message": ""}) + repr(plain.redacted())
+    assert plain.redacted().instance == "***"
+    masked = pf.Validator(schema, mask="<hidden>")
+    (finding,) = masked.iter_errors({"token": secret})
+    assert finding.instance == "<hidden>"
+    with pytest.raises(pf.ValidationError) as raised:
+        masked.validate({"token": secret})
+    assert [f.instance for f in raised.value.findings] == ["<hidden>"]
+    (from_text,) = pf.Validator(schema).validate_json(json.dumps({"token": secret})).findings
+    assert (from_text.instance, from_text.instance_path) == (None, ["token"])
+    assert pf.Finding.of("PF001", "Expecting value").instance_path is None
+
+
+class DivisibleBy:
+    """jsonschema-rs's example keyword class (its ``KeywordValidator`` protocol)."""
+
+    built: ClassVar[list[tuple[Any, Any, list[str | int]]]] = []
+
+    def __init__(self, parent_schema: Any, value: Any, schema_path: list[str | int]) -> None:
+        DivisibleBy.built.append((parent_schema, value, schema_path))
+        self.divisor = value
+
+    def validate(self, instance: Any) -> None:
+        if isinstance(instance, int) and instance % self.divisor != 0:
+            raise ValueError(f"{instance} is not divisible by {self.divisor}")
+
+
+class EveryItem:
+    """A keyword reporting several errors at once (``iter_errors``)."""
+
+    def __init__(self, parent_schema: Any, value: Any, schema_path: list[str | int]) -> None:
+        self.kind = value
+
+    def validate(self, instance: Any) -> None:
+        for error in self.iter_errors(instance):
+            raise error
+
+    def iter_errors(self, instance: Any) -> Iterator[Exception]:
+        if isinstance(instance, list):
+            for index, item in enumerate(instance):
+                if type(item).__name__ != self.kind:
+                    yield TypeError(f"item {index} is not a {self.kind}")
+
+
+class Overrides:
+    """A keyword of a built-in's name replaces the built-in one."""
+
+    def __init__(self, parent_schema: Any, value: Any, schema_path: list[str | int]) -> None:
+        pass
+
+    def validate(self, instance: Any) -> None:
+        if instance == "forbidden":
+            raise ValueError("the word is forbidden")
+
+
+KEYWORDS = {"divisibleBy": DivisibleBy, "everyItem": EveryItem, "minLength": Overrides}
+KEYWORD_SCHEMA = {
+    "properties": {"a": {"divisibleBy": 3}, "w": {"minLength": 100}},
+    "items": {"divisibleBy": 2},
+    "allOf": [{"everyItem": "int"}],
+    "$defs": {"d": {"divisibleBy": 5}},
+    "additionalProperties": {"$ref": "#/$defs/d"},
+}
+
+
+def _error_tuples(errors: Iterable[Any]) -> list[tuple[Any, ...]]:
+    return sorted(
+        ((e.message, e.instance_path, e.schema_path, repr(e.instance)) for e in errors), key=repr
+    )
+
+
+@pytest.mark.parametrize(
+    "instance",
+    [{"a": 4}, {"a": 3, "b": 7, "w": "forbidden"}, {"w": "ok"}, [2, 4], [1, 2, "x"], [4], 9],
+    ids=repr,
+)
+def test_keywords_as_jsonschema_rs(backend: _backend.Engine, instance: Any) -> None:
+    jsonschema_rs = pytest.importorskip("jsonschema_rs")
+    theirs = jsonschema_rs.validator_for(KEYWORD_SCHEMA, keywords=KEYWORDS)
+    DivisibleBy.built.clear()
+    ours = pf.Validator(KEYWORD_SCHEMA, keywords=KEYWORDS)
+    assert ours.is_valid(instance) is theirs.is_valid(instance)
+    assert _error_tuples(ours.iter_errors(instance)) == _error_tuples(theirs.iter_errors(instance))
+    assert [f.kind for f in ours.iter_errors(instance)] == [
+        f.schema_path[-1] for f in ours.iter_errors(instance)
+    ]
+    assert sorted(map(repr, ours.evaluate(instance).errors())) == sorted(
+        map(repr, theirs.evaluate(instance).errors())
+    )
+    assert ours.is_valid_json(json.dumps(instance)) is ours.is_valid(instance)
+    # One object per place the keyword is used, whatever the validator is asked and however
+    # often the core compiles the schema (Python objects, JSON text): jsonschema-rs's arguments.
+    assert sorted(DivisibleBy.built, key=repr) == sorted(
+        [
+            ({"divisibleBy": 2}, 2, ["items", "divisibleBy"]),
+            ({"divisibleBy": 3}, 3, ["properties", "a", "divisibleBy"]),
+            ({"divisibleBy": 5}, 5, ["$defs", "d", "divisibleBy"]),
+        ],
+        key=repr,
+    )
+
+
+def test_keywords_in_batches_pickles_and_masks(backend: _backend.Engine) -> None:
+    # Over 1024 documents the core would validate on its pool without the GIL: a validator that
+    # calls Python keeps the GIL instead, and answers per document.
+    validator = pf.Validator({"divisibleBy": 3}, keywords={"divisibleBy": DivisibleBy})
+    numbers = list(range(3000))
+    assert validator.is_valid_many(numbers) == [n % 3 == 0 for n in numbers]
+    assert [bool(errors) for errors in validator.iter_errors_many(numbers)] == [
+        n % 3 != 0 for n in numbers
+    ]
+    again = pickle.loads(pickle.dumps(validator))
+    assert again.is_valid(4) is False
+    masked = pf.Validator(
+        {"properties": {"t": {"everyItem": "int"}}}, keywords={"everyItem": EveryItem}, mask="***"
+    )
+    (finding,) = masked.iter_errors({"t": ["sk-secret"]})
+    assert finding.instance == "***"
+    assert finding.message == "item 0 is not a int"  # the keyword's words, quoting no value
+
+
+def test_a_keyword_class_that_raises_is_a_compile_error(backend: _backend.Engine) -> None:
+    class Broken:
+        def __init__(self, parent_schema: Any, value: Any, schema_path: list[str | int]) -> None:
+            raise TypeError("nope")
+
+    with pytest.raises(pf.SchemaCompileError) as raised:
+        pf.Validator({"items": {"broken": 1}}, keywords={"broken": Broken})
+    assert raised.value.code == "PF102"
+    assert raised.value.schema_pointer == "/items/broken"
+    assert "Failed to instantiate keyword class 'broken': TypeError: nope" in str(raised.value)

@@ -48,6 +48,7 @@ from .validator import (
     RegexOptions,
     Validator,
     schema_validator,
+    validator_cls_for,
 )
 from .wire import (
     check_rpc_params,
@@ -125,6 +126,7 @@ __all__ = [
     "schema_validator",
     "schemas",
     "seal_map",
+    "validator_cls_for",
     "wire_schema_digest",
     "write_sealed",
 ]

@@ -46,8 +46,11 @@ BACKEND_ENV = "PAIRLING_FAST_BACKEND"
 RawViolation = tuple[str, str, str, str, tuple[str, str, str] | None]
 """(pointer, schema_pointer, keyword, message, best_match): for a failing ``oneOf``/``anyOf``,
 the branch error that came closest as (pointer, schema_pointer, message), or ``None``."""
-EvaluationOutput = tuple[bool, dict[str, Any], dict[str, Any], list[dict[str, Any]]]
-"""(valid, list output, hierarchical output, error entries): ``Validator.evaluate``'s parts."""
+EvaluationOutput = tuple[
+    bool, dict[str, Any], dict[str, Any], list[dict[str, Any]], list[dict[str, Any]] | None
+]
+"""(valid, list output, hierarchical output, error entries, annotation entries or ``None`` where
+the backend collects none): ``Validator.evaluate``'s parts."""
 WireOutcome = tuple[list[RawFinding], dict[str, Any]]
 """The findings of a wire check and its stats."""
 
@@ -109,6 +112,7 @@ class Engine(Protocol):
         ignore_unknown_formats: bool = True,
         base_uri: str | None = None,
         pattern_options: tuple[str, int | None, int | None, int | None] | None = None,
+        keywords: dict[str, Callable[[Any, Any, list[str | int]], Any]] | None = None,
     ) -> CompiledSchema: ...
     def bundled_schema_ids(self) -> list[str]: ...
     def bundled_validator(self, schema_id: str) -> CompiledSchema: ...

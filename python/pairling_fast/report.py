@@ -11,7 +11,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from . import _json_text
-from ._pointers import unescape_pointer_token
+from ._pointers import path_of, unescape_pointer_token
 from .codes import SEVERITIES, Severity, severity
 from .redact import DEFAULT_MASK, FALSE_SCHEMA, redact_message
 
@@ -88,6 +88,10 @@ class Finding:
     Pointer into the checked document, ``line`` is 1-based (JSONL inputs and syntax errors),
     ``schema_pointer`` locates the failing keyword in the schema for schema findings; ``column``
     (1-based, on ``line``) is set where the position is known to the character (JSON syntax).
+    ``instance`` is the failing value itself (jsonschema-rs's ``ValidationError.instance``) where a
+    ``Validator`` had the document as a Python object (``iter_errors``, ``validate``,
+    ``iter_errors_many``), the mask when the validator masks, else ``None``; it is not part of
+    the report's data (``to_dict``) nor of equality, as it may hold what ``mask`` hides.
     """
 
     code: str
@@ -101,6 +105,7 @@ class Finding:
     best_match: BestMatch | None = None
     """For a ``oneOf`` none of whose branches matched and a failing ``anyOf``: the branch error
     that came closest, where one stands out; ``None`` otherwise."""
+    instance: Any = field(default=None, compare=False, repr=False)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -166,14 +171,28 @@ class Finding:
             return "falseSchema"
         return unescape_pointer_token(self.schema_pointer.rsplit("/", 1)[-1])
 
+    @property
+    def instance_path(self) -> list[str | int] | None:
+        """``pointer`` as jsonschema-rs's ``ValidationError.instance_path``: a list of tokens,
+        those that read as an index as ``int`` (jsonschema-rs's rule, whether the token names an
+        array item or a member such as ``"0"``); ``None`` for a finding with no pointer."""
+        return None if self.pointer is None else path_of(self.pointer)
+
+    @property
+    def schema_path(self) -> list[str | int] | None:
+        """``schema_pointer`` as jsonschema-rs's ``ValidationError.schema_path`` (the same
+        list rule as ``instance_path``); ``None`` for a finding that is not a schema finding."""
+        return None if self.schema_pointer is None else path_of(self.schema_pointer)
+
     def redacted(self, mask: str = DEFAULT_MASK) -> Finding:
         """This finding with every instance value its message quotes replaced by ``mask``
-        (docs/reports.md); code, location and schema location stay."""
+        (docs/reports.md), and its ``instance`` too; code, location and schema location stay."""
         message = redact_message(self.message, self.schema_pointer, mask)
         best_match = None if self.best_match is None else self.best_match.redacted(mask)
-        if message == self.message and best_match is self.best_match:
+        if message == self.message and best_match is self.best_match and self.instance is None:
             return self
-        return replace(self, message=message, best_match=best_match)
+        instance = None if self.instance is None else mask
+        return replace(self, message=message, best_match=best_match, instance=instance)
 
     def location(self) -> str:
         """``file:line`` plus the pointer, for one-line human output."""

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import builtins
 import copy
+import json
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from . import _backend
-from .codes import SCHEMA_VIOLATION
+from ._pointers import value_at
+from .codes import SCHEMA_VIOLATION, severity
 from .errors import CanonicalizationError, ValidationError
 from .redact import redact_message
 from .report import BestMatch, Finding, Report
@@ -27,6 +29,7 @@ __all__ = [
     "RegexOptions",
     "Validator",
     "schema_validator",
+    "validator_cls_for",
 ]
 
 DRAFTS = {
@@ -40,6 +43,40 @@ DRAFTS = {
 meta-schema each stands for."""
 
 
+def _draft_named(uri: object) -> int | None:
+    """The draft a ``$schema`` names, as jsonschema-rs reads it: one of the five meta-schema URIs,
+    by ``http`` or ``https``, with or without the empty fragment; ``None`` for any other."""
+    if not isinstance(uri, str):
+        return None
+    for scheme in ("http://", "https://"):
+        if uri.startswith(scheme):
+            address = uri[len(scheme) :].removesuffix("#")
+            break
+    else:
+        return None
+    return next(
+        (
+            draft
+            for draft, known in DRAFTS.items()
+            if known.split("://", 1)[1].removesuffix("#") == address
+        ),
+        None,
+    )
+
+
+def validator_cls_for(schema: Any) -> type[Validator]:
+    """The ``Draft…Validator`` class of ``schema``'s draft, from its ``$schema``;
+    ``Draft202012Validator`` when it names none of the five drafts (or is not a dict), as
+    jsonschema-rs's function of the name. A ``str`` is JSON text, as there."""
+    if isinstance(schema, str):
+        try:
+            schema = json.loads(schema)
+        except ValueError as error:
+            raise ValueError(f"schema is not JSON text: {error}") from None
+    uri = schema.get("$schema") if isinstance(schema, dict) else None
+    return _DRAFT_CLASSES[_draft_named(uri) or 20]
+
+
 def _in_draft(schema: Any, draft: int | None) -> Any:
     """``schema`` read in ``draft`` whatever its ``$schema`` says, as jsonschema-rs's
     ``Draft7Validator`` reads it: the root's ``$schema`` names that draft."""
@@ -51,15 +88,26 @@ def _in_draft(schema: Any, draft: int | None) -> Any:
     return {**schema, "$schema": DRAFTS[draft]} if isinstance(schema, dict) else schema
 
 
-def _violation_finding(raw: _backend.RawViolation, mask: str | None = None) -> Finding:
+_SEVERITY = severity(SCHEMA_VIOLATION)
+
+_NO_DOCUMENT: Any = object()
+"""The document of a finding made from JSON text: its ``instance`` stays ``None``."""
+
+
+def _violation_finding(
+    raw: _backend.RawViolation, mask: str | None = None, document: Any = _NO_DOCUMENT
+) -> Finding:
     pointer, schema_pointer, _keyword, message, best = raw
     best_match = None if best is None else BestMatch(*best)
-    finding = Finding.of(
+    instance = None if document is _NO_DOCUMENT else value_at(document, pointer)
+    finding = Finding(
         SCHEMA_VIOLATION,
+        _SEVERITY,
         message,
         pointer=pointer,
         schema_pointer=schema_pointer,
         best_match=best_match,
+        instance=instance,
     )
     return finding if mask is None else finding.redacted(mask)
 
@@ -115,12 +163,13 @@ def _pattern_tuple(
 
 class Evaluation:
     """One instance evaluated against a schema, in the JSON Schema output formats (2020-12 core,
-    section 12.4), as jsonschema-rs's ``Evaluation``: ``flag()``, ``list()``, ``hierarchical()``
-    and ``errors()``. On the Rust core they are the jsonschema crate's, jsonschema-rs's own; the
-    fallback's ``list`` and ``hierarchical`` hold the error units only (docs/pipelines.md)."""
+    section 12.4), as jsonschema-rs's ``Evaluation``: ``flag()``, ``list()``, ``hierarchical()``,
+    ``errors()`` and ``annotations()``. On the Rust core they are the jsonschema crate's,
+    jsonschema-rs's own; the fallback's ``list`` and ``hierarchical`` hold the error units only
+    and it has no ``annotations`` (docs/pipelines.md)."""
 
     def __init__(self, output: _backend.EvaluationOutput, mask: str | None = None) -> None:
-        valid, listed, hierarchical, errors = output
+        valid, listed, hierarchical, errors, annotations = output
         if mask is not None:
             for unit in listed["details"]:
                 _mask_unit(unit, mask)
@@ -131,6 +180,7 @@ class Evaluation:
         self._list = listed
         self._hierarchical = hierarchical
         self._errors = errors
+        self._annotations = annotations
 
     def flag(self) -> dict[str, bool]:
         """``{"valid": ...}``."""
@@ -148,6 +198,20 @@ class Evaluation:
         """Each error: ``schemaLocation``, ``absoluteKeywordLocation``, ``instanceLocation``,
         ``error`` (the message), as jsonschema-rs's ``Evaluation.errors()``."""
         return copy.deepcopy(self._errors)
+
+    def annotations(self) -> builtins.list[dict[str, Any]]:
+        """Each annotation of the valid units: ``schemaLocation``, ``absoluteKeywordLocation``,
+        ``instanceLocation``, ``annotations`` (the value), as jsonschema-rs's
+        ``Evaluation.annotations()``: values of your schema (``title``, ``default``, …) and the
+        names of the members and the indexes that applicators evaluated, which ``mask`` leaves,
+        as jsonschema-rs's does. The Rust core only: the fallback (python-jsonschema) collects no
+        annotations, and raises ``NotImplementedError`` saying so (docs/pipelines.md)."""
+        if self._annotations is None:
+            raise NotImplementedError(
+                "Evaluation.annotations() needs the Rust core: the pure-Python fallback "
+                "(python-jsonschema) collects no annotations"
+            )
+        return copy.deepcopy(self._annotations)
 
 
 def _mask_unit(unit: dict[str, Any], mask: str) -> None:
@@ -180,14 +244,19 @@ class Validator:
     (jsonschema-rs's option: a ``$ref`` to a sibling document then names it in ``resources``).
     ``pattern_options`` (``FancyRegexOptions`` or ``RegexOptions``, jsonschema-rs's) picks the
     engine of ``pattern`` and ``patternProperties`` and its limits.
+    ``keywords`` maps keyword names to the caller's classes (jsonschema-rs's ``keywords=``): each
+    is called once where the schema uses the keyword, with (the schema object holding it, its
+    value, its location as a list), and the object's ``validate(instance)`` raises where the
+    instance fails (the exception's text is the message; ``iter_errors(instance)``, where it has
+    one, yields an exception per error); what the call raises is a ``SchemaCompileError`` PF102.
     ``formats`` maps format names to the caller's checks (``str -> bool``; called for strings
     only, where formats are asserted; one that raises does not match, its exception going to
     ``sys.unraisablehook``) and ``ignore_unknown_formats=False`` makes a format no check knows a
     ``SchemaCompileError`` PF102, as jsonschema-rs's options of those names; a validator with
-    ``formats`` validates batches holding the GIL (it calls Python), every other keeps the
-    core's GIL-free paths. ``mask`` (jsonschema-rs's option) replaces the instance values quoted
-    in every finding's message, as jsonschema-rs's ``mask`` does (docs/reports.md), so findings
-    can be published.
+    ``formats`` or ``keywords`` validates batches holding the GIL (it calls Python), every other
+    keeps the core's GIL-free paths. ``mask`` (jsonschema-rs's option) replaces the instance
+    values quoted in every finding's message, as jsonschema-rs's ``mask`` does (docs/reports.md),
+    so findings can be published.
 
     Per document: ``is_valid``, ``iter_errors``, ``validate``; on JSON text ``is_valid_json``,
     ``validate_json``; per batch:
@@ -206,8 +275,10 @@ class Validator:
         draft: int | None = None,
         base_uri: str | None = None,
         pattern_options: FancyRegexOptions | RegexOptions | None = None,
+        keywords: Mapping[str, Callable[[Any, Any, builtins.list[str | int]], Any]] | None = None,
     ) -> None:
         self.schema = schema
+        self.keywords = dict(keywords) if keywords is not None else None
         self.base_uri = base_uri
         self.pattern_options = pattern_options
         self.draft = draft
@@ -225,6 +296,7 @@ class Validator:
             ignore_unknown_formats,
             base_uri,
             _pattern_tuple(pattern_options),
+            self.keywords,
         )
         self._bind()
 
@@ -242,6 +314,7 @@ class Validator:
         self.draft = None
         self.base_uri = None
         self.pattern_options = None
+        self.keywords = None
         self.backend = _backend.active_name()
         self._compiled = compiled
         self._bind()
@@ -279,6 +352,7 @@ class Validator:
                 self.draft,
                 self.base_uri,
                 self.pattern_options,
+                self.keywords,
             ),
         )
 
@@ -307,7 +381,9 @@ class Validator:
             raw = self._compiled.errors(instance)
         except CanonicalizationError as error:
             return [json_error_finding(error)]
-        return [_violation_finding(violation, self.mask) for violation in raw] if raw else []
+        if not raw:
+            return []
+        return [_violation_finding(violation, self.mask, instance) for violation in raw]
 
     def is_valid_many(self, instances: Iterable[Any]) -> list[bool]:
         """``is_valid`` of each instance, in order. On the Rust core a large batch is validated
@@ -317,9 +393,11 @@ class Validator:
     def iter_errors_many(self, instances: Iterable[Any]) -> list[list[Finding]]:
         """The findings ``iter_errors`` gives for each instance, in order (empty when valid);
         batched as ``is_valid_many`` is."""
+        documents = _as_list(instances)
+        outcomes = self._compiled.errors_many(documents)
         return [
-            _outcome_findings(outcome, self.mask) if outcome else []
-            for outcome in self._compiled.errors_many(_as_list(instances))
+            _outcome_findings(outcome, self.mask, document) if outcome else []
+            for outcome, document in zip(outcomes, documents, strict=True)
         ]
 
     def is_valid_json(self, data: bytes | str) -> bool:
@@ -371,9 +449,18 @@ class Draft202012Validator(Draft4Validator):
     DRAFT = 20
 
 
-def _raise_for(outcome: list[_backend.RawViolation] | CanonicalizationError) -> None:
+_DRAFT_CLASSES: dict[int, type[Validator]] = {
+    4: Draft4Validator,
+    6: Draft6Validator,
+    7: Draft7Validator,
+    19: Draft201909Validator,
+    20: Draft202012Validator,
+}
+
+
+def _raise_for(outcome: list[_backend.RawViolation] | CanonicalizationError, document: Any) -> None:
     """``validate``'s error for the core's outcome of an invalid document."""
-    findings = _outcome_findings(outcome)
+    findings = _outcome_findings(outcome, None, document)
     if findings:
         raise ValidationError(findings)
 
@@ -386,11 +473,13 @@ def _report_of(
 
 
 def _outcome_findings(
-    outcome: list[_backend.RawViolation] | CanonicalizationError, mask: str | None = None
+    outcome: list[_backend.RawViolation] | CanonicalizationError,
+    mask: str | None = None,
+    document: Any = _NO_DOCUMENT,
 ) -> list[Finding]:
     if isinstance(outcome, CanonicalizationError):
         return [json_error_finding(outcome)]
-    return [_violation_finding(violation, mask) for violation in outcome]
+    return [_violation_finding(violation, mask, document) for violation in outcome]
 
 
 def _as_list(items: Iterable[Any]) -> list[Any]:
@@ -407,6 +496,7 @@ def _rebuild(
     draft: int | None = None,
     base_uri: str | None = None,
     pattern_options: FancyRegexOptions | RegexOptions | None = None,
+    keywords: dict[str, Callable[[Any, Any, list[str | int]], Any]] | None = None,
 ) -> Validator:
     return Validator(
         schema,
@@ -418,6 +508,7 @@ def _rebuild(
         draft=draft,
         base_uri=base_uri,
         pattern_options=pattern_options,
+        keywords=keywords,
     )
 
 

@@ -4,7 +4,8 @@ use super::*;
 use crate::tape::{Tape, TapeJson};
 use pynode::{PyJson, PyNode};
 use serde_json::Value;
-use std::sync::OnceLock;
+use std::collections::HashMap;
+use std::sync::{Mutex, OnceLock};
 
 pub(super) enum Compiled {
     Bundled(&'static SchemaValidator),
@@ -60,11 +61,12 @@ impl CompiledSchema {
         to_value(instance).map(|value| self.inner.violations(&value))
     }
 
-    /// Whether validating calls back into Python (the caller's `formats`): such a validator
-    /// validates a batch on this thread, holding the GIL, instead of on the pool without it,
-    /// where each call would wait for the GIL the reading thread holds.
+    /// Whether validating calls back into Python (the caller's `formats` or `keywords`): such a
+    /// validator validates a batch on this thread, holding the GIL, instead of on the pool
+    /// without it, where each call would wait for the GIL the reading thread holds.
     fn calls_python(&self) -> bool {
-        !self.source.1.formats.0.is_empty()
+        let options = &self.source.1;
+        !options.formats.0.is_empty() || !options.keywords.0.is_empty()
     }
 
     /// The validator for `instance` read in place, when the JSON value model admits it as plain
@@ -149,7 +151,8 @@ impl CompiledSchema {
 
     /// `Validator.validate` without a Python frame for a valid document (a pipeline's usual
     /// case): `None`, or the `ValidationError` `pairling_fast.validator._raise_for` raises from
-    /// the violations, or from the value outside the JSON model, as the fallback's path does.
+    /// the violations (and the instance, which the findings quote), or from the value outside the
+    /// JSON model, as the fallback's path does.
     fn validate(&self, py: Python<'_>, instance: &Bound<'_, PyAny>) -> PyResult<()> {
         guarded(py, "validate", || {
             if self.accepts_one(instance) {
@@ -158,7 +161,7 @@ impl CompiledSchema {
             let outcome = self
                 .violations_of(instance)
                 .map_err(|error| canonicalization_error(py, error));
-            raise_for(py)?.call1((outcome_object(py, outcome)?,))?;
+            raise_for(py)?.call1((outcome_object(py, outcome)?, instance))?;
             Ok(())
         })
     }
@@ -230,13 +233,13 @@ impl CompiledSchema {
         })
     }
 
-    /// `Validator.evaluate`: `(valid, list, hierarchical, errors)`, the output formats of the
-    /// crate's evaluation of `instance` (`validate::EvaluationOutput`).
+    /// `Validator.evaluate`: `(valid, list, hierarchical, errors, annotations)`, the output
+    /// formats of the crate's evaluation of `instance` (`validate::EvaluationOutput`).
     fn evaluate(
         &self,
         py: Python<'_>,
         instance: &Bound<'_, PyAny>,
-    ) -> PyResult<(bool, PyObject, PyObject, PyObject)> {
+    ) -> PyResult<(bool, PyObject, PyObject, PyObject, PyObject)> {
         guarded(py, "evaluate", || {
             let value = python_value(py, instance)?;
             let output = py
@@ -247,6 +250,7 @@ impl CompiledSchema {
                 to_python(py, &output.list)?,
                 to_python(py, &output.hierarchical)?,
                 to_python(py, &output.errors)?,
+                to_python(py, &output.annotations)?,
             ))
         })
     }
@@ -367,7 +371,7 @@ fn empty_report(py: Python<'_>) -> PyResult<PyObject> {
 // `CompileOptions` here.
 #[allow(clippy::too_many_arguments)]
 #[pyfunction]
-#[pyo3(signature = (schema, validate_formats=None, resources=None, formats=None, ignore_unknown_formats=true, base_uri=None, pattern_options=None))]
+#[pyo3(signature = (schema, validate_formats=None, resources=None, formats=None, ignore_unknown_formats=true, base_uri=None, pattern_options=None, keywords=None))]
 pub(super) fn compile_schema(
     py: Python<'_>,
     schema: &Bound<'_, PyAny>,
@@ -377,6 +381,7 @@ pub(super) fn compile_schema(
     ignore_unknown_formats: bool,
     base_uri: Option<String>,
     pattern_options: Option<PatternOptionsTuple>,
+    keywords: Option<&Bound<'_, PyDict>>,
 ) -> PyResult<CompiledSchema> {
     guarded(py, "compile_schema", || {
         let schema = python_value(py, schema)?;
@@ -394,6 +399,13 @@ pub(super) fn compile_schema(
                     .formats
                     .0
                     .push((name.extract::<String>()?, user_format(check.unbind())));
+            }
+        }
+        if let Some(keywords) = keywords {
+            for (name, class) in keywords.iter() {
+                let name = name.extract::<String>()?;
+                let factory = user_keyword(name.clone(), class.unbind());
+                options.keywords.0.push((name, factory));
             }
         }
         if let Some(resources) = resources {
@@ -453,6 +465,94 @@ fn user_format(check: Py<PyAny>) -> validate::FormatFn {
             })
         })
     })
+}
+
+/// A caller's keyword class as the core builds it: called with (the schema object holding the
+/// keyword, its value, its location as jsonschema-rs's list) once per place the schema uses it,
+/// however many representations the schema is compiled for; what it raises is the schema's
+/// compile error, in jsonschema-rs's words.
+fn user_keyword(name: String, class: Py<PyAny>) -> validate::KeywordFactory {
+    let built: Mutex<HashMap<String, Arc<dyn validate::UserKeyword>>> = Mutex::default();
+    Arc::new(move |parent, value, pointer| {
+        let mut built = built
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        if let Some(keyword) = built.get(pointer) {
+            return Ok(keyword.clone());
+        }
+        let keyword = Python::with_gil(|py| {
+            let path =
+                imported(py, &PATH_OF, "pairling_fast._pointers", "path_of")?.call1((pointer,))?;
+            let parent = to_python(py, &Value::Object(parent.clone()))?;
+            let object = class
+                .bind(py)
+                .call1((parent, to_python(py, value)?, path))?;
+            let reports_all = object.hasattr(pyo3::intern!(py, "iter_errors"))?;
+            Ok::<_, PyErr>(Arc::new(PyKeyword {
+                object: object.unbind(),
+                reports_all,
+            }) as Arc<dyn validate::UserKeyword>)
+        })
+        .map_err(|error| format!("Failed to instantiate keyword class '{name}': {error}"))?;
+        built.insert(pointer.to_owned(), keyword.clone());
+        Ok(keyword)
+    })
+}
+
+static PATH_OF: GILOnceCell<Py<PyAny>> = GILOnceCell::new();
+
+/// An instance of a caller's keyword class: `validate(instance)` raises where the instance
+/// fails, and `iter_errors(instance)`, where the class has it, yields one exception per error
+/// (jsonschema-rs's `KeywordValidator`). An exception's text is the error's message.
+struct PyKeyword {
+    object: Py<PyAny>,
+    reports_all: bool,
+}
+
+impl validate::UserKeyword for PyKeyword {
+    fn check(&self, instance: &Value) -> Result<(), String> {
+        Python::with_gil(|py| {
+            to_python(py, instance)
+                .and_then(|instance| {
+                    self.object
+                        .bind(py)
+                        .call_method1(pyo3::intern!(py, "validate"), (instance,))
+                })
+                .map(|_| ())
+                .map_err(|error| message_of(py, &error))
+        })
+    }
+
+    fn failures(&self, instance: &Value) -> Option<Vec<String>> {
+        if !self.reports_all {
+            return None;
+        }
+        Some(Python::with_gil(|py| {
+            let mut messages = Vec::new();
+            let outcome = to_python(py, instance).and_then(|instance| {
+                let errors = self
+                    .object
+                    .bind(py)
+                    .call_method1(pyo3::intern!(py, "iter_errors"), (instance,))?;
+                for error in errors.try_iter()? {
+                    messages.push(error?.str()?.to_string());
+                }
+                Ok(())
+            });
+            if let Err(error) = outcome {
+                messages.push(message_of(py, &error));
+            }
+            messages
+        }))
+    }
+}
+
+/// The text of what a keyword raised, as `str(exception)`.
+fn message_of(py: Python<'_>, error: &PyErr) -> String {
+    error
+        .value(py)
+        .str()
+        .map_or_else(|_| error.to_string(), |text| text.to_string())
 }
 
 #[pyfunction]

@@ -64,6 +64,9 @@ pub struct CompileOptions {
     /// The regular-expression engine of `pattern` and `patternProperties`, and its limits
     /// (jsonschema-rs's `pattern_options`); `None`: the crate's default (fancy-regex).
     pub patterns: Option<PatternEngine>,
+    /// The caller's own keywords (jsonschema-rs's `keywords=`), each replacing a built-in one of
+    /// its name.
+    pub keywords: UserKeywords,
 }
 
 /// jsonschema-rs's `FancyRegexOptions` and `RegexOptions`; a limit left `None` keeps the
@@ -105,6 +108,68 @@ impl std::fmt::Debug for UserFormats {
         f.debug_list()
             .entries(self.0.iter().map(|(name, _)| name))
             .finish()
+    }
+}
+
+/// A caller's keyword where a schema uses it (jsonschema-rs's `keywords=`), built by its
+/// [`KeywordFactory`].
+pub trait UserKeyword: Send + Sync {
+    /// The keyword's verdict on `instance`: `Err` with the message of its one error.
+    fn check(&self, instance: &Value) -> Result<(), String>;
+    /// The messages of every error, for a keyword that reports several at once; `None` for one
+    /// that reports `check`'s only.
+    fn failures(&self, instance: &Value) -> Option<Vec<String>>;
+}
+
+/// Builds a caller's keyword from the schema object holding it, its value and its location (a
+/// JSON Pointer ending in the keyword); `Err` is the message of the schema's compile error.
+pub type KeywordFactory = std::sync::Arc<
+    dyn Fn(
+            &serde_json::Map<String, Value>,
+            &Value,
+            &str,
+        ) -> Result<std::sync::Arc<dyn UserKeyword>, String>
+        + Send
+        + Sync,
+>;
+
+/// The caller's keywords by name (`CompileOptions::keywords`).
+#[derive(Clone, Default)]
+pub struct UserKeywords(pub Vec<(String, KeywordFactory)>);
+
+impl std::fmt::Debug for UserKeywords {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list()
+            .entries(self.0.iter().map(|(name, _)| name))
+            .finish()
+    }
+}
+
+struct CustomKeyword(std::sync::Arc<dyn UserKeyword>);
+
+impl<'i, F: Json> Keyword<'i, F> for CustomKeyword {
+    fn validate(&self, instance: F::Node<'i>) -> Result<(), ValidationError<'i>> {
+        self.0
+            .check(&instance.to_value())
+            .map_err(ValidationError::custom)
+    }
+
+    fn is_valid(&self, instance: F::Node<'i>) -> bool {
+        self.0.check(&instance.to_value()).is_ok()
+    }
+
+    fn iter_errors(
+        &self,
+        instance: F::Node<'i>,
+    ) -> Box<dyn Iterator<Item = ValidationError<'i>> + 'i> {
+        let errors: Vec<ValidationError<'i>> = match self.0.failures(&instance.to_value()) {
+            Some(messages) => messages.into_iter().map(ValidationError::custom).collect(),
+            None => Keyword::<F>::validate(self, instance)
+                .err()
+                .into_iter()
+                .collect(),
+        };
+        Box::new(errors.into_iter())
     }
 }
 
@@ -198,6 +263,16 @@ impl<F: Json> SchemaValidator<F> {
                 format_keyword(draft, value, &formats, reject_unknown)
             });
         }
+        // The caller's keywords last: one of a built-in keyword's name replaces it, as in
+        // jsonschema-rs.
+        for (name, factory) in &opts.keywords.0 {
+            let factory = factory.clone();
+            options = options.with_keyword(name.clone(), move |parent, value, location| {
+                let keyword =
+                    factory(parent, value, location.as_str()).map_err(ValidationError::custom)?;
+                Ok(Box::new(CustomKeyword(keyword)) as Box<dyn for<'i> Keyword<'i, F>>)
+            });
+        }
         options
             .build(schema)
             .map(|validator| SchemaValidator {
@@ -245,12 +320,14 @@ impl<F: Json> SchemaValidator<F> {
 /// One evaluation in the JSON Schema output formats (2020-12 core, section 12.4), serialised as
 /// the jsonschema crate serialises them, so they are jsonschema-rs's own: `list` and
 /// `hierarchical` output units, and `errors`, each error unit with its keyword location, absolute
-/// location, instance location and message (jsonschema-rs's `Evaluation.errors()`).
+/// location, instance location and message (jsonschema-rs's `Evaluation.errors()`), and
+/// `annotations`, each with the same locations and its value (`Evaluation.annotations()`).
 pub struct EvaluationOutput {
     pub valid: bool,
     pub list: Value,
     pub hierarchical: Value,
     pub errors: Value,
+    pub annotations: Value,
 }
 
 impl<F: Json> SchemaValidator<F> {
@@ -259,12 +336,26 @@ impl<F: Json> SchemaValidator<F> {
         let errors = evaluation
             .iter_errors()
             .map(|entry| {
-                serde_json::json!({
-                    "schemaLocation": entry.schema_location,
-                    "absoluteKeywordLocation": entry.absolute_keyword_location.map(|uri| uri.as_str()),
-                    "instanceLocation": entry.instance_location.as_str(),
-                    "error": entry.error.to_string(),
-                })
+                let located = (entry.schema_location, entry.absolute_keyword_location);
+                located_entry(
+                    located,
+                    entry.instance_location.as_str(),
+                    "error",
+                    entry.error.to_string().into(),
+                )
+            })
+            .collect();
+        let annotations = evaluation
+            .iter_annotations()
+            .map(|entry| {
+                let located = (entry.schema_location, entry.absolute_keyword_location);
+                let value = entry.annotations.value().clone();
+                located_entry(
+                    located,
+                    entry.instance_location.as_str(),
+                    "annotations",
+                    value,
+                )
             })
             .collect();
         Ok(EvaluationOutput {
@@ -272,8 +363,26 @@ impl<F: Json> SchemaValidator<F> {
             list: serde_json::to_value(evaluation.list())?,
             hierarchical: serde_json::to_value(evaluation.hierarchical())?,
             errors: Value::Array(errors),
+            annotations: Value::Array(annotations),
         })
     }
+}
+
+/// An entry of jsonschema-rs's `Evaluation.errors()` or `annotations()`: its locations and its
+/// `field` (`error` or `annotations`).
+fn located_entry(
+    (schema_location, absolute): (&str, Option<&Uri<String>>),
+    instance_location: &str,
+    field: &str,
+    value: Value,
+) -> Value {
+    let mut entry = serde_json::json!({
+        "schemaLocation": schema_location,
+        "absoluteKeywordLocation": absolute.map(|uri| uri.as_str()),
+        "instanceLocation": instance_location,
+    });
+    entry[field] = value;
+    entry
 }
 
 /// The keyword reported for an error: the last token of its `schema_pointer` (a `false` subschema
@@ -1045,6 +1154,71 @@ mod tests {
             .unwrap();
         assert_eq!(invalid.code, codes::INVALID_SCHEMA);
         assert_eq!(invalid.schema_pointer, "/properties/a/type");
+    }
+
+    /// A caller's keyword: numbers must be multiples of the keyword's value; `every` reports each
+    /// failing item of an array.
+    struct Divides(u64);
+
+    impl UserKeyword for Divides {
+        fn check(&self, instance: &Value) -> Result<(), String> {
+            match (instance.as_u64(), self.failures(instance)) {
+                (Some(n), _) if n % self.0 != 0 => {
+                    Err(format!("{n} is not divisible by {}", self.0))
+                }
+                (_, Some(failures)) => failures.into_iter().next().map_or(Ok(()), Err),
+                _ => Ok(()),
+            }
+        }
+
+        fn failures(&self, instance: &Value) -> Option<Vec<String>> {
+            let items = instance.as_array()?;
+            Some(
+                items
+                    .iter()
+                    .filter_map(|item| self.check(item).err())
+                    .collect(),
+            )
+        }
+    }
+
+    fn with_keyword(schema: Value) -> Result<SchemaValidator, CompileError> {
+        let factory: KeywordFactory =
+            std::sync::Arc::new(|_parent, value, pointer| match value.as_u64() {
+                Some(divisor) if divisor > 0 => {
+                    Ok(std::sync::Arc::new(Divides(divisor)) as std::sync::Arc<dyn UserKeyword>)
+                }
+                _ => Err(format!("no divisor at {pointer}")),
+            });
+        SchemaValidator::compile(
+            &schema,
+            &CompileOptions {
+                keywords: UserKeywords(vec![("divides".to_owned(), factory)]),
+                ..Default::default()
+            },
+        )
+    }
+
+    #[test]
+    fn user_keywords() {
+        let validator = with_keyword(json!({"properties": {"a": {"divides": 3}}})).unwrap();
+        assert!(validator.is_valid(&json!({"a": 9})));
+        assert!(!validator.is_valid(&json!({"a": 4})));
+        let violations = validator.violations(&json!({"a": 4}));
+        assert_eq!(
+            triples(&violations),
+            [("/a", "/properties/a/divides", "divides")]
+        );
+        assert_eq!(violations[0].message, "4 is not divisible by 3");
+        // A keyword reporting several errors at once, and one failure where `check` gives it.
+        let every = with_keyword(json!({"divides": 2})).unwrap();
+        assert_eq!(every.violations(&json!([1, 2, 3])).len(), 2);
+        assert_eq!(every.violations(&json!(5)).len(), 1);
+        let broken = with_keyword(json!({"items": {"divides": 0}}))
+            .err()
+            .unwrap();
+        assert_eq!(broken.code, codes::INVALID_SCHEMA);
+        assert!(broken.message.contains("no divisor at /items/divides"));
     }
 
     #[test]

@@ -48,6 +48,7 @@ from .best_match import closest
 from .ecma_regex import EcmaSyntaxError, compile_pattern, needs_backtracking
 from .formats import BUILTIN_NAMES as _BUILTIN_NAMES
 from .formats import builtin_check
+from .keywords import UserKeywords
 from .messages import message
 from .parse import check_value, escape_pointer_token, parse_json
 
@@ -73,8 +74,9 @@ __all__ = [
 
 Violation = tuple[str, str, str, str, tuple[str, str, str] | None]
 """(pointer, schema_pointer, keyword, message, best_match): ``_backend.RawViolation``."""
-EvaluationOutput = tuple[bool, dict[str, Any], dict[str, Any], list[dict[str, Any]]]
-"""(valid, list output, hierarchical output, error entries): ``Validator.evaluate``'s parts."""
+EvaluationOutput = tuple[bool, dict[str, Any], dict[str, Any], list[Any], list[Any] | None]
+"""(valid, list output, hierarchical output, error entries, annotation entries: ``None``, as
+python-jsonschema collects none): ``Validator.evaluate``'s parts."""
 
 # The meta-schemas python-jsonschema knows (the same registry it uses itself).
 METASCHEMAS: Registry[Any] = REGISTRY
@@ -1039,7 +1041,9 @@ class CompiledSchema:
         ignore_unknown_formats: bool = True,
         base_uri: str | None = None,
         pattern_options: tuple[str, int | None, int | None, int | None] | None = None,
+        keywords: Mapping[str, Callable[[Any, Any, list[str | int]], Any]] | None = None,
     ) -> None:
+        self._keywords = dict(keywords or {})
         # The schema is a JSON value like any other: too deep or beyond 64-bit integers is
         # `CanonicalizationError`, as in the Rust core, which converts it first.
         check_value(schema)
@@ -1127,6 +1131,8 @@ class CompiledSchema:
                     "Adjust configuration to ignore unrecognized formats",
                     pointer,
                 )
+        custom = UserKeywords(self._keywords, self._documents, self._locations, specification)
+        tuple_aware = custom.extend(tuple_aware)
         # python-jsonschema resolves from the root's own id; at `base_uri`, from the resolver
         # above, the one every `$ref` was checked with.
         based = {} if self._base_uri is None else {"_resolver": resolver}
@@ -1205,8 +1211,8 @@ class CompiledSchema:
             }
             for pointer, schema_pointer, _keyword, text, _best in violations
         ]
-        hierarchical = {**root, "details": list(units.values())} if units else root
-        return valid, {"valid": valid, "details": [root, *units.values()]}, hierarchical, errors
+        tree = {**root, "details": list(units.values())} if units else root
+        return valid, {"valid": valid, "details": [root, *units.values()]}, tree, errors, None
 
     def accepts_json(self, data: bytes | str) -> bool:
         """``data`` parsed strictly and validated; text that is not strict JSON is not valid."""
@@ -1239,10 +1245,11 @@ class CompiledSchema:
         keyword = self._keyword(error)
         return pointer, f"{location}/{escape_pointer_token(keyword)}", keyword
 
-    @staticmethod
-    def _message(error: jsonschema.ValidationError, keyword: str) -> str:
-        # An undecided match already has jsonschema-rs's words; the rest are rebuilt.
-        if error.message == UNDECIDED_MATCH and keyword != "falseSchema":
+    def _message(self, error: jsonschema.ValidationError, keyword: str) -> str:
+        # An undecided match already has jsonschema-rs's words, the caller's keyword its own (the
+        # text of what it raised); the rest are rebuilt.
+        own_words = keyword in self._keywords or error.message == UNDECIDED_MATCH
+        if own_words and keyword != "falseSchema":
             return bounded_message(error.message)
         return bounded_message(message(keyword, error))
 
@@ -1273,10 +1280,12 @@ def compile_schema(
     ignore_unknown_formats: bool = True,
     base_uri: str | None = None,
     pattern_options: tuple[str, int | None, int | None, int | None] | None = None,
+    keywords: Mapping[str, Callable[[Any, Any, list[str | int]], Any]] | None = None,
 ) -> CompiledSchema:
     """Compile ``schema``; raises ``SchemaCompileError`` (PF102 invalid, PF103 unresolvable ref).
     ``formats`` are the caller's checks by name; ``ignore_unknown_formats=False`` makes a format
-    no check knows PF102, where formats are asserted (both as jsonschema-rs's options)."""
+    no check knows PF102, where formats are asserted (both as jsonschema-rs's options);
+    ``keywords`` the caller's keyword classes (``keywords.UserKeywords``)."""
     return CompiledSchema(
         schema,
         validate_formats,
@@ -1285,6 +1294,7 @@ def compile_schema(
         ignore_unknown_formats,
         base_uri,
         pattern_options,
+        keywords,
     )
 
 
