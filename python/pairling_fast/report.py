@@ -131,10 +131,20 @@ class Finding:
         schema_pointer: str | None = None,
         column: int | None = None,
         best_match: BestMatch | None = None,
+        instance: Any = None,
     ) -> Finding:
         """A finding of ``code`` with the severity ``codes.toml`` gives it."""
         return cls(
-            code, severity(code), message, path, line, pointer, schema_pointer, column, best_match
+            code,
+            severity(code),
+            message,
+            path,
+            line,
+            pointer,
+            schema_pointer,
+            column,
+            best_match,
+            instance,
         )
 
     @classmethod

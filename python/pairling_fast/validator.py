@@ -11,7 +11,7 @@ from typing import Any
 
 from . import _backend
 from ._pointers import value_at
-from .codes import SCHEMA_VIOLATION, severity
+from .codes import SCHEMA_VIOLATION
 from .errors import CanonicalizationError, ValidationError
 from .redact import redact_message
 from .report import BestMatch, Finding, Report
@@ -88,8 +88,6 @@ def _in_draft(schema: Any, draft: int | None) -> Any:
     return {**schema, "$schema": DRAFTS[draft]} if isinstance(schema, dict) else schema
 
 
-_SEVERITY = severity(SCHEMA_VIOLATION)
-
 _NO_DOCUMENT: Any = object()
 """The document of a finding made from JSON text: its ``instance`` stays ``None``."""
 
@@ -100,9 +98,8 @@ def _violation_finding(
     pointer, schema_pointer, _keyword, message, best = raw
     best_match = None if best is None else BestMatch(*best)
     instance = None if document is _NO_DOCUMENT else value_at(document, pointer)
-    finding = Finding(
+    finding = Finding.of(
         SCHEMA_VIOLATION,
-        _SEVERITY,
         message,
         pointer=pointer,
         schema_pointer=schema_pointer,
