@@ -16,14 +16,15 @@ from __future__ import annotations
 import importlib
 import os
 import warnings
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ._load_core import import_core
+from .codes import Severity
 from .errors import CanonicalizationError
-from .report import RawFinding
+from .report import RawFinding as _Record  # the class body's own RawFinding is the constructor
 
 __all__ = [
     "BACKENDS",
@@ -47,7 +48,7 @@ RawViolation = tuple[str, str, str, str]
 """(pointer, schema_pointer, keyword, message)"""
 EvaluationOutput = tuple[bool, dict[str, Any], dict[str, Any], list[dict[str, Any]]]
 """(valid, list output, hierarchical output, error entries): ``Validator.evaluate``'s parts."""
-WireOutcome = tuple[list[RawFinding], dict[str, Any]]
+WireOutcome = tuple[Sequence[_Record], dict[str, Any]]
 """The findings of a wire check and its stats."""
 
 
@@ -69,7 +70,7 @@ class JournalChecker(Protocol):
     (``docs/cluster.md``)."""
 
     def feed(self, chunk: bytes) -> None: ...
-    def finish(self, interrupted: bool = False) -> tuple[list[RawFinding], dict[str, Any]]: ...
+    def finish(self, interrupted: bool = False) -> tuple[Sequence[_Record], dict[str, Any]]: ...
 
 
 class JournalStreamEngine(Protocol):
@@ -77,7 +78,7 @@ class JournalStreamEngine(Protocol):
     of the lines it completed; ``snapshot`` is the ordered stage's state at the end of the last
     complete line (``--state``'s ``checker``)."""
 
-    def feed(self, data: bytes) -> list[RawFinding]: ...
+    def feed(self, data: bytes) -> Sequence[_Record]: ...
     @property
     def lines(self) -> int: ...
     @property
@@ -85,7 +86,7 @@ class JournalStreamEngine(Protocol):
     @property
     def pending(self) -> int: ...
     def snapshot(self) -> str: ...
-    def finish(self, interrupted: bool = False) -> tuple[list[RawFinding], dict[str, Any]]: ...
+    def finish(self, interrupted: bool = False) -> tuple[Sequence[_Record], dict[str, Any]]: ...
 
 
 class TranscriptChecker(Protocol):
@@ -116,14 +117,14 @@ class Engine(Protocol):
         source: Any,
         options: JournalOptions,
         progress: Callable[[int], object] | None = None,
-    ) -> tuple[list[RawFinding], dict[str, Any]]: ...
+    ) -> tuple[Sequence[_Record], dict[str, Any]]: ...
     def check_journal_resumable(
         self,
         source: Any,
         state: str | None,
         options: JournalOptions,
         progress: Callable[[int], object] | None = None,
-    ) -> tuple[list[RawFinding], dict[str, Any], str | None]: ...
+    ) -> tuple[Sequence[_Record], dict[str, Any], str | None]: ...
     def journal_event_kinds(self, car_version: str | None = None) -> list[str]: ...
     def journal_chain_digest(self, line: bytes) -> str: ...
     def check_journal_chunk(
@@ -135,6 +136,15 @@ class Engine(Protocol):
     def JournalStream(
         self, options: JournalOptions, state: str | None = None
     ) -> JournalStreamEngine: ...
+    def RawFinding(  # the engine's record of a finding, called as a constructor
+        self,
+        code: str,
+        severity: Severity,
+        message: str,
+        line: int | None = None,
+        pointer: str | None = None,
+        schema_pointer: str | None = None,
+    ) -> _Record: ...
     def check_rpc_result(
         self,
         method: str,
@@ -157,10 +167,10 @@ class Engine(Protocol):
     def wire_schema_digest(self, path: str) -> str: ...
     def check_map(
         self, document: Any, manifest: Any = None
-    ) -> tuple[list[RawFinding], dict[str, Any]]: ...
+    ) -> tuple[Sequence[_Record], dict[str, Any]]: ...
     def check_map_json(
         self, data: bytes | str, manifest: Any = None
-    ) -> tuple[list[RawFinding], dict[str, Any]]: ...
+    ) -> tuple[Sequence[_Record], dict[str, Any]]: ...
     def seal_map(self, document: Any) -> Any: ...
     def seal_map_json(self, data: bytes | str) -> Any: ...
 

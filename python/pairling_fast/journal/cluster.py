@@ -64,7 +64,7 @@ JOURNAL_SUFFIXES = (".jsonl", ".ndjson")
 """What a directory argument contributes: its journals, recursively."""
 
 PathLike = Union[str, "os.PathLike[str]"]
-RawReport = tuple[list[RawFinding], dict[str, Any]]
+RawReport = tuple[Sequence[RawFinding], dict[str, Any]]
 """What a journal's task sends back: its findings in raw form and its stats, nothing per line."""
 
 

@@ -164,9 +164,8 @@ class _Journal:
         # The findings of the verified prefix, as a check from the start would give them: the
         # stream's report lists them, so they count as handed on.
         restored = json.loads(entry["checker"])["findings"] if resumed and entry else []
-        for code, severity, message, line, pointer, schema_pointer in restored:
-            raw = (code, severity, message, line, pointer, schema_pointer)
-            self.emit(Finding.from_raw(raw, self.path))
+        for fields in restored:
+            self.emit(Finding.from_saved(fields, self.path))
         self.fed = len(restored)
         return True
 

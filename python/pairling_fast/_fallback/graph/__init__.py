@@ -24,7 +24,7 @@ from ...codes import (
     severity,
 )
 from ...errors import CanonicalizationError
-from ...report import RawFinding
+from ..findings import RawFinding
 from ..parse import check_value, parse_json, unescape_pointer_token
 from .bindings import _bindings
 from .digests import _digests, seal_map, seal_map_json
@@ -165,7 +165,7 @@ def check_map_json(
         message = error.message
         if error.line is not None and error.column is not None:
             message += f" (line {error.line}, column {error.column})"
-        finding: RawFinding = (
+        finding = RawFinding(
             error.code,
             severity(error.code),
             message,

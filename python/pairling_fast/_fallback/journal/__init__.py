@@ -35,7 +35,7 @@ from ...codes import (
     TRUNCATED_FINAL_LINE,
 )
 from ...errors import CanonicalizationError
-from ...report import RawFinding
+from ..findings import RawFinding
 from ..parse import escape_pointer_token, parse_json, unescape_pointer_token
 from ..validate import (
     bundle_validator,

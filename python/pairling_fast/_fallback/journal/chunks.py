@@ -18,7 +18,7 @@ from contextlib import nullcontext
 from dataclasses import replace
 from typing import IO, TYPE_CHECKING, Any
 
-from ...report import RawFinding
+from ..findings import RawFinding
 from . import READ_SIZE, _check_line, _read_lines, check_options
 from .ordered import _Checker, _EventFacts
 
@@ -129,9 +129,9 @@ class JournalChecker:
         lines: list[_ShippedLine]
         lines, last_hash = pickle.loads(chunk)
         for local, (outcome, findings, unlinked) in enumerate(lines, start=1):
-            renumbered: list[RawFinding] = [
-                (code, severity, message, None if line is None else line + offset, pointer, schema)
-                for code, severity, message, line, pointer, schema in findings
+            renumbered = [
+                finding if finding.line is None else finding._replace(line=finding.line + offset)
+                for finding in findings
             ]
             if unlinked is not None:
                 _restore_last_hash(checker, unlinked)

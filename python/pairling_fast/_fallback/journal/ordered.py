@@ -27,7 +27,7 @@ from ...codes import (
     TIMESTAMP_BACKWARDS,
     severity,
 )
-from ...report import RawFinding
+from ..findings import RawFinding
 
 if TYPE_CHECKING:
     pass
@@ -58,7 +58,7 @@ def _finding(
     pointer: str | None,
     schema_pointer: str | None = None,
 ) -> RawFinding:
-    return (code, severity(code), message, line, pointer, schema_pointer)
+    return RawFinding(code, severity(code), message, line, pointer, schema_pointer)
 
 
 @dataclass
@@ -422,10 +422,10 @@ class _Checker:
         open_proposals = sorted((line, proposal_id) for proposal_id, line in self.proposals.items())
         for index, later in self.repeats.values():
             if index is not None and later:
-                code, severity, message, line, pointer, schema_pointer = self.findings[index]
+                first = self.findings[index]
                 plural = "" if later == 1 else "s"
-                message = f"{message} (and {later} later event{plural} with the same cause)"
-                self.findings[index] = (code, severity, message, line, pointer, schema_pointer)
+                message = f"{first.message} (and {later} later event{plural} with the same cause)"
+                self.findings[index] = first._replace(message=message)
         if self.lifecycle and not interrupted:
             mid_run = self.mid_run
             if mid_run.first_line is not None:

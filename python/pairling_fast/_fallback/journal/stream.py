@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
-from ...report import RawFinding
+from ..findings import RawFinding
 from . import _check_line, _LineSplitter, _RawLine, new_checker
 from . import state as journal_state
 from .ordered import _Checker
