@@ -83,8 +83,8 @@ def test_the_core_carries_each_table_as_its_file_reads(name: str) -> None:
 RUST_SEVERITY_SETTERS = {"report.rs", "journal/chunks.rs", "codes.rs", "python/findings.rs"}
 RUST_SEVERITY_WRITE = re.compile(r"Severity::(?:Error|Warning|Info)|\bseverity\s*[:=][^=]")
 # The one override after emission: the user's `severities` (config, --severity), applied to
-# finished findings by paths._apply_severities.
-PYTHON_SEVERITY_OVERRIDE = ("paths.py", "_apply_severities")
+# finished findings by results.with_severity (check_paths and check --follow both call it).
+PYTHON_SEVERITY_OVERRIDE = ("results.py", "with_severity")
 
 
 @pytest.mark.parametrize(

@@ -20,9 +20,9 @@ from ._tables import parse_toml
 from .codes import CODES
 from .errors import PairlingError
 from .journal.options import Payloads
-from .paths import SeverityOverride
 from .redact import DEFAULT_MASK
 from .report import SEVERITIES, Severity
+from .results import SeverityOverride
 from .schemas import bundle_path
 
 __all__ = ["CONFIG_FILE", "Config", "ConfigError", "find_config", "load_config"]

@@ -20,7 +20,7 @@ from contextlib import ExitStack
 from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
-from typing import IO, Any, Literal, Protocol
+from typing import IO, Any, Protocol
 
 from . import _backend, _interrupt, remote, schemas
 from ._files import DocumentTooLarge, read_document
@@ -35,7 +35,14 @@ from .journal.options import JournalInterrupted, JournalOptions, Payloads, Profi
 from .locate import with_lines
 from .maps import check_map_on
 from .report import SEVERITIES, Finding, Report, Severity
-from .results import FileResult, PathsReport, Skipped
+from .results import (
+    FileResult,
+    PathsReport,
+    SeverityOverride,
+    Skipped,
+    not_listed,
+    with_severities,
+)
 from .validator import json_error_finding
 from .walk import DEFAULT_EXCLUDES, STDIN, Candidate, PathArgumentError, Walker, os_reason
 from .wire import (
@@ -59,9 +66,6 @@ __all__ = [
     "check_paths",
     "classify",
 ]
-
-SeverityOverride = Literal["info", "warning", "error", "off"]
-"""What a project may set a finding code's severity to; ``off`` drops its findings."""
 
 
 class CheckInterrupted(KeyboardInterrupt):
@@ -219,16 +223,10 @@ def _run_on_backend(
     return remote.bare_errors(lambda: _run_check(kind, source, method, options, engine))
 
 
-def _apply_severities(
-    findings: Iterable[Finding], severities: Mapping[str, SeverityOverride], display: str
-) -> list[Finding]:
-    adjusted: list[Finding] = []
-    for finding in findings:
-        severity = severities.get(finding.code, finding.severity)
-        if severity == "off":
-            continue
-        adjusted.append(replace(finding, severity=severity, path=display))
-    return adjusted
+def _located(findings: Iterable[Finding], display: str) -> list[Finding]:
+    """The findings under the name the report gives their file (a check names it by the path
+    it opened, or not at all)."""
+    return [f if f.path == display else replace(f, path=display) for f in findings]
 
 
 # Kinds that are one JSON document: read whole (so bounded by ``max_document_bytes``), and their
@@ -245,19 +243,6 @@ def _with_lines(
     ):
         return findings
     return with_lines(_document(source, limit), findings)
-
-
-def _not_listed(
-    stats: Mapping[str, Any], severities: Mapping[str, SeverityOverride]
-) -> dict[Severity, int]:
-    """The findings a journal check counted over its cap, by severity after the overrides."""
-    counts: dict[Severity, int] = {}
-    for code, by_severity in stats.get("suppressed_codes", {}).items():
-        for severity, number in by_severity.items():
-            adjusted = severities.get(code, severity)
-            if adjusted != "off":
-                counts[adjusted] = counts.get(adjusted, 0) + number
-    return counts
 
 
 def _capped(
@@ -416,9 +401,9 @@ def _check_one(
     except Exception as error:  # one file's failure never stops the others
         message = f"the {result.kind} check failed: {type(error).__name__}: {error}"
         findings = [Finding.of(INTERNAL_ERROR, message)]
-    result.not_listed = _not_listed(result.stats, severities)
+    result.not_listed = not_listed(result.stats, severities)
     result.findings = _capped(
-        _apply_severities(findings, severities, candidate.display),
+        _located(with_severities(findings, severities), candidate.display),
         result.not_listed,
         options.max_findings,
     )

@@ -25,16 +25,16 @@ from typing import IO, Any
 
 from .. import _backend
 from ..codes import JOURNAL_REPLACED_WHILE_FOLLOWING, JOURNAL_TRUNCATED_WHILE_FOLLOWING
-from ..paths import SeverityOverride, _not_listed
 from ..report import Finding
+from ..results import SeverityOverride, not_listed, with_severity
 from .options import JournalOptions
 from .state_file import (
     BLOCK_SIZE,
+    Blocks,
+    HashingReader,
     JournalStates,
-    _Blocks,
-    _HashingReader,
-    _why_not_resumable,
     fingerprint,
+    why_not_resumable,
 )
 from .stream import JournalStream
 
@@ -74,7 +74,7 @@ Note = Callable[[str], None]
 
 class _Journal:
     """One journal followed by name: the file open there now, read up to ``read``, through a
-    ``_HashingReader`` (for the state's blocks) into a ``JournalStream``."""
+    ``HashingReader`` (for the state's blocks) into a ``JournalStream``."""
 
     def __init__(
         self,
@@ -95,7 +95,7 @@ class _Journal:
         self._emit = emit
         self.note = note
         self.file: IO[bytes] | None = None
-        self.reader: _HashingReader | None = None
+        self.reader: HashingReader | None = None
         self.stream: JournalStream | None = None
         self.identity: tuple[int, int] | None = None
         self.read = 0
@@ -127,13 +127,13 @@ class _Journal:
             file.close()
             raise IsADirectoryError(f"{self.path}: is a directory; --follow takes journal files")
         entry = None
-        blocks: _Blocks | None = None
+        blocks: Blocks | None = None
         resume_note = None
         if self.states is not None and not self.seen_file and stat.S_ISREG(info.st_mode):
             entry = self.states.entry(self.key)
             if entry is not None:
                 try:
-                    resume_note, blocks = _why_not_resumable(
+                    resume_note, blocks = why_not_resumable(
                         file, info, entry, fingerprint(self.options), self.path
                     )
                 except BaseException:  # a malformed entry; Ctrl-C while the prefix re-hashes
@@ -141,7 +141,7 @@ class _Journal:
                     raise
         resumed = entry is not None and blocks is not None
         self.file, self.identity = file, (info.st_dev, info.st_ino)
-        self.reader = _HashingReader(file, blocks or _Blocks.new(BLOCK_SIZE))
+        self.reader = HashingReader(file, blocks or Blocks.new(BLOCK_SIZE))
         self.read = self.reader.blocks.position
         file.seek(self.read)
         try:
@@ -171,14 +171,12 @@ class _Journal:
 
     def emit(self, finding: Finding) -> None:
         """Hands ``finding`` on with the configuration's severity (none if "off"), counted."""
-        severity = self.severities.get(finding.code, finding.severity)
-        if severity == "off":
+        shown = with_severity(finding, self.severities)
+        if shown is None:
             return
-        if severity != finding.severity:
-            finding = dataclasses.replace(finding, severity=severity)
-        self.summary["errors"] += severity == "error"
-        self.summary["warnings"] += severity == "warning"
-        self._emit(finding)
+        self.summary["errors"] += shown.severity == "error"
+        self.summary["warnings"] += shown.severity == "warning"
+        self._emit(shown)
 
     # Following ---------------------------------------------------------------------------------
 
@@ -267,7 +265,7 @@ class _Journal:
         self.summary["lines"] += stats["lines"]
         self.summary["events"] += stats["events"]
         # The findings past the cap were counted, not listed: they count too.
-        unlisted = _not_listed(stats, self.severities)
+        unlisted = not_listed(stats, self.severities)
         self.summary["errors"] += unlisted.get("error", 0)
         self.summary["warnings"] += unlisted.get("warning", 0)
         self.file.close()
