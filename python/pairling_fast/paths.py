@@ -16,7 +16,7 @@ import sys
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed, wait
-from contextlib import ExitStack
+from contextlib import AbstractContextManager, ExitStack
 from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
@@ -125,11 +125,14 @@ def _run_check(
     options: _DocumentOptions,
     engine: _backend.Engine,
     progress: Callable[[int], object] | None = None,
+    opened: IO[bytes] | remote.RemoteFile | None = None,
 ) -> Report:
     """One file's check on ``engine``: from its path or URL (``str``), or streaming from a
-    ``_Replay`` (stdin, a FIFO). ``progress(bytes_read)`` is called while a journal is checked."""
+    ``_Replay`` (stdin, a FIFO). ``progress(bytes_read)`` is called while a journal is checked.
+    ``opened``: the file, already open (its kind was told from its head), which a journal is
+    read from rather than opened again."""
     if kind == "journal":
-        return _journal_report(engine, source, options, progress)
+        return _journal_report(engine, source, options, progress, opened)
     if kind == "transcript":
         if isinstance(source, str):
             with remote.opened(source) as handle:
@@ -173,17 +176,18 @@ def _journal_report(
     source: Any,
     options: _DocumentOptions,
     progress: Callable[[int], object] | None,
+    opened: IO[bytes] | remote.RemoteFile | None = None,
 ) -> Report:
-    """A journal's report; after Ctrl-C the partial one (``stats["interrupted"]``)."""
+    """A journal's report; after Ctrl-C the partial one (``stats["interrupted"]``). Read from
+    ``opened`` (from its start) where it is given and no ``--state`` entry is kept: the state
+    file's room opens the journal itself, as it needs its identity and its blocks' hashes."""
+    # A stream (stdin, a FIFO) cannot be re-read: it is checked without a state entry.
+    state = options.state if isinstance(source, (Path, str)) else None
+    if opened is not None and state is None:
+        opened.seek(0)
+        source = opened
     try:
-        return check_journal_on(
-            engine,
-            source,
-            options.journal_options(),
-            progress,
-            # A stream (stdin, a FIFO) cannot be re-read: it is checked without a state entry.
-            state=options.state if isinstance(source, (Path, str)) else None,
-        )
+        return check_journal_on(engine, source, options.journal_options(), progress, state=state)
     except JournalInterrupted as stopped:
         return stopped.report
 
@@ -256,23 +260,27 @@ def _capped(
     return findings[:max_findings]
 
 
-def _read_head(source: Path | str) -> bytes:
+def _opened(source: Path | str) -> AbstractContextManager[IO[bytes] | remote.RemoteFile]:
+    """A local file or an object by URL, open for reading."""
+    return remote.opened(source) if isinstance(source, str) else source.open("rb")
+
+
+def _read_head(handle: IO[bytes] | remote.RemoteFile) -> bytes:
     """The first ``SNIFF_BYTES`` of a file (or an object by URL); if the first line is longer,
     its start, a newline and the ``SNIFF_BYTES`` after its end (a first line of junk must not
     hide the records after it)."""
-    with remote.opened(source) if isinstance(source, str) else source.open("rb") as handle:
-        head = handle.read(SNIFF_BYTES)
-        if b"\n" in head or len(head) < SNIFF_BYTES:
-            return head
-        while handle.tell() < DEFAULT_MAX_LINE_LENGTH:
-            block = handle.read(SNIFF_BYTES)
-            newline = block.find(b"\n")
-            if newline >= 0:
-                handle.seek(handle.tell() - len(block) + newline + 1)
-                return head + b"\n" + handle.read(SNIFF_BYTES)
-            if not block:
-                break
+    head = handle.read(SNIFF_BYTES)
+    if b"\n" in head or len(head) < SNIFF_BYTES:
         return head
+    while handle.tell() < DEFAULT_MAX_LINE_LENGTH:
+        block = handle.read(SNIFF_BYTES)
+        newline = block.find(b"\n")
+        if newline >= 0:
+            handle.seek(handle.tell() - len(block) + newline + 1)
+            return head + b"\n" + handle.read(SNIFF_BYTES)
+        if not block:
+            break
+    return head
 
 
 def not_a_journal(path: Path) -> str | None:
@@ -284,7 +292,8 @@ def not_a_journal(path: Path) -> str | None:
         size = path.stat().st_size
         if not path.is_file():
             return None
-        head = _read_head(path)
+        with _opened(path) as handle:
+            head = _read_head(handle)
     except OSError:
         return None
     if not head.strip():
@@ -353,7 +362,9 @@ def _check_one(
                 head = stream.read(SNIFF_BYTES)
                 complete = len(head) < SNIFF_BYTES
             else:
-                head = _read_head(candidate.url or candidate.path)
+                # Open once: the kind is told from the head, and a journal read from here.
+                opened = closing.enter_context(_opened(candidate.url or candidate.path))
+                head = _read_head(opened)
                 complete = candidate.size <= len(head)
             classification = classify(candidate.path.name, head, methods, params, complete=complete)
             if kind is None:
@@ -387,6 +398,7 @@ def _check_one(
                         options,
                         engine,
                         progress,
+                        opened,
                     )
                 else:
                     report = _run_on_cluster(
