@@ -162,6 +162,20 @@ def test_the_engine_protocol_has_the_stubs_signatures() -> None:
                 assert _parameters(value)[1:] == stub_member, (name, member)
 
 
+def test_the_facades_raw_finding_protocol_has_the_stubs_fields() -> None:
+    """``report.RawFinding`` is the protocol mypy types both backends' records with: the stub's
+    properties, in the stub's order (the fallback's named tuple has them as fields, in order)."""
+    from pairling_fast import report
+
+    _, classes = _stub()
+    stub_fields = [name for name, members in classes["RawFinding"].items() if members is None]
+    declared = [
+        name for name, value in vars(report.RawFinding).items() if isinstance(value, property)
+    ]
+    assert declared == stub_fields
+    assert list(_fallback.RawFinding._fields) == stub_fields
+
+
 def test_the_architecture_docs_list_the_engine_api() -> None:
     text = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
     section = text.split("## Engine API", 1)[1]
