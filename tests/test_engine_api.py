@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 import inspect
+import io
 import re
 from pathlib import Path
 from typing import Any
@@ -206,3 +207,15 @@ def test_a_check_is_its_engine_taking_form_on_the_active_engine(module: str, pub
     call = returned.value
     assert isinstance(call, ast.Call) and ast.unparse(call.func) == f"{public}_on"
     assert ast.unparse(call.args[0]) == "_backend.active()"
+
+
+def test_a_journals_stats_are_the_declared_fields_in_order(backend: _backend.Engine) -> None:
+    """Both engines return ``journal.stats.JournalStats``: its fields, in its order (the report's
+    bytes follow it), with ``chain`` one of its two shapes or null."""
+    from pairling_fast.journal.options import JournalOptions
+    from pairling_fast.journal.stats import ChainStats, JournalStats
+
+    for chain in ("auto", "off"):
+        _, stats = backend.check_journal(io.BytesIO(b"{}\n[1]\n"), JournalOptions(chain=chain))
+        assert list(stats) == list(JournalStats.__annotations__)
+        assert stats["chain"] is None or set(stats["chain"]) < set(ChainStats.__annotations__)

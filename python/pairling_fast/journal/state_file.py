@@ -452,15 +452,16 @@ def check_with_state(
     if note is not None:
         findings.insert(0, note)
         stats["errors"] += note.severity == "error"
+    shown_stats: dict[str, Any] = dict(stats)
     if resumed and entry is not None:
-        stats["resumed"] = {
+        shown_stats["resumed"] = {
             "from_line": int(entry["lines"]),
             "from_offset": offset,
             "bytes_checked": reader.read_bytes - offset,
             "bytes_rehashed": offset,
         }
-    report = Report(findings=findings, stats=stats)
-    if stats.get("interrupted"):
+    report = Report(findings=findings, stats=shown_stats)
+    if stats["interrupted"]:
         raise JournalInterrupted(report)
     if regular and saved is not None:
         committed = reader.committed

@@ -18,6 +18,7 @@ from contextlib import nullcontext
 from dataclasses import replace
 from typing import IO, TYPE_CHECKING, Any
 
+from ...journal.stats import JournalStats
 from ..findings import RawFinding
 from . import READ_SIZE, _check_line, _read_lines, check_options
 from .ordered import _Checker, _EventFacts
@@ -139,7 +140,7 @@ class JournalChecker:
         if last_hash is not None:
             _restore_last_hash(checker, last_hash)
 
-    def finish(self, interrupted: bool = False) -> tuple[list[RawFinding], dict[str, Any]]:
+    def finish(self, interrupted: bool = False) -> tuple[list[RawFinding], JournalStats]:
         checker = self._active()
         self._checker = None
         stats = checker.finish(interrupted)
