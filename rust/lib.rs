@@ -3,6 +3,7 @@
 //! PyO3 glue lives in `python/` (with `python/pyvalue.rs`) and is compiled only with the `python`
 //! feature.
 
+mod best_match;
 pub mod canonical;
 pub mod codes;
 #[cfg(any(test, feature = "fuzzing"))]

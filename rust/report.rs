@@ -8,7 +8,7 @@ use crate::canonical::CanonicalizationError;
 pub use crate::codes::Severity;
 use crate::codes::{self, Code};
 use crate::parse::JsonError;
-use crate::validate::SchemaViolation;
+use crate::validate::{BestMatch, SchemaViolation};
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Finding {
@@ -21,6 +21,8 @@ pub struct Finding {
     pub pointer: Option<String>,
     /// RFC 6901 pointer to the failing keyword in the schema document, for schema findings.
     pub schema_pointer: Option<String>,
+    /// For a failing `oneOf`/`anyOf`: the branch error that came closest (`best_match.rs`).
+    pub best_match: Option<Box<BestMatch>>,
 }
 
 impl Finding {
@@ -33,6 +35,7 @@ impl Finding {
             line: None,
             pointer: None,
             schema_pointer: None,
+            best_match: None,
         }
     }
 
@@ -56,6 +59,7 @@ impl From<SchemaViolation> for Finding {
         Finding {
             pointer: Some(violation.pointer),
             schema_pointer: Some(violation.schema_pointer),
+            best_match: violation.best_match,
             ..Finding::new(codes::SCHEMA_VIOLATION, violation.message)
         }
     }

@@ -2,6 +2,7 @@
 //! checks. `python/pairling_fast/_fallback/validate.py` mirrors this module; keep them in step
 //! (the rules are written down in `docs/formats.md` and `docs/architecture.md`).
 
+use crate::best_match;
 use crate::codes::{self, Code};
 use std::collections::HashMap;
 use std::sync::OnceLock;
@@ -20,6 +21,17 @@ pub struct SchemaViolation {
     /// `schema_path()` (after a `$ref`, relative to the target's schema resource; docs/formats.md).
     pub schema_pointer: String,
     pub keyword: String,
+    pub message: String,
+    /// For a `oneOf` none of whose branches matched and a failing `anyOf`: the branch error that
+    /// came closest (`best_match.rs`), `None` where no branch error stands out.
+    pub best_match: Option<Box<BestMatch>>,
+}
+
+/// The error of a composite's branch that came closest to matching, located as a violation is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BestMatch {
+    pub pointer: String,
+    pub schema_pointer: String,
     pub message: String,
 }
 
@@ -101,6 +113,8 @@ impl std::fmt::Debug for UserFormats {
 /// Python objects read in place (`rust/python/pynode.rs`).
 pub struct SchemaValidator<F: Json = SerdeJson> {
     validator: Validator<F>,
+    /// The schema document, where a branch error's `type` is read (`best_match::closest`).
+    schema: Value,
 }
 
 impl SchemaValidator {
@@ -186,7 +200,10 @@ impl<F: Json> SchemaValidator<F> {
         }
         options
             .build(schema)
-            .map(|validator| SchemaValidator { validator })
+            .map(|validator| SchemaValidator {
+                validator,
+                schema: schema.clone(),
+            })
             .map_err(|error| compile_error(&error))
     }
 
@@ -210,6 +227,7 @@ impl<F: Json> SchemaValidator<F> {
                     keyword: reported_keyword(error.kind(), schema_pointer).to_owned(),
                     schema_pointer: schema_pointer.to_owned(),
                     message: bounded_message(error.to_string()),
+                    best_match: best_match::closest(&error, &self.schema).map(Box::new),
                 }
             })
             .collect();
@@ -263,7 +281,10 @@ impl<F: Json> SchemaValidator<F> {
 /// for `minContains`/`maxContains`, `required` for `dependentRequired`/`dependencies`,
 /// `propertyNames` for the subschema keyword a name failed); python-jsonschema names the keyword at
 /// the location, and so do we, in both backends.
-fn reported_keyword<'e>(kind: &'e ValidationErrorKind, schema_pointer: &'e str) -> &'e str {
+pub(crate) fn reported_keyword<'e>(
+    kind: &'e ValidationErrorKind,
+    schema_pointer: &'e str,
+) -> &'e str {
     match kind {
         ValidationErrorKind::FalseSchema => kind.keyword(),
         _ => schema_pointer.rsplit('/').next().unwrap_or_default(),

@@ -221,7 +221,7 @@ def test_undecided_match_is_reported_like_the_rust_core(monkeypatch: pytest.Monk
     monkeypatch.setattr(fallback, "PATTERN_TIME_LIMIT", 0.000_001)
     compiled = fallback.compile_schema({"properties": {"s": {"pattern": CATASTROPHIC}}}, None, None)
     assert compiled.errors({"s": "a" * 50_000 + "!"}) == [
-        ("/s", "/properties/s/pattern", "pattern", fallback.UNDECIDED_MATCH)
+        ("/s", "/properties/s/pattern", "pattern", fallback.UNDECIDED_MATCH, None)
     ]
 
 

@@ -10,7 +10,7 @@ import pickle
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args
 
 import pytest
 
@@ -26,7 +26,15 @@ from pairling_fast import (
     schemas,
 )
 from pairling_fast import distributed as pfd
-from pairling_fast.journal.options import JournalKeywords, JournalOptions
+from pairling_fast._tables import read_table
+from pairling_fast.journal.options import (
+    ChainMode,
+    JournalKeywords,
+    JournalOptions,
+    Payloads,
+    Profile,
+)
+from pairling_fast.options import CheckKeywords, CheckOptions
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -199,6 +207,7 @@ def test_report_json_shape() -> None:
                 "pointer": "/x",
                 "schema_pointer": "/type",
                 "column": None,
+                "best_match": None,
             }
         ],
         "stats": {"n": 1},
@@ -244,12 +253,49 @@ def test_missing_extension_falls_back_with_one_warning() -> None:
     assert len(warning_lines) == 1 and "fallback" in warning_lines[0]
 
 
-def test_the_journal_keywords_are_the_options_fields() -> None:
+@pytest.mark.parametrize(
+    ("keywords", "options"), [(JournalKeywords, JournalOptions), (CheckKeywords, CheckOptions)]
+)
+def test_the_keywords_are_the_options_fields(keywords: Any, options: Any) -> None:
     """The journal checks take ``**keywords: Unpack[JournalKeywords]`` and build
-    ``JournalOptions(**keywords)``: a name in one list and not the other would be a keyword mypy
-    refuses or an option no call can set."""
-    fields = [field.name for field in dataclasses.fields(JournalOptions)]
-    assert list(JournalKeywords.__annotations__) == fields
+    ``JournalOptions(**keywords)``, ``check_paths`` likewise ``CheckOptions``: a name in one list
+    and not the other would be a keyword mypy refuses or an option no call can set. The derived
+    fields (the resolved release, the journal options) are no keyword."""
+    fields = [field.name for field in dataclasses.fields(options) if field.init]
+    assert list(keywords.__annotations__) == fields
+
+
+def test_the_defaults_come_from_the_one_table() -> None:
+    """journal_defaults.toml's names are choices of their types, and both options objects (and
+    the command line, which leaves them unset) default to them."""
+    table = read_table("journal_defaults.toml")
+    for name, kind in (("chain", ChainMode), ("profile", Profile), ("payloads", Payloads)):
+        assert table[name] in get_args(kind)
+        assert getattr(JournalOptions(), name) == table[name]
+    assert CheckOptions().journal == JournalOptions(max_findings=table["max_findings"])
+    assert CheckOptions().payloads == table["payloads"]
+
+
+def test_car_version_is_resolved_when_the_options_are_built() -> None:
+    options = CheckOptions(car_version="0.58")
+    assert options.car_version == "0.58" and options.journal.release == "0.58.0"
+    assert options.wire_release == "0.58.0" and CheckOptions().wire_release is None
+    assert JournalOptions().release == pairling_fast.schemas.bundles()[-1].car_version
+    assert pickle.loads(pickle.dumps(options)).journal.release == "0.58.0"
+    with pytest.raises(ValueError, match=r"no bundled wire schema for CAR version '0\.59'"):
+        CheckOptions(car_version="0.59")
+    with pytest.raises(ValueError, match="payloads"):
+        CheckOptions(payloads="sometimes")  # type: ignore[arg-type]
+
+
+def test_check_paths_takes_the_options_or_their_keywords() -> None:
+    examples = ROOT / "examples"
+    options = CheckOptions(max_findings=1, payloads="error")
+    by_object = pairling_fast.check_paths([examples], options)
+    by_keywords = pairling_fast.check_paths([examples], max_findings=1, payloads="error")
+    changed = pairling_fast.check_paths([examples], CheckOptions(payloads="error"), max_findings=1)
+    assert by_object.to_json() == by_keywords.to_json() == changed.to_json()
+    assert by_object.max_findings == 1 and any(file.not_listed for file in by_object.files)
 
 
 @pytest.mark.parametrize(

@@ -219,7 +219,7 @@ def test_backends_agree_where_they_fail(case: Case) -> None:
 
 def _triples(engine: str, case: Case) -> list[tuple[str, str, str]]:
     errors = _compiled(engine, case).errors(case.data)
-    return [(pointer, schema_pointer, keyword) for pointer, schema_pointer, keyword, _ in errors]
+    return [(pointer, schema_pointer, keyword) for pointer, schema_pointer, keyword, *_ in errors]
 
 
 INVALID_CASES = [
@@ -262,7 +262,19 @@ def test_backends_word_errors_alike(case: Case) -> None:
     # same whichever backend found it.
     pytest.importorskip("pairling_fast._core", reason="the Rust core is not built")
     messages = {
-        engine: [message for *_, message in _compiled(engine, case).errors(case.data)]
+        engine: [error[3] for error in _compiled(engine, case).errors(case.data)]
         for engine in ("rust", "python")
     }
     assert messages["python"] == messages["rust"]
+
+
+@pytest.mark.parametrize("case", INVALID_CASES, ids=case_id)
+def test_backends_name_the_same_best_match(case: Case) -> None:
+    # A failing oneOf/anyOf's closest branch error (rust/best_match.rs, _fallback/best_match.py):
+    # the same one, located and worded alike, on both backends.
+    pytest.importorskip("pairling_fast._core", reason="the Rust core is not built")
+    best_matches = {
+        engine: [error[4] for error in _compiled(engine, case).errors(case.data)]
+        for engine in ("rust", "python")
+    }
+    assert best_matches["python"] == best_matches["rust"]

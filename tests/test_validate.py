@@ -127,7 +127,7 @@ def test_formats_follow_the_draft_unless_forced(backend: _backend.Engine) -> Non
 
 def test_format_violation(backend: _backend.Engine) -> None:
     compiled = backend.compile_schema(format_schema("uint8"), True, None)
-    [(pointer, schema_pointer, keyword, _message)] = compiled.errors(300)
+    [(pointer, schema_pointer, keyword, _message, _best)] = compiled.errors(300)
     assert (pointer, schema_pointer, keyword) == ("", "/format", "format")
 
 
@@ -157,7 +157,7 @@ def test_resources_serve_refs(backend: _backend.Engine) -> None:
     schema = {"$schema": DRAFT7, "properties": {"port": {"$ref": "https://example.com/port.json"}}}
     compiled = backend.compile_schema(schema, None, resources)
     assert compiled.is_valid({"port": 8080})
-    [(pointer, schema_pointer, keyword, _message)] = compiled.errors({"port": 70000})
+    [(pointer, schema_pointer, keyword, _message, _best)] = compiled.errors({"port": 70000})
     assert (pointer, schema_pointer, keyword) == ("/port", "/format", "format")
 
 
@@ -196,14 +196,14 @@ def test_backends_report_the_same_violations(schema_id: str, instance: Any) -> N
         errors = _backend.engine(name).bundled_validator(schema_id).errors(instance)
         assert errors, name
         triples.append(
-            [(pointer, schema_pointer, keyword) for pointer, schema_pointer, keyword, _ in errors]
+            [(pointer, schema_pointer, keyword) for pointer, schema_pointer, keyword, *_ in errors]
         )
     assert triples[0] == triples[1]
 
 
 def test_violations_locate_the_keyword_behind_refs(backend: _backend.Engine) -> None:
     errors = backend.bundled_validator(ACTION_RESULT).errors({**VALID_ACTION_RESULT, "status": "x"})
-    assert [(p, s, k) for p, s, k, _ in errors] == [
+    assert [(p, s, k) for p, s, k, *_ in errors] == [
         ("/status", "/definitions/ActionStatus/enum", "enum")
     ]
 
@@ -345,7 +345,7 @@ def test_unevaluated_properties_match_names_in_bounded_time(backend: _backend.En
     schema = {"patternProperties": {"^(a+)+$": {}}, "unevaluatedProperties": False}
     compiled = backend.compile_schema(schema, None, None)
     started = time.monotonic()
-    [(pointer, schema_pointer, keyword, _)] = compiled.errors({"a" * 32 + "!": 1})
+    [(pointer, schema_pointer, keyword, _, _best)] = compiled.errors({"a" * 32 + "!": 1})
     assert time.monotonic() - started < DEADLINE  # backtracking would take 2**32 steps
     assert (pointer, schema_pointer, keyword) == (
         "",

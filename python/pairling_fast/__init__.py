@@ -34,8 +34,9 @@ from .journal.stream import JournalStream
 from .journal.writers import JournalWriter, chain_journal
 from .map_diff import MapDiff, diff_maps
 from .maps import check_map, seal_map, write_sealed
+from .options import CheckOptions
 from .paths import PathsReport, check_paths
-from .report import REPORT_VERSION, Finding, Report
+from .report import REPORT_VERSION, BestMatch, Finding, Report
 from .validator import (
     Draft4Validator,
     Draft6Validator,
@@ -76,7 +77,9 @@ def _version() -> str:
 
 __all__ = [
     "REPORT_VERSION",
+    "BestMatch",
     "CanonicalizationError",
+    "CheckOptions",
     "Draft4Validator",
     "Draft6Validator",
     "Draft7Validator",

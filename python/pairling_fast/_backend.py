@@ -44,8 +44,9 @@ __all__ = [
 BACKENDS = ("rust", "python")
 BACKEND_ENV = "PAIRLING_FAST_BACKEND"
 
-RawViolation = tuple[str, str, str, str]
-"""(pointer, schema_pointer, keyword, message)"""
+RawViolation = tuple[str, str, str, str, tuple[str, str, str] | None]
+"""(pointer, schema_pointer, keyword, message, best_match): for a failing ``oneOf``/``anyOf``,
+the branch error that came closest as (pointer, schema_pointer, message), or ``None``."""
 EvaluationOutput = tuple[bool, dict[str, Any], dict[str, Any], list[dict[str, Any]]]
 """(valid, list output, hierarchical output, error entries): ``Validator.evaluate``'s parts."""
 WireOutcome = tuple[Sequence[_Record], dict[str, Any]]
@@ -125,7 +126,7 @@ class Engine(Protocol):
         options: JournalOptions,
         progress: Callable[[int], object] | None = None,
     ) -> tuple[Sequence[_Record], JournalStats, str | None]: ...
-    def journal_event_kinds(self, car_version: str | None = None) -> list[str]: ...
+    def journal_event_kinds(self, release: str) -> list[str]: ...
     def journal_chain_digest(self, line: bytes) -> str: ...
     def check_journal_chunk(
         self, source: Any, start: int, end: int, options: JournalOptions

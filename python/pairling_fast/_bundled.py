@@ -27,6 +27,8 @@ __all__ = [
     "bundled_schema",
     "bundled_schema_ids",
     "default_wire_bundle",
+    "release",
+    "release_named",
     "schema_files",
     "wire_bundle",
     "wire_bundle_named",
@@ -119,14 +121,36 @@ def default_wire_bundle() -> WireBundle:
     return wire_bundles()[-1]
 
 
+def release_named(version: str) -> str | None:
+    """The bundled CAR release ``version`` names, in full (``0.58.0``) or as ``major.minor``, or
+    ``seed``; ``None`` for one not bundled. Reads no schema file."""
+    for release, _ in _WIRE_FILES:
+        if release == version or (version.count(".") == 1 and release.startswith(version + ".")):
+            return release
+    return None
+
+
+def release(car_version: str | None) -> str:
+    """The bundled CAR release ``car_version`` names (``0.58.0``, ``0.58`` or ``seed``; ``None``:
+    the default, the newest); ``ValueError`` for one not bundled. The one place a ``car_version``
+    becomes a release: the options objects (``JournalOptions``, ``CheckOptions``), the command
+    line and the configuration file all ask here (as ``schemas.release``), and the engines are
+    handed the release."""
+    if car_version is None:
+        return _WIRE_FILES[-1][0]
+    found = release_named(car_version)
+    if found is None:
+        known = ", ".join(version for version, _ in _WIRE_FILES)
+        raise ValueError(
+            f"no bundled wire schema for CAR version {car_version!r} (bundled: {known})"
+        )
+    return found
+
+
 def wire_bundle_named(version: str) -> WireBundle | None:
     """The bundle of a CAR release, in full (``0.58.0``) or as ``major.minor``, or ``seed``."""
-    for bundle in wire_bundles():
-        if bundle.version == version or (
-            version.count(".") == 1 and bundle.version.startswith(version + ".")
-        ):
-            return bundle
-    return None
+    release = release_named(version)
+    return next((bundle for bundle in wire_bundles() if bundle.version == release), None)
 
 
 def wire_bundle_of_release(version: str) -> WireBundle | None:

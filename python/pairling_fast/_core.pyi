@@ -48,7 +48,7 @@ __all__ = [
 # The crate's version, the package's (pyproject.toml reads it from Cargo.toml).
 __version__: str
 
-_RawViolation = tuple[str, str, str, str]
+_RawViolation = tuple[str, str, str, str, tuple[str, str, str] | None]
 
 @final
 class RawFinding:
@@ -107,7 +107,7 @@ def check_journal_resumable(
     options: JournalOptions,
     progress: Callable[[int], object] | None = None,
 ) -> tuple[list[RawFinding], JournalStats, str | None]: ...
-def journal_event_kinds(car_version: str | None = None) -> list[str]: ...
+def journal_event_kinds(release: str) -> list[str]: ...
 def journal_chain_digest(line: bytes) -> str: ...
 def check_journal_chunk(source: Any, start: int, end: int, options: JournalOptions) -> bytes: ...
 

@@ -9,7 +9,13 @@ from typing import Any
 
 from ._load_core import import_core
 
-__all__ = ["DEFAULT_MAX_FINDINGS", "DEFAULT_MAX_LINE_LENGTH", "parse_toml", "read_table"]
+__all__ = [
+    "DEFAULT_MAX_FINDINGS",
+    "DEFAULT_MAX_LINE_LENGTH",
+    "JOURNAL_DEFAULTS",
+    "parse_toml",
+    "read_table",
+]
 
 
 def read_table(name: str) -> dict[str, Any]:
@@ -50,8 +56,9 @@ def parse_toml(text: str) -> dict[str, Any]:
     return tomllib.loads(text)
 
 
-_JOURNAL_DEFAULTS = read_table("journal_defaults.toml")
-DEFAULT_MAX_LINE_LENGTH: int = _JOURNAL_DEFAULTS["max_line_length"]
+JOURNAL_DEFAULTS = read_table("journal_defaults.toml")
+"""A journal check's defaults, the one table (the Rust core's come from it too)."""
+DEFAULT_MAX_LINE_LENGTH: int = JOURNAL_DEFAULTS["max_line_length"]
 """A longer journal line is reported (PF303) and skipped without being held in memory."""
-DEFAULT_MAX_FINDINGS: int = _JOURNAL_DEFAULTS["max_findings"]
+DEFAULT_MAX_FINDINGS: int = JOURNAL_DEFAULTS["max_findings"]
 """Findings listed per journal (and per file in ``check``); the rest are counted, not listed."""

@@ -19,6 +19,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, NoReturn, get_args
@@ -35,11 +36,12 @@ from .generate import journal as generate_journal
 from .generate import map as generate_map
 from .generate import transcript as generate_transcript
 from .journal import DEFAULT_MAX_FINDINGS, JournalStateError, JournalStates
-from .journal.options import Profile
+from .journal.options import Payloads, Profile
 from .journal.writers import chain_journal
 from .map_diff_cli import add_arguments as add_diff_arguments
 from .map_diff_cli import run as run_diff
 from .maps import load_manifest, write_sealed
+from .options import CheckOptions, FailOn
 from .output import (
     FORMATS,
     finding_json,
@@ -178,21 +180,59 @@ def _json_error_line(path: str, error: CanonicalizationError) -> str:
 # Commands
 
 
-def _first(*values: Any) -> Any:
-    """The first value that is not None (command line, then configuration, then default)."""
-    return next(value for value in values if value is not None)
+@dataclass(frozen=True)
+class _CheckRun:
+    """What ``check`` runs with: the command line merged with the configuration file, once."""
+
+    options: CheckOptions
+    # The journal state file (``--state``), loaded and saved around the run.
+    state_file: str | None
+    require_files: bool
+
+
+def _merged(args: argparse.Namespace, config: Config) -> _CheckRun:
+    """The one place the command line meets the configuration file: each option the command line
+    gives wins, else the file's, else ``CheckOptions``'s default (from its one table)."""
+
+    def given(flag: Any, configured: Any) -> Any:
+        return configured if flag is None else flag
+
+    fields = {
+        "kind": args.type,
+        "exclude": (*config.exclude, *args.exclude),
+        "follow_symlinks": given(args.follow_symlinks, config.follow_symlinks),
+        "jobs": args.jobs,
+        "fail_on": given(args.fail_on, config.fail_on),
+        "severities": config.severity,
+        "timings": args.stats,
+        "profile": args.profile,
+        "car_version": given(args.car_version, config.car_version),
+        "payloads": given(args.payloads, config.payloads),
+        "manifest": _manifest(args.manifest),
+        "max_document_bytes": args.max_document_bytes,
+        "max_findings": given(args.max_findings, config.max_findings),
+        "redact": args.redact or config.redact,
+    }
+    chosen = {name: value for name, value in fields.items() if value is not None}
+    if chosen.get("max_findings") == 0:
+        chosen["max_findings"] = None  # 0: list them all
+    try:
+        options = CheckOptions(**chosen)
+    except ValueError as error:  # one line, as every usage error, never a traceback
+        _fail(str(error))
+    return _CheckRun(
+        options,
+        args.state or config.state,
+        given(args.require_files, config.require_files) is not False,
+    )
 
 
 def _command_check(args: argparse.Namespace) -> int:
-    config = _config(args)
+    run = _merged(args, _config(args))
     if args.follow:
-        return _command_follow(args, config)
+        return _command_follow(args, run)
     if args.output is not None:
         _check_destination("--output", args.output)
-    fail_on = args.fail_on or config.fail_on or "error"
-    follow = args.follow_symlinks if args.follow_symlinks is not None else config.follow_symlinks
-    max_findings = _first(args.max_findings, config.max_findings, DEFAULT_MAX_FINDINGS)
-    require_files = _first(args.require_files, config.require_files, True)
     to_terminal = args.format == "text" and args.output is None and sys.stdout.isatty()
     console: Console | None = None
     progress: RichProgress | None = None
@@ -205,11 +245,9 @@ def _command_check(args: argparse.Namespace) -> int:
 
         console = Console(no_color=True if args.no_color else None, highlight=False)
         progress = RichProgress(console)
-    state_file = args.state or config.state
-    states = _journal_states(state_file, args.dask is not None)
+    states = _journal_states(run.state_file, args.dask is not None)
     cluster = ExitStack()
     try:
-        manifest = _manifest(args.manifest)
         client: Client | None = None
         lines: _LineProgress | None = None
         if args.dask is not None:
@@ -231,23 +269,7 @@ def _command_check(args: argparse.Namespace) -> int:
         _fail(f"--dask {args.dask}: {error}")
     try:
         report = check_paths(
-            args.paths,
-            kind=args.type,
-            exclude=(*config.exclude, *args.exclude),
-            follow_symlinks=bool(follow),
-            jobs=args.jobs,
-            fail_on=fail_on,
-            severities=config.severity,
-            timings=args.stats,
-            progress=progress or lines,
-            profile=args.profile,
-            client=client,
-            car_version=args.car_version or config.car_version,
-            payloads=args.payloads or config.payloads or "warn",
-            manifest=manifest,
-            max_document_bytes=args.max_document_bytes,
-            max_findings=max_findings or None,
-            state=states,
+            args.paths, run.options, progress=progress or lines, client=client, state=states
         )
     except PathArgumentError as error:
         _fail(str(error))
@@ -257,9 +279,6 @@ def _command_check(args: argparse.Namespace) -> int:
         if progress is not None:
             progress.stop()
         cluster.close()
-    mask = args.redact or config.redact
-    if mask is not None:
-        report = report.redacted(mask)
     if console is not None:
         from .terminal import print_rich
 
@@ -272,10 +291,10 @@ def _command_check(args: argparse.Namespace) -> int:
         sys.stdout.write(render(report, args.format, show_skipped=args.show_skipped))
         if args.format == "jsonl":  # stdout is data only: the verdict goes to stderr
             print(summary_line(report), file=sys.stderr)
-    if states is not None and state_file is not None:
+    if states is not None and run.state_file is not None:
         # Each entry is only ever updated by a journal checked to its end, so after Ctrl-C the
         # journals finished are saved and the one interrupted keeps its previous entry.
-        _save_states(states, state_file)
+        _save_states(states, run.state_file)
     if report.interrupted:
         for file in report.files:
             if file.partial:
@@ -286,7 +305,7 @@ def _command_check(args: argparse.Namespace) -> int:
         print(f"{PROG}: error: {shown(f'{finding.path}: {finding.message}')}", file=sys.stderr)
     if report.io_errors:
         return EXIT_USAGE
-    if not report.documents and require_files:
+    if not report.documents and run.require_files:
         print(
             f"{PROG}: no document checked ({len(report.skipped)} skipped; `-v` lists them, "
             "--no-require-files lets this pass)",
@@ -325,10 +344,9 @@ class _LineProgress:
                 _progress_note(f"{self._done}/{self._files} file(s) checked")
 
 
-def _command_follow(args: argparse.Namespace, config: Config) -> int:
+def _command_follow(args: argparse.Namespace, run: _CheckRun) -> int:
     """``check --follow``: the journals followed as they grow until Ctrl-C (``journal.follow``)."""
     from .journal.follow import follow
-    from .journal.options import JournalOptions
 
     if args.format not in ("text", "jsonl"):
         _fail(
@@ -347,18 +365,10 @@ def _command_follow(args: argparse.Namespace, config: Config) -> int:
                 f"{shown(path)}: {refused}, not a CAR journal; --follow takes journals "
                 f"(`{PROG} check {shown(path)}` checks it once)"
             )
-    max_findings = _first(args.max_findings, config.max_findings, DEFAULT_MAX_FINDINGS)
-    options = JournalOptions(
-        profile=args.profile,
-        max_findings=max_findings or None,
-        car_version=args.car_version or config.car_version,
-        payloads=args.payloads or config.payloads or "warn",
-    )
-    state_file = args.state or config.state
+    state_file = run.state_file
     states = _journal_states(state_file, False)
-    fail_on = args.fail_on or config.fail_on or "error"
     status_line = args.format == "text" and sys.stdout.isatty()
-    mask = args.redact or config.redact
+    mask = run.options.redact
     out = sys.stdout
     shown_status = False
 
@@ -398,12 +408,12 @@ def _command_follow(args: argparse.Namespace, config: Config) -> int:
     try:
         summary = follow(
             args.paths,
-            options,
+            run.options.journal,
             emit=emit,
             note=lambda text: print(f"{PROG}: {shown(text)}", file=sys.stderr),
             states=states,
             status=status if status_line else None,
-            severities=config.severity,
+            severities=run.options.severities,
             checkpoint=checkpoint,
         )
     except JournalStateError as error:
@@ -426,7 +436,7 @@ def _command_follow(args: argparse.Namespace, config: Config) -> int:
     if states is not None and state_file is not None:
         _save_states(states, state_file)
     warnings = sum(journal["warnings"] for journal in summary.journals.values())
-    failed = summary.errors or (fail_on == "warning" and warnings)
+    failed = summary.errors or (run.options.fail_on == "warning" and warnings)
     return EXIT_FINDINGS if failed else EXIT_OK
 
 
@@ -682,19 +692,18 @@ def _add_check_parser(commands: Any) -> None:
     )
     check.add_argument(
         "--fail-on",
-        choices=("error", "warning"),
+        choices=get_args(FailOn),
         help="exit 1 on findings of this severity or worse (default: error)",
     )
     check.add_argument(
         "--profile",
         choices=get_args(Profile),
-        default="strict",
         help="journals: 'strict' (the wire schema, default) or 'car-compatible' (what CAR's own "
         "parser tolerates is a PF304 warning)",
     )
     check.add_argument(
         "--payloads",
-        choices=("off", "warn", "error"),
+        choices=get_args(Payloads),
         help="journals: check each event's data against CAR's payload contracts as warnings "
         "(default), errors, or not at all (docs/journals.md)",
     )

@@ -20,16 +20,16 @@ from ._tables import parse_toml
 from .codes import CODES
 from .errors import PairlingError
 from .journal.options import Payloads
+from .options import FailOn, SeverityOverride
 from .redact import DEFAULT_MASK
-from .report import SEVERITIES, Severity
-from .results import SeverityOverride
-from .schemas import bundle_path
+from .report import SEVERITIES
+from .schemas import release
 
 __all__ = ["CONFIG_FILE", "Config", "ConfigError", "find_config", "load_config"]
 
 CONFIG_FILE = "pairling-fast.toml"
 PYPROJECT = "pyproject.toml"
-FAIL_ON = ("error", "warning")
+FAIL_ON = get_args(FailOn)
 KEYS = (
     "car-version",
     "exclude",
@@ -55,7 +55,7 @@ class Config:
     """The defaults a configuration file gives; None where it says nothing."""
 
     exclude: tuple[str, ...] = ()
-    fail_on: Severity | None = None
+    fail_on: FailOn | None = None
     follow_symlinks: bool | None = None
     max_findings: int | None = None
     require_files: bool | None = None
@@ -64,7 +64,7 @@ class Config:
     car_version: str | None = None
     # `check --state`'s file; a relative path is taken from the configuration file's directory.
     state: str | None = None
-    # CAR's payload contracts for journals: "off", "warn" or "error" (`check --payloads`).
+    # CAR's payload contracts for journals (`check --payloads`).
     payloads: Payloads | None = None
     # `check --redact`: the mask that replaces instance values in messages (true: "***").
     redact: str | None = None
@@ -137,7 +137,8 @@ def load_config(section: Mapping[str, Any], where: str) -> Config:
         raise ConfigError(f"{where}: state must be a file name (the journal state file)")
     payloads = section.get("payloads")
     if payloads is not None and payloads not in get_args(Payloads):
-        raise ConfigError(f'{where}: payloads must be "off", "warn" or "error"')
+        modes = [f'"{mode}"' for mode in get_args(Payloads)]
+        raise ConfigError(f"{where}: payloads must be {', '.join(modes[:-1])} or {modes[-1]}")
     redact = section.get("redact")
     if redact is not None and not (
         isinstance(redact, bool) or (isinstance(redact, str) and redact)
@@ -169,7 +170,7 @@ def _car_version(where: str, section: Mapping[str, Any]) -> str | None:
     if not isinstance(version, str):
         raise ConfigError(f'{where}: {keys[0]} must be a string such as "0.58.0"')
     try:
-        bundle_path(version)
+        release(version)
     except ValueError as error:
         raise ConfigError(f"{where}: {keys[0]}: {error}") from None
     return version

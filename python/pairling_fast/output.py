@@ -83,7 +83,18 @@ def shown(text: str) -> str:
 
 
 def finding_line(finding: Finding) -> str:
-    return shown(f"{finding.location()}: {finding.severity} {finding.code}: {finding.message}")
+    """The finding on one line; a failing ``oneOf``/``anyOf``'s closest branch error on a second,
+    indented (``Finding.best_match``)."""
+    line = shown(f"{finding.location()}: {finding.severity} {finding.code}: {finding.message}")
+    best = finding.best_match
+    if best is None:
+        return line
+    where = best.pointer or "(the value itself)"
+    return (
+        line
+        + "\n"
+        + shown(f"      closest branch: {where}: {best.message} ({best.schema_pointer})")
+    )
 
 
 def finding_json(finding: Finding) -> str:

@@ -14,35 +14,28 @@ import errno
 import os
 import sys
 import time
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor, as_completed, wait
 from contextlib import AbstractContextManager, ExitStack
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from functools import partial
 from pathlib import Path
-from typing import IO, Any, Protocol
+from typing import IO, TYPE_CHECKING, Any, Protocol
 
-from . import _backend, _interrupt, remote, schemas
+from . import _backend, _interrupt, remote
 from ._files import DocumentTooLarge, read_document
-from ._files import max_document_bytes as _max_document_bytes
 from .classify import KINDS, SNIFF_BYTES, Classification, classify, params_methods, rpc_methods
 from .classify import SNIFF_LINES as SNIFF_LINES
 from .classify import result_method as result_method
 from .codes import INTERNAL_ERROR, TOO_LARGE, UNREADABLE
 from .errors import CanonicalizationError
-from .journal import DEFAULT_MAX_FINDINGS, DEFAULT_MAX_LINE_LENGTH, JournalStates, check_journal_on
-from .journal.options import JournalInterrupted, JournalOptions, Payloads, Profile
+from .journal import DEFAULT_MAX_LINE_LENGTH, JournalStates, check_journal_on
+from .journal.options import JournalInterrupted
 from .locate import with_lines
 from .maps import check_map_on
-from .report import SEVERITIES, Finding, Report, Severity
-from .results import (
-    FileResult,
-    PathsReport,
-    SeverityOverride,
-    Skipped,
-    not_listed,
-    with_severities,
-)
+from .options import CheckKeywords, CheckOptions, SeverityOverride
+from .report import Finding, Report, Severity
+from .results import FileResult, PathsReport, Skipped, not_listed, with_severities
 from .validator import json_error_finding
 from .walk import DEFAULT_EXCLUDES, STDIN, Candidate, PathArgumentError, Walker, os_reason
 from .wire import (
@@ -52,10 +45,14 @@ from .wire import (
     check_wire_schema_on,
 )
 
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
 __all__ = [
     "DEFAULT_EXCLUDES",
     "KINDS",
     "CheckInterrupted",
+    "CheckOptions",
     "CheckProgress",
     "Classification",
     "FileResult",
@@ -95,54 +92,34 @@ class CheckProgress(Protocol):
 # Checking one file
 
 
-@dataclass(frozen=True)
-class _DocumentOptions:
-    """What each file's check is given besides the file: the same for every file of one run, so
-    one object carries it through the pool and to a cluster."""
-
-    max_document_bytes: int
-    profile: Profile = "strict"
-    car_version: str | None = None
-    manifest: Any = None
-    max_findings: int | None = None
-    # Journals read from a path resume from and update their entries here (``check --state``).
-    state: JournalStates | None = None
-    payloads: Payloads = "warn"
-
-    def journal_options(self) -> JournalOptions:
-        return JournalOptions(
-            max_findings=self.max_findings,
-            profile=self.profile,
-            car_version=self.car_version,
-            payloads=self.payloads,
-        )
-
-
 def _run_check(
     kind: str,
     source: Path | _Replay | str,
     method: str | None,
-    options: _DocumentOptions,
+    options: CheckOptions,
     engine: _backend.Engine,
     progress: Callable[[int], object] | None = None,
+    state: JournalStates | None = None,
     opened: IO[bytes] | remote.RemoteFile | None = None,
 ) -> Report:
     """One file's check on ``engine``: from its path or URL (``str``), or streaming from a
-    ``_Replay`` (stdin, a FIFO). ``progress(bytes_read)`` is called while a journal is checked.
-    ``opened``: the file, already open (its kind was told from its head), which a journal is
-    read from rather than opened again."""
+    ``_Replay`` (stdin, a FIFO). ``progress(bytes_read)`` is called while a journal is checked;
+    a journal read from a path resumes from and updates its entry in ``state``. ``opened``: the
+    file, already open (its kind was told from its head), which a journal is read from rather
+    than opened again."""
     if kind == "journal":
-        return _journal_report(engine, source, options, progress, opened)
+        return _journal_report(engine, source, options, progress, state, opened)
     if kind == "transcript":
         if isinstance(source, str):
             with remote.opened(source) as handle:
-                return check_transcript_on(engine, handle, car_version=options.car_version)
+                return check_transcript_on(engine, handle, car_version=options.wire_release)
         lines = source if isinstance(source, Path) else source.lines()
-        return check_transcript_on(engine, lines, car_version=options.car_version)
+        return check_transcript_on(engine, lines, car_version=options.wire_release)
     if kind == "wire-schema":
         if not isinstance(source, Path):
             raise OSError(errno.EINVAL, "a wire-schema bundle is read from a local file only")
         return check_wire_schema_on(engine, source)
+    assert options.max_document_bytes is not None, "CheckOptions resolves the limit"
     data = _document(source, options.max_document_bytes)
     if kind == "map":
         return check_map_on(engine, data, options.manifest)
@@ -152,8 +129,8 @@ def _run_check(
     except CanonicalizationError as error:
         return Report(findings=[json_error_finding(error)])
     if kind == "rpc-params":
-        return check_rpc_params_on(engine, method, value, car_version=options.car_version)
-    return check_rpc_result_on(engine, method, value, car_version=options.car_version)
+        return check_rpc_params_on(engine, method, value, car_version=options.wire_release)
+    return check_rpc_result_on(engine, method, value, car_version=options.wire_release)
 
 
 def _document(source: Path | _Replay | str, limit: int) -> bytes:
@@ -174,20 +151,22 @@ def _document(source: Path | _Replay | str, limit: int) -> bytes:
 def _journal_report(
     engine: _backend.Engine,
     source: Any,
-    options: _DocumentOptions,
+    options: CheckOptions,
     progress: Callable[[int], object] | None,
+    state: JournalStates | None,
     opened: IO[bytes] | remote.RemoteFile | None = None,
 ) -> Report:
     """A journal's report; after Ctrl-C the partial one (``stats["interrupted"]``). Read from
     ``opened`` (from its start) where it is given and no ``--state`` entry is kept: the state
     file's room opens the journal itself, as it needs its identity and its blocks' hashes."""
     # A stream (stdin, a FIFO) cannot be re-read: it is checked without a state entry.
-    state = options.state if isinstance(source, (Path, str)) else None
+    if not isinstance(source, (Path, str)):
+        state = None
     if opened is not None and state is None:
         opened.seek(0)
         source = opened
     try:
-        return check_journal_on(engine, source, options.journal_options(), progress, state=state)
+        return check_journal_on(engine, source, options.journal, progress, state=state)
     except JournalInterrupted as stopped:
         return stopped.report
 
@@ -197,7 +176,7 @@ def _run_on_cluster(
     kind: str,
     path: Path | str,
     method: str | None,
-    options: _DocumentOptions,
+    options: CheckOptions,
     client: Any,
 ) -> Report:
     """On a Dask cluster (``client``): journals split into chunks whose reports equal the local
@@ -205,7 +184,7 @@ def _run_on_cluster(
     if kind == "journal":
         from .journal.cluster import journal_report_on
 
-        return journal_report_on(engine, path, client, options.journal_options())
+        return journal_report_on(engine, path, client, options.journal)
     backend = _backend.name_of(engine)
     source = remote.Redacted(path) if isinstance(path, str) else path
     task = client.submit(_run_on_backend, backend, kind, source, method, options, pure=False)
@@ -218,7 +197,7 @@ def _run_on_backend(
     kind: str,
     path: Path | remote.Redacted,
     method: str | None,
-    options: _DocumentOptions,
+    options: CheckOptions,
 ) -> Report:
     """A worker's task: an engine does not travel to another process, its name does (and a URL
     travels ``Redacted``: Dask logs a failed task's arguments)."""
@@ -343,16 +322,16 @@ def _open_stream(candidate: Candidate) -> IO[bytes]:
 def _check_one(
     engine: _backend.Engine,
     candidate: Candidate,
-    kind: str | None,
     methods: frozenset[str],
-    severities: Mapping[str, SeverityOverride],
     params: frozenset[str],
-    options: _DocumentOptions,
+    options: CheckOptions,
+    state: JournalStates | None = None,
     client: Any = None,
     checking: Callable[[str, int], object] | None = None,
 ) -> FileResult | Skipped:
     """One file's result; ``checking(display, bytes_read)`` is told how far a journal's check is."""
     started = time.perf_counter()
+    kind, severities = options.kind, options.severities
     result = FileResult(candidate.display, kind, size=candidate.size)
     progress = None if checking is None else partial(checking, candidate.display)
     try:
@@ -382,11 +361,12 @@ def _check_one(
             if candidate.stream:
                 replay = _Replay(head, stream, candidate.display)
                 report = _run_check(
-                    result.kind, replay, classification.method, options, engine, progress
+                    result.kind, replay, classification.method, options, engine, progress, state
                 )
                 findings = report.findings
             else:
                 limit = options.max_document_bytes
+                assert limit is not None, "CheckOptions resolves the limit"
                 if result.kind in _DOCUMENT_KINDS and candidate.size > limit:
                     raise DocumentTooLarge(candidate.display, candidate.size, limit)
                 source = candidate.url or candidate.path
@@ -398,6 +378,7 @@ def _check_one(
                         options,
                         engine,
                         progress,
+                        state,
                         opened,
                     )
                 else:
@@ -429,92 +410,57 @@ def _check_one(
 
 def check_paths(
     paths: Iterable[str | os.PathLike[str]],
+    options: CheckOptions | None = None,
     *,
-    kind: str | None = None,
-    exclude: Sequence[str] = (),
-    default_excludes: bool = True,
-    follow_symlinks: bool = False,
-    jobs: int | None = None,
-    fail_on: Severity = "error",
-    severities: Mapping[str, SeverityOverride] | None = None,
-    timings: bool = False,
-    backend: str | None = None,
     progress: CheckProgress | None = None,
-    profile: Profile = "strict",
     client: Any = None,
-    car_version: str | None = None,
-    manifest: Any = None,
-    max_document_bytes: int | None = None,
-    max_findings: int | None = DEFAULT_MAX_FINDINGS,
     state: JournalStates | None = None,
-    payloads: Payloads = "warn",
+    **keywords: Unpack[CheckKeywords],
 ) -> PathsReport:
-    """Check every document under ``paths`` (files or directories), in parallel.
+    """Check every document under ``paths`` (files or directories), in parallel, as ``options``
+    (a ``CheckOptions``) says.
 
-    ``kind`` forces one of ``KINDS`` instead of telling kinds from content; ``exclude`` adds glob
-    patterns (matched against a file's name and its path) to ``DEFAULT_EXCLUDES``;
-    ``severities`` maps finding codes to ``"error"``/``"warning"``/``"info"`` or ``"off"``
-    (dropped); ``timings`` adds per-file time and throughput to the stats; ``profile`` is the
-    journals' (``check_journal``): ``"car-compatible"`` reports what CAR's own parser tolerates
-    as PF304 warnings instead of errors. ``max_findings`` caps the findings listed per file
-    (``None``: all); the others are still counted (``FileResult.not_listed``, the summary's
-    ``not_listed``) and still decide ``ok``. A path that does not
-    exist raises ``PathArgumentError``; a file that cannot be read is a PF501 finding. With a Dask
-    ``client`` (``distributed.Client``) the checks run on its cluster, with the same report
-    (docs/cluster.md). ``car_version`` picks the bundled wire schema journals, transcripts, RPC
-    results and params are checked against (docs/wire.md); ``ValueError`` for one not bundled.
-    ``manifest`` (Pairling's reviewed operation manifest, parsed JSON) adds the release-join
-    rules to every capability map (``check_map``). A map, RPC result or params, or wire-schema
-    bundle over ``max_document_bytes`` (default ``_files.DEFAULT_MAX_DOCUMENT_BYTES``, 256 MiB)
-    is a PF502 finding, not read. Besides files and directories, ``"-"`` (stdin) and FIFOs named
-    in ``paths`` are read as streams (journals and transcripts streaming; devices are skipped).
-    ``state`` makes journal checks incremental (``check_journal(state=...)``; docs/journals.md):
-    every journal read from a path resumes from and updates its entry (save it afterwards);
-    ``payloads`` is ``check_journal``'s (CAR's payload contracts: warn, error or off);
-    ``ValueError`` with a ``client``, whose chunked check does not resume.
+    ``CheckOptions``'s fields may instead be given as keywords (``check_paths(paths,
+    kind="journal")``): they build the options, or change those given. Every file met ends up
+    checked or skipped with the reason. A path that does not exist raises
+    ``PathArgumentError``; a file that cannot be read is a PF501 finding. Besides files and
+    directories, ``"-"`` (stdin) and FIFOs named in ``paths`` are read as streams (journals and
+    transcripts streaming; devices are skipped). ``progress`` (a ``CheckProgress``) is told about
+    each file as it is done. With a Dask ``client`` (``distributed.Client``) the checks run on its
+    cluster, with the same report (docs/cluster.md). ``state`` makes journal checks incremental
+    (``check_journal(state=...)``; docs/journals.md): every journal read from a path resumes from
+    and updates its entry (save it afterwards); ``ValueError`` with a ``client``, whose chunked
+    check does not resume. Ctrl-C raises ``CheckInterrupted`` with the partial report.
     """
+    if options is None:
+        options = CheckOptions(**keywords)
+    elif keywords:
+        options = replace(options, **keywords)
     if state is not None and client is not None:
         raise ValueError("a journal state cannot be used on a Dask cluster: check without it")
-    if kind is not None and kind not in KINDS:
-        raise ValueError(f"unknown kind {kind!r}: choose one of {', '.join(KINDS)}")
-    if fail_on not in SEVERITIES:
-        raise ValueError(f"fail_on must be one of {', '.join(SEVERITIES)}, not {fail_on!r}")
-    overrides = dict(severities or {})
-    for code, severity in overrides.items():
-        if severity not in (*SEVERITIES, "off"):
-            raise ValueError(f"severity of {code} must be one of {SEVERITIES} or 'off'")
     # Resolved once and handed to every file's check: the pool's threads and the cluster's
     # tasks run on it whatever other threads select.
-    engine = _backend.resolve(backend)
+    engine = _backend.resolve(options.backend)
     started = time.perf_counter()
-    excludes = (*DEFAULT_EXCLUDES, *exclude) if default_excludes else tuple(exclude)
-    walker = Walker(excludes, follow_symlinks, exclude)
+    exclude = options.exclude
+    excludes = (*DEFAULT_EXCLUDES, *exclude) if options.default_excludes else tuple(exclude)
+    walker = Walker(excludes, options.follow_symlinks, exclude)
     for raw in paths:
         walker.add_argument(os.fspath(raw))
-    if car_version is not None:
-        schemas.bundle_path(car_version)  # ValueError for a version not bundled, before any file
-    options = _DocumentOptions(
-        _max_document_bytes(max_document_bytes),
-        profile,
-        car_version,
-        manifest,
-        max_findings,
-        state,
-        payloads,
-    )
     methods = rpc_methods()
     params = params_methods()
     report = PathsReport(
         files=list(walker.unreadable),
         skipped=list(walker.skipped),
         backend=_backend.name_of(engine),
-        fail_on=fail_on,
-        timings=timings,
-        max_findings=max_findings,
+        fail_on=options.fail_on,
+        timings=options.timings,
+        max_findings=options.max_findings,
     )
     checking = getattr(progress, "checking", None)
     if progress is not None:
         progress.start(len(walker.files), sum(c.size for c in walker.files))
+    jobs = options.jobs
     workers = max(1, jobs if jobs is not None else (os.cpu_count() or 1))
     if client is not None and jobs is None:
         # Each file's thread only waits for its task's report: enough of them to keep every
@@ -528,11 +474,10 @@ def check_paths(
             watch,
             engine,
             candidate,
-            kind,
             methods,
-            overrides,
             params,
             options,
+            state,
             client,
             checking,
         ): candidate
@@ -550,12 +495,10 @@ def check_paths(
         _interrupt.stop(watch)
         pool.shutdown(wait=False, cancel_futures=True)
         _collect_interrupted(report, {f: c for f, c in futures.items() if f not in handled})
-        _finish(report, started)
-        raise CheckInterrupted(report) from None
+        raise CheckInterrupted(_finish(report, started, options)) from None
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
-    _finish(report, started)
-    return report
+    return _finish(report, started, options)
 
 
 def _watched_check(watch: _interrupt.Watch, *args: Any) -> FileResult | Skipped:
@@ -585,7 +528,8 @@ def _collect_interrupted(report: PathsReport, futures: Mapping[Any, Candidate]) 
         _add_outcome(report, outcome or Skipped(candidate.display, "not checked: interrupted"))
 
 
-def _finish(report: PathsReport, started: float) -> None:
+def _finish(report: PathsReport, started: float, options: CheckOptions) -> PathsReport:
     report.files.sort(key=lambda f: f.path)
     report.skipped.sort(key=lambda s: s.path)
     report.seconds = time.perf_counter() - started
+    return report if options.redact is None else report.redacted(options.redact)

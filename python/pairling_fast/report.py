@@ -15,7 +15,15 @@ from ._pointers import unescape_pointer_token
 from .codes import SEVERITIES, Severity, severity
 from .redact import DEFAULT_MASK, FALSE_SCHEMA, redact_message
 
-__all__ = ["REPORT_VERSION", "SEVERITIES", "Finding", "RawFinding", "Report", "Severity"]
+__all__ = [
+    "REPORT_VERSION",
+    "SEVERITIES",
+    "BestMatch",
+    "Finding",
+    "RawFinding",
+    "Report",
+    "Severity",
+]
 
 REPORT_VERSION = 1
 
@@ -40,6 +48,39 @@ class RawFinding(Protocol):
 
 
 @dataclass(frozen=True)
+class BestMatch:
+    """The error of a failing ``oneOf``/``anyOf``'s branch that came closest to matching
+    (python-jsonschema's ``best_match``; docs/reports.md): where it is in the document and in the
+    schema, and its message, worded as every schema finding's is."""
+
+    pointer: str
+    schema_pointer: str
+    message: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "pointer": self.pointer,
+            "schema_pointer": self.schema_pointer,
+            "message": self.message,
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> BestMatch:
+        return cls(data["pointer"], data["schema_pointer"], data["message"])
+
+    @property
+    def kind(self) -> str:
+        """The failing keyword, as ``Finding.kind`` names it."""
+        if self.message.startswith(FALSE_SCHEMA):
+            return "falseSchema"
+        return unescape_pointer_token(self.schema_pointer.rsplit("/", 1)[-1])
+
+    def redacted(self, mask: str = DEFAULT_MASK) -> BestMatch:
+        message = redact_message(self.message, self.schema_pointer, mask)
+        return self if message == self.message else replace(self, message=message)
+
+
+@dataclass(frozen=True)
 class Finding:
     """One problem found in a document.
 
@@ -57,6 +98,9 @@ class Finding:
     pointer: str | None = None
     schema_pointer: str | None = None
     column: int | None = None
+    best_match: BestMatch | None = None
+    """For a ``oneOf`` none of whose branches matched and a failing ``anyOf``: the branch error
+    that came closest, where one stands out; ``None`` otherwise."""
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -68,6 +112,7 @@ class Finding:
             "pointer": self.pointer,
             "schema_pointer": self.schema_pointer,
             "column": self.column,
+            "best_match": None if self.best_match is None else self.best_match.to_dict(),
         }
 
     @classmethod
@@ -80,9 +125,12 @@ class Finding:
         pointer: str | None = None,
         schema_pointer: str | None = None,
         column: int | None = None,
+        best_match: BestMatch | None = None,
     ) -> Finding:
         """A finding of ``code`` with the severity ``codes.toml`` gives it."""
-        return cls(code, severity(code), message, path, line, pointer, schema_pointer, column)
+        return cls(
+            code, severity(code), message, path, line, pointer, schema_pointer, column, best_match
+        )
 
     @classmethod
     def from_raw(cls, raw: RawFinding, path: str | None = None) -> Finding:
@@ -117,6 +165,9 @@ class Finding:
             pointer=data.get("pointer"),
             schema_pointer=data.get("schema_pointer"),
             column=data.get("column"),
+            best_match=None
+            if data.get("best_match") is None
+            else BestMatch.from_dict(data["best_match"]),
         )
 
     @property
@@ -135,7 +186,10 @@ class Finding:
         """This finding with every instance value its message quotes replaced by ``mask``
         (docs/reports.md); code, location and schema location stay."""
         message = redact_message(self.message, self.schema_pointer, mask)
-        return self if message == self.message else replace(self, message=message)
+        best_match = None if self.best_match is None else self.best_match.redacted(mask)
+        if message == self.message and best_match is self.best_match:
+            return self
+        return replace(self, message=message, best_match=best_match)
 
     def location(self) -> str:
         """``file:line`` plus the pointer, for one-line human output."""
@@ -145,6 +199,10 @@ class Finding:
         if self.pointer:
             where += f" {self.pointer}"
         return where
+
+
+def _best_match_of(data: dict[str, Any] | None) -> BestMatch | None:
+    return None if data is None else BestMatch.from_dict(data)
 
 
 # A journal line's JSON defect: both engines end the parser's message with its column

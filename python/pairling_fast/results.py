@@ -7,25 +7,22 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any, Literal
+from typing import Any
 
 from . import _json_text
 from .codes import UNREADABLE
+from .options import SeverityOverride
 from .redact import DEFAULT_MASK
 from .report import REPORT_VERSION, SEVERITIES, Finding, Severity
 
 __all__ = [
     "FileResult",
     "PathsReport",
-    "SeverityOverride",
     "Skipped",
     "not_listed",
     "with_severities",
     "with_severity",
 ]
-
-SeverityOverride = Literal["info", "warning", "error", "off"]
-"""What a project may set a finding code's severity to; ``off`` drops its findings."""
 
 
 def with_severity(finding: Finding, severities: Mapping[str, SeverityOverride]) -> Finding | None:

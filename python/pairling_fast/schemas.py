@@ -14,15 +14,18 @@ import argparse
 from typing import Any, NamedTuple
 
 from . import _backend, _bundled
+from ._bundled import release
 
 __all__ = [
     "MAP_SCHEMA_FILE",
     "MAP_SCHEMA_ID",
     "WIRE_SCHEMA_FILE",
     "WireSchemaBundle",
+    "bundle_of",
     "bundle_path",
     "bundles",
     "ids",
+    "release",
     "schema",
     "source",
 ]
@@ -47,22 +50,24 @@ def bundles() -> list[WireSchemaBundle]:
     return [WireSchemaBundle(*bundle) for bundle in _backend.active().wire_bundles()]
 
 
+def bundle_of(version: str) -> WireSchemaBundle:
+    """The bundled wire-schema file of the release ``version``, as ``release()`` resolved it."""
+    return next(bundle for bundle in bundles() if bundle.car_version == version)
+
+
 def bundle_path(car_version: str) -> str:
     """The path of the bundled wire-schema file of ``car_version`` (written as ``car_version=``
-    takes it: ``0.58.0``, ``0.58`` or ``seed``); ``ValueError`` for one not bundled."""
-    bundle = _bundled.wire_bundle_named(car_version)
-    if bundle is None:
-        known = ", ".join(bundle.car_version for bundle in bundles())
-        raise ValueError(
-            f"no bundled wire schema for CAR version {car_version!r} (bundled: {known})"
-        )
-    return str(_bundled.schema_files() / bundle.file)
+    takes it: ``0.58.0``, ``0.58`` or ``seed``); ``ValueError`` for one not bundled.
+    ``release(car_version)`` is the release it names: the one place a ``car_version`` becomes a
+    release (the options objects, the command line and the configuration file ask there, and the
+    engines are handed the release)."""
+    return str(_bundled.schema_files() / bundle_of(release(car_version)).file)
 
 
 def car_version_argument(text: str) -> str:
     """``--car-version``'s argparse type: ``text`` if a bundle has it, else a usage error."""
     try:
-        bundle_path(text)
+        release(text)
     except ValueError as error:
         raise argparse.ArgumentTypeError(str(error)) from None
     return text

@@ -12,7 +12,7 @@ from . import _backend
 from .codes import SCHEMA_VIOLATION
 from .errors import CanonicalizationError, ValidationError
 from .redact import redact_message
-from .report import Finding, Report
+from .report import BestMatch, Finding, Report
 
 __all__ = [
     "DRAFTS",
@@ -52,15 +52,16 @@ def _in_draft(schema: Any, draft: int | None) -> Any:
 
 
 def _violation_finding(raw: _backend.RawViolation, mask: str | None = None) -> Finding:
-    pointer, schema_pointer, _keyword, message = raw
-    if mask is not None:
-        message = redact_message(message, schema_pointer, mask)
-    return Finding.of(
+    pointer, schema_pointer, _keyword, message, best = raw
+    best_match = None if best is None else BestMatch(*best)
+    finding = Finding.of(
         SCHEMA_VIOLATION,
         message,
         pointer=pointer,
         schema_pointer=schema_pointer,
+        best_match=best_match,
     )
+    return finding if mask is None else finding.redacted(mask)
 
 
 def json_error_finding(error: CanonicalizationError) -> Finding:

@@ -368,6 +368,8 @@ fn decode_finding(input: &mut &[u8]) -> Result<Finding, DecodeError> {
         line,
         pointer: get_optional_str(input)?,
         schema_pointer: get_optional_str(input)?,
+        // Journal findings reach Python without it (docs/reports.md): not shipped either.
+        best_match: None,
     })
 }
 

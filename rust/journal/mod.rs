@@ -27,6 +27,7 @@ pub mod car_payloads;
 pub mod chunks;
 /// The per-line fast path for the common event line (no `Value`, digest input from raw spans).
 mod fast;
+mod kinds;
 /// Lines read into batches, straight from the reader.
 mod lines;
 /// The ordered stage: chain links, lifecycle state, counts and the findings cap.
@@ -44,7 +45,8 @@ use window::ClosedWindow;
 pub const SCHEMA_ID: &str = "car.journal.event";
 pub use car_event::CHAIN_RULE;
 // `DEFAULT_MAX_LINE_LENGTH` (a longer line is reported, PF303, and skipped without being held in
-// memory) and `DEFAULT_MAX_FINDINGS`, from python/pairling_fast/journal_defaults.toml (build.rs).
+// memory), `DEFAULT_MAX_FINDINGS` and the names `DEFAULT_CHAIN`, `DEFAULT_PROFILE` and
+// `DEFAULT_PAYLOADS`, from python/pairling_fast/journal_defaults.toml (build.rs).
 include!(concat!(env!("OUT_DIR"), "/journal_defaults.rs"));
 /// How many completed proposals and ended actions are remembered to catch events after their end.
 pub const CLOSED_WINDOW: usize = 65_536;
@@ -116,16 +118,18 @@ fn fast_path_default() -> bool {
 }
 
 impl Default for Options {
+    /// The defaults of journal_defaults.toml, the table the facade's options read too.
     fn default() -> Self {
         Options {
-            chain: ChainMode::Auto,
+            chain: ChainMode::parse(DEFAULT_CHAIN).expect("journal_defaults.toml: a chain mode"),
             lifecycle: true,
             max_findings: Some(DEFAULT_MAX_FINDINGS),
-            profile: Profile::Strict,
+            profile: Profile::parse(DEFAULT_PROFILE).expect("journal_defaults.toml: a profile"),
             max_line_length: DEFAULT_MAX_LINE_LENGTH,
             car_version: validate::default_wire_bundle().version,
             fast_path: fast_path_default(),
-            payloads: car_payloads::Mode::Warn,
+            payloads: car_payloads::Mode::parse(DEFAULT_PAYLOADS)
+                .expect("journal_defaults.toml: a payloads mode"),
         }
     }
 }
@@ -144,6 +148,8 @@ struct EventSchema {
     /// The kinds, sorted.
     kind_names: Vec<String>,
     members: HashSet<String>,
+    /// The bundle's release (`WireBundle::version`), which findings name.
+    release: &'static str,
     /// Whether the schema is the shape the fast path checks by hand.
     fast: bool,
     /// CAR's payload contracts for the bundle's release, or the bundle's own payload schemas.
@@ -187,6 +193,7 @@ impl EventSchema {
             kinds,
             kind_names,
             members,
+            release: bundle.version,
             fast: fast::shape_is_known(schema),
         }
     }
@@ -626,15 +633,21 @@ fn json_type(value: &Value) -> &'static str {
 const CAR_DEFAULTED: [(&str, &str); 2] =
     [("data", "{}"), ("timestamp", "\"1970-01-01T00:00:00Z\"")];
 
-/// Valid events are the rule: the quick yes/no check spares collecting (and sorting) errors.
-fn violations(validator: &SchemaValidator, event: &Value) -> Vec<Finding> {
-    if validator.is_valid(event) {
+/// Valid events are the rule: the quick yes/no check spares collecting (and sorting) errors. A
+/// kind the release does not know is named as such (`kinds.rs`).
+fn violations(schema: &EventSchema, event: &Value) -> Vec<Finding> {
+    if schema.validator.is_valid(event) {
         return Vec::new();
     }
-    validator
+    schema
+        .validator
         .violations(event)
         .into_iter()
-        .map(Finding::from)
+        .map(|violation| {
+            let mut finding = Finding::from(violation);
+            kinds::name_unknown_kind(&mut finding, event, &schema.kind_names, schema.release);
+            finding
+        })
         .collect()
 }
 
@@ -657,7 +670,7 @@ fn schema_findings(
         .filter(|(name, _)| tolerates && !object.contains_key(*name))
         .collect();
     if unknown.is_empty() && missing.is_empty() {
-        return violations(schema.validator, event);
+        return violations(schema, event);
     }
     let mut tolerated: Map<String, Value> = object
         .iter()
@@ -668,7 +681,7 @@ fn schema_findings(
         let stand_in = serde_json::from_str(stand_in).expect("a JSON literal");
         tolerated.insert((*name).to_string(), stand_in);
     }
-    let mut findings = violations(schema.validator, &Value::Object(tolerated));
+    let mut findings = violations(schema, &Value::Object(tolerated));
     for key in unknown {
         let message = format!(
             "unknown member \"{key}\": the schema forbids it, CAR's event parser ignores it"

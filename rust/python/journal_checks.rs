@@ -73,11 +73,12 @@ impl std::io::Seek for PyReader {
 
 /// `journal::Options` from a `pairling_fast.journal.JournalOptions` (any object with its
 /// attributes): the one place the Python options become the core's, so each option is named
-/// once on each side.
+/// once on each side. The release is read as the options resolved it (`release`), not
+/// resolved again from `car_version`.
 pub(super) fn journal_options(options: &Bound<'_, PyAny>) -> PyResult<journal::Options> {
     let text = |name: &str| -> PyResult<String> { options.getattr(name)?.extract() };
     let (chain, profile) = (text("chain")?, text("profile")?);
-    let car_version: Option<String> = options.getattr("car_version")?.extract()?;
+    let release: String = options.getattr("release")?.extract()?;
     let payloads = text("payloads")?;
     Ok(journal::Options {
         chain: journal::ChainMode::parse(&chain).ok_or_else(|| {
@@ -93,7 +94,7 @@ pub(super) fn journal_options(options: &Bound<'_, PyAny>) -> PyResult<journal::O
             ))
         })?,
         max_line_length: options.getattr("max_line_length")?.extract()?,
-        car_version: release(car_version.as_deref())?,
+        car_version: bundled_release(&release)?,
         payloads: car_payloads::Mode::parse(&payloads).ok_or_else(|| {
             PyValueError::new_err(format!(
                 "payloads must be one of off, warn, error, not {payloads:?}"
@@ -103,17 +104,14 @@ pub(super) fn journal_options(options: &Bound<'_, PyAny>) -> PyResult<journal::O
     })
 }
 
-/// The bundled release `car_version` names (`0.58`, `seed`, …; the default bundle's for None).
-fn release(car_version: Option<&str>) -> PyResult<&'static str> {
-    let bundle = match car_version {
-        None => crate::validate::default_wire_bundle(),
-        Some(version) => crate::validate::wire_bundle_named(version).ok_or_else(|| {
-            PyValueError::new_err(format!(
-                "no bundled wire schema for CAR version {version:?}"
-            ))
-        })?,
-    };
-    Ok(bundle.version)
+/// The bundle's own name for `release`, a release as the facade resolved it
+/// (`pairling_fast.schemas.release`, the one place a `car_version` becomes a release).
+fn bundled_release(release: &str) -> PyResult<&'static str> {
+    crate::validate::wire_bundles()
+        .iter()
+        .find(|bundle| bundle.version == release)
+        .map(|bundle| bundle.version)
+        .ok_or_else(|| PyValueError::new_err(format!("{release:?} is not a bundled CAR release")))
 }
 
 #[pyfunction]
@@ -347,9 +345,8 @@ impl JournalChecker {
 }
 
 #[pyfunction]
-#[pyo3(signature = (car_version=None))]
-pub(super) fn journal_event_kinds(car_version: Option<&str>) -> PyResult<Vec<String>> {
-    Ok(journal::event_kinds(release(car_version)?))
+pub(super) fn journal_event_kinds(release: &str) -> PyResult<Vec<String>> {
+    Ok(journal::event_kinds(bundled_release(release)?))
 }
 
 /// CAR's chain digest of one journal line (`car_event::line_digest`); `ValueError` with CAR's

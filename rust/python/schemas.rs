@@ -89,7 +89,15 @@ impl CompiledSchema {
     }
 }
 
-pub(super) type RawViolation = (String, String, String, String);
+/// (pointer, schema_pointer, keyword, message, best_match), the last (pointer, schema_pointer,
+/// message) or `None` (`pairling_fast._backend.RawViolation`).
+pub(super) type RawViolation = (
+    String,
+    String,
+    String,
+    String,
+    Option<(String, String, String)>,
+);
 
 /// A document's outcome as `pairling_fast.validator` takes it (`_outcome_findings`): its
 /// violations as raw tuples, or the exception its value or text raised.
@@ -106,7 +114,18 @@ fn outcome_object(
 pub(super) fn raw(violations: Vec<SchemaViolation>) -> Vec<RawViolation> {
     violations
         .into_iter()
-        .map(|v| (v.pointer, v.schema_pointer, v.keyword, v.message))
+        .map(|v| {
+            let best_match = v
+                .best_match
+                .map(|best| (best.pointer, best.schema_pointer, best.message));
+            (
+                v.pointer,
+                v.schema_pointer,
+                v.keyword,
+                v.message,
+                best_match,
+            )
+        })
         .collect()
 }
 

@@ -44,6 +44,7 @@ from .._bundled import (
 )
 from ..codes import INVALID_SCHEMA, UNRESOLVABLE_REF
 from ..errors import CanonicalizationError, SchemaCompileError
+from .best_match import closest
 from .ecma_regex import EcmaSyntaxError, compile_pattern, needs_backtracking
 from .formats import BUILTIN_NAMES as _BUILTIN_NAMES
 from .formats import builtin_check
@@ -70,7 +71,8 @@ __all__ = [
     "wire_bundles",
 ]
 
-Violation = tuple[str, str, str, str]
+Violation = tuple[str, str, str, str, tuple[str, str, str] | None]
+"""(pointer, schema_pointer, keyword, message, best_match): ``_backend.RawViolation``."""
 EvaluationOutput = tuple[bool, dict[str, Any], dict[str, Any], list[dict[str, Any]]]
 """(valid, list output, hierarchical output, error entries): ``Validator.evaluate``'s parts."""
 
@@ -1162,7 +1164,7 @@ class CompiledSchema:
         return outcomes
 
     def errors(self, instance: Any) -> list[Violation]:
-        """Every violation as (pointer, schema_pointer, keyword, message), sorted by
+        """Every violation as (pointer, schema_pointer, keyword, message, best_match), sorted by
         (pointer, schema_pointer, message)."""
         check_value(instance)
         return self._sorted_violations(instance)
@@ -1180,7 +1182,7 @@ class CompiledSchema:
         collected (docs/pipelines.md says where this differs from the Rust core)."""
         violations = self.errors(instance)
         units: dict[tuple[str, str], dict[str, Any]] = {}
-        for pointer, schema_pointer, keyword, text in violations:
+        for pointer, schema_pointer, keyword, text, _best in violations:
             unit = units.setdefault(
                 (pointer, schema_pointer),
                 {
@@ -1201,7 +1203,7 @@ class CompiledSchema:
                 "instanceLocation": pointer,
                 "error": text,
             }
-            for pointer, schema_pointer, _keyword, text in violations
+            for pointer, schema_pointer, _keyword, text, _best in violations
         ]
         hierarchical = {**root, "details": list(units.values())} if units else root
         return valid, {"valid": valid, "details": [root, *units.values()]}, hierarchical, errors
@@ -1218,27 +1220,31 @@ class CompiledSchema:
         return self._sorted_violations(parse_json(data))
 
     def _violation(self, error: jsonschema.ValidationError) -> Violation:
+        pointer, schema_pointer, keyword = self._place(error)
+        best = closest(error, self._place, self._documents[0])
+        best_match = None
+        if best is not None:
+            best_pointer, best_schema_pointer, best_keyword = self._place(best)
+            best_match = (best_pointer, best_schema_pointer, self._message(best, best_keyword))
+        return (pointer, schema_pointer, keyword, self._message(error, keyword), best_match)
+
+    def _place(self, error: jsonschema.ValidationError) -> tuple[str, str, str]:
+        """(pointer, schema_pointer, keyword) of an error, as jsonschema-rs reports them."""
         pointer = _pointer(error.absolute_path)
         # The path up to the failing schema object: without the keyword it adds at the end.
         schema_path = list(error.absolute_schema_path)[:-1]
         location = self._locations.located(error.schema, schema_path)
         if id(error.schema) in self._false_schemas:
-            return (
-                pointer,
-                location,
-                "falseSchema",
-                bounded_message(message("falseSchema", error)),
-            )
+            return pointer, location, "falseSchema"
         keyword = self._keyword(error)
-        return (
-            pointer,
-            f"{location}/{escape_pointer_token(keyword)}",
-            keyword,
-            # An undecided match already has jsonschema-rs's words; the rest are rebuilt.
-            bounded_message(
-                error.message if error.message == UNDECIDED_MATCH else message(keyword, error)
-            ),
-        )
+        return pointer, f"{location}/{escape_pointer_token(keyword)}", keyword
+
+    @staticmethod
+    def _message(error: jsonschema.ValidationError, keyword: str) -> str:
+        # An undecided match already has jsonschema-rs's words; the rest are rebuilt.
+        if error.message == UNDECIDED_MATCH and keyword != "falseSchema":
+            return bounded_message(error.message)
+        return bounded_message(message(keyword, error))
 
     def _keyword(self, error: jsonschema.ValidationError) -> str:
         """python-jsonschema reports an array with no match at all under ``contains`` even when

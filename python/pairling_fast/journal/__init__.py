@@ -17,7 +17,7 @@ import os
 from collections.abc import Callable, Iterable, Iterator
 from typing import IO, TYPE_CHECKING, Any, Union
 
-from .. import _backend, remote
+from .. import _backend, remote, schemas
 from .._tables import DEFAULT_MAX_FINDINGS, DEFAULT_MAX_LINE_LENGTH
 from ..report import Finding, Report
 from .options import JournalInterrupted, JournalKeywords, JournalOptions
@@ -184,4 +184,4 @@ def event_kinds(car_version: str | None = None) -> list[str]:
     """Every event kind of ``car.journal.event``, sorted: of the default wire-schema bundle (the
     one journals are checked against), or of the bundle of CAR ``car_version`` (``ValueError``
     for one not bundled): CAR's ``EventLog`` refuses a kind its release does not know."""
-    return _backend.active().journal_event_kinds(car_version)
+    return _backend.active().journal_event_kinds(schemas.release(car_version))

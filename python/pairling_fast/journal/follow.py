@@ -13,7 +13,6 @@ records each journal's verified prefix in the state.
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import os
 import stat
@@ -25,8 +24,9 @@ from typing import IO, Any
 
 from .. import _backend
 from ..codes import JOURNAL_REPLACED_WHILE_FOLLOWING, JOURNAL_TRUNCATED_WHILE_FOLLOWING
+from ..options import SeverityOverride
 from ..report import Finding
-from ..results import SeverityOverride, not_listed, with_severity
+from ..results import not_listed, with_severity
 from .options import JournalOptions
 from .state_file import (
     BLOCK_SIZE,
@@ -146,7 +146,7 @@ class _Journal:
         file.seek(self.read)
         try:
             self.stream = JournalStream(
-                **dataclasses.asdict(self.options),
+                **self.options.keywords(),
                 state=entry if resumed else None,
                 name=self.path,
                 backend=_backend.name_of(self.engine),

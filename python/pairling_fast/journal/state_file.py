@@ -177,13 +177,9 @@ def _intact(data: bytes, recorded: Any, journals: Any) -> bool:
 def fingerprint(options: JournalOptions) -> dict[str, Any]:
     """What a state was checked under: resuming under other options would mix two checks."""
     from .. import __version__
-    from ..schemas import bundle_path, bundles
+    from ..schemas import bundle_of
 
-    known = bundles()
-    bundle = known[-1]
-    if options.car_version is not None:
-        name = os.path.basename(bundle_path(options.car_version))
-        bundle = next(b for b in known if b.file == name)
+    bundle = bundle_of(options.release)
     return {
         "chain": options.chain,
         "lifecycle": options.lifecycle,

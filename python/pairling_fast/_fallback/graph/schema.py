@@ -63,6 +63,6 @@ def schema_findings(document: Any) -> list[RawFinding]:
     2020-12 and Pairling's validator does not assert it (a warning by default)."""
     return [
         RawFinding(code, severity(code), message, None, pointer, schema_pointer)
-        for pointer, schema_pointer, keyword, message in map_validator().errors(document)
+        for pointer, schema_pointer, keyword, message, _best in map_validator().errors(document)
         for code in (MAP_FORMAT_VIOLATION if keyword == "format" else SCHEMA_VIOLATION,)
     ]

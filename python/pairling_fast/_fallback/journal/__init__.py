@@ -44,6 +44,7 @@ from ..validate import (
 )
 from . import car_event, car_payloads
 from . import state as journal_state
+from .kinds import name_unknown_kind
 from .ordered import (
     CLOSED_WINDOW,
     Instant,
@@ -86,7 +87,9 @@ PROFILES = ("strict", "car-compatible")
 def _payloads(car_version: str | None) -> car_payloads.Payloads:
     """CAR's payload contracts for the bundle of CAR ``car_version``, or its own payload schemas."""
     bundle = _event_bundle(car_version)
-    return car_payloads.Payloads(bundle.version, bundle.document, journal_event_kinds(car_version))
+    return car_payloads.Payloads(
+        bundle.version, bundle.document, journal_event_kinds(bundle.version)
+    )
 
 
 def journal_chain_digest(line: bytes) -> str:
@@ -194,8 +197,8 @@ def _check_line(
     chain: str,
     profile: str,
     max_line_length: int,
-    car_version: str | None = None,
-    payloads: str = "warn",
+    car_version: str | None,
+    payloads: str,
 ) -> tuple[str | _EventFacts, list[RawFinding]]:
     """("blank" | "invalid" | the event's facts, findings) of one line."""
     number = raw.number
@@ -457,7 +460,8 @@ def _schema_findings(
     """Schema findings of one event. Under ``car-compatible``, unknown members (which CAR's parser
     ignores) and missing ``data`` / ``timestamp`` (which it defaults) are PF304 warnings, and the
     rest of the event is validated as if they were absent / present."""
-    validator = bundle_validator(_event_bundle(car_version), EVENT_SCHEMA)
+    bundle = _event_bundle(car_version)
+    validator = bundle_validator(bundle, EVENT_SCHEMA)
     unknown: list[str] = []
     missing: list[str] = []
     instance = event
@@ -472,9 +476,16 @@ def _schema_findings(
     # Valid events are the rule: the quick yes/no check spares collecting (and sorting) errors.
     valid = _plainly_valid(instance, car_version) or validator.is_valid(instance)
     violations = [] if valid else validator.errors(instance)
+    # A kind the release does not know is named as such (kinds.py).
+    kinds = _event_schema(car_version)[0]
     findings = [
-        _finding(SCHEMA_VIOLATION, message, number, pointer, schema_pointer)
-        for pointer, schema_pointer, _keyword, message in violations
+        name_unknown_kind(
+            _finding(SCHEMA_VIOLATION, message, number, pointer, schema_pointer),
+            event,
+            kinds,
+            bundle.version,
+        )
+        for pointer, schema_pointer, _keyword, message, _best in violations
     ]
     for key in unknown:
         message = (
@@ -504,7 +515,7 @@ def check_options(options: JournalOptions) -> None:
     if options.payloads not in car_payloads.MODES:
         modes = ", ".join(car_payloads.MODES)
         raise ValueError(f"payloads must be one of {modes}, not {options.payloads!r}")
-    _event_bundle(options.car_version)  # a release not bundled
+    _event_bundle(options.release)  # a release the core has no bundle for
 
 
 def check_journal(
@@ -536,7 +547,7 @@ def new_checker(options: JournalOptions, state: str | None) -> _Checker:
     """The ordered stage for ``options``, going on from ``state`` (the JSON text of a saved
     state) when given; ``ValueError`` for options the core refuses or a malformed state."""
     check_options(options)
-    checker = _Checker(options.chain, options.lifecycle, options.max_findings, options.car_version)
+    checker = _Checker(options.chain, options.lifecycle, options.max_findings, options.release)
     if state is not None:
         try:
             parsed = json.loads(state)
@@ -554,7 +565,7 @@ def _check(
     progress: Callable[[int], object] | None,
 ) -> tuple[list[RawFinding], JournalStats, str | None]:
     checker = new_checker(options, state)
-    chain, profile, car_version = options.chain, options.profile, options.car_version
+    chain, profile, car_version = options.chain, options.profile, options.release
     run = _Run(
         checker, chain, profile, options.max_line_length, car_version, snapshot, options.payloads
     )

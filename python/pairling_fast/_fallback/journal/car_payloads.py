@@ -207,7 +207,7 @@ class Payloads:
         if schema is None:
             return []
         code = PAYLOAD_SCHEMA_VIOLATION_ERROR if error else PAYLOAD_SCHEMA_VIOLATION
-        for pointer, schema_pointer, _keyword, message in schema.errors(data):
+        for pointer, schema_pointer, _keyword, message, _best in schema.errors(data):
             text = f"{message} (CAR's payload schema of {kind})"
             found.append(_raw(code, text, line, "/data" + pointer, schema_pointer))
         return found

@@ -85,7 +85,7 @@ def check_journal_chunk(source: Any, start: int, end: int, options: JournalOptio
     past ``end`` to finish the last one; lines are numbered from 1 within the chunk. Of
     ``options`` the per-line ones apply (lifecycle and the findings cap are the ordered stage's)."""
     check_options(options)
-    chain, profile, car_version = options.chain, options.profile, options.car_version
+    chain, profile, car_version = options.chain, options.profile, options.release
     max_line_length = options.max_line_length
     checked: list[_CheckedLine] = []
     with open(source, "rb") if isinstance(source, str) else nullcontext(source) as stream:
@@ -115,7 +115,7 @@ class JournalChecker:
     def __init__(self, options: JournalOptions) -> None:
         check_options(options)
         self._checker: _Checker | None = _Checker(
-            options.chain, options.lifecycle, options.max_findings, options.car_version
+            options.chain, options.lifecycle, options.max_findings, options.release
         )
 
     def _active(self) -> _Checker:

@@ -42,10 +42,10 @@ def _event_bundle(car_version: str | None) -> WireBundle:
     return bundle
 
 
-def journal_event_kinds(car_version: str | None = None) -> list[str]:
-    """The event kinds of the bundle of CAR ``car_version`` (default: the default bundle), sorted;
-    ``ValueError`` for a release not bundled."""
-    return sorted(_event_schema(car_version)[0])
+def journal_event_kinds(release: str) -> list[str]:
+    """The event kinds of the bundle of CAR ``release`` (as ``schemas.release`` resolved it),
+    sorted; ``ValueError`` for a release not bundled."""
+    return sorted(_event_schema(release)[0])
 
 
 def is_event_kind(name: str, car_version: str | None = None) -> bool:

@@ -45,7 +45,7 @@ class JournalStream:
             options.chain,
             options.profile,
             options.max_line_length,
-            options.car_version,
+            options.release,
             options.payloads,
         )
         checker.take(raw.number, outcome, findings)

@@ -77,11 +77,10 @@ def _result_schema(method: str) -> str:
 
 
 def _schema_findings(bundle: WireBundle, name: str, value: Any) -> list[RawFinding]:
+    violations = bundle_validator(bundle, name).errors(value)
     return [
         _finding(SCHEMA_VIOLATION, message, pointer, None, schema_pointer)
-        for pointer, schema_pointer, _keyword, message in bundle_validator(bundle, name).errors(
-            value
-        )
+        for pointer, schema_pointer, _keyword, message, _best in violations
     ]
 
 
