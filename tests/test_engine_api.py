@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 import inspect
+import io
 import re
 from pathlib import Path
 from typing import Any
@@ -124,7 +125,9 @@ def test_the_fallback_has_the_stubs_signatures() -> None:
             if member == "":
                 assert _parameters(cls) == parameters, name
             elif parameters is None:
-                assert isinstance(inspect.getattr_static(cls, member), property), (name, member)
+                # A property, or a named tuple's field (the fallback's RawFinding).
+                read_only = isinstance(inspect.getattr_static(cls, member), property)
+                assert read_only or member in getattr(cls, "_fields", ()), (name, member)
             else:
                 method = inspect.getattr_static(cls, member)
                 assert _parameters(method)[1:] == parameters, (name, member)
@@ -161,6 +164,20 @@ def test_the_engine_protocol_has_the_stubs_signatures() -> None:
                 assert _parameters(value)[1:] == stub_member, (name, member)
 
 
+def test_the_facades_raw_finding_protocol_has_the_stubs_fields() -> None:
+    """``report.RawFinding`` is the protocol mypy types both backends' records with: the stub's
+    properties, in the stub's order (the fallback's named tuple has them as fields, in order)."""
+    from pairling_fast import report
+
+    _, classes = _stub()
+    stub_fields = [name for name, members in classes["RawFinding"].items() if members is None]
+    declared = [
+        name for name, value in vars(report.RawFinding).items() if isinstance(value, property)
+    ]
+    assert declared == stub_fields
+    assert list(_fallback.RawFinding._fields) == stub_fields
+
+
 def test_the_architecture_docs_list_the_engine_api() -> None:
     text = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
     section = text.split("## Engine API", 1)[1]
@@ -191,3 +208,15 @@ def test_a_check_is_its_engine_taking_form_on_the_active_engine(module: str, pub
     call = returned.value
     assert isinstance(call, ast.Call) and ast.unparse(call.func) == f"{public}_on"
     assert ast.unparse(call.args[0]) == "_backend.active()"
+
+
+def test_a_journals_stats_are_the_declared_fields_in_order(backend: _backend.Engine) -> None:
+    """Both engines return ``journal.stats.JournalStats``: its fields, in its order (the report's
+    bytes follow it), with ``chain`` one of its two shapes or null."""
+    from pairling_fast.journal.options import JournalOptions
+    from pairling_fast.journal.stats import ChainStats, JournalStats
+
+    for chain in ("auto", "off"):
+        _, stats = backend.check_journal(io.BytesIO(b"{}\n[1]\n"), JournalOptions(chain=chain))
+        assert list(stats) == list(JournalStats.__annotations__)
+        assert stats["chain"] is None or set(stats["chain"]) < set(ChainStats.__annotations__)

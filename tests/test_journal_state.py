@@ -24,7 +24,7 @@ from pairling_fast import _backend, _prefix_hash
 from pairling_fast.codes import STATE_OPTIONS_CHANGED, VERIFIED_PREFIX_CHANGED
 from pairling_fast.journal import state_file as journal_state
 from pairling_fast.journal.options import JournalInterrupted
-from pairling_fast.journal.state_file import BLOCK_SIZE, STATE_FORMAT, STATE_VERSION, _HashingReader
+from pairling_fast.journal.state_file import BLOCK_SIZE, STATE_FORMAT, STATE_VERSION, HashingReader
 
 
 def _comparable(report: pf.Report) -> tuple[list[Any], dict[str, Any]]:
@@ -279,14 +279,14 @@ def test_an_interrupted_check_saves_nothing(
     journal = tmp_path / "events.jsonl"
     journal.write_bytes(data)
     state = tmp_path / "journal.state"
-    read = _HashingReader.read
+    read = HashingReader.read
 
-    def interrupted(self: _HashingReader, size: int = -1) -> bytes:
+    def interrupted(self: HashingReader, size: int = -1) -> bytes:
         if self.read_bytes > 0:
             raise KeyboardInterrupt
         return read(self, min(size, 4096))
 
-    monkeypatch.setattr(_HashingReader, "read", interrupted)
+    monkeypatch.setattr(HashingReader, "read", interrupted)
     with pytest.raises(JournalInterrupted):
         pf.check_journal(journal, state=state)
     monkeypatch.undo()

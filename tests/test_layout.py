@@ -327,3 +327,60 @@ def test_rust_modules_are_found_by_their_names() -> None:
 def test_the_path_attribute_finder_sees_a_placed_module() -> None:
     text = '#[cfg(test)]\n#[path = "a_tests.rs"]\nmod tests;\n#[path = "b.rs"]\n/// b\npub mod b;'
     assert PATH_ATTRIBUTE.findall(text) == ["tests", "b"]
+
+
+# A private name (`_x`) is its module's own: where two modules share behaviour it has a public
+# name in the module that owns it. The fallback is one backend's inside, whose modules share their
+# helpers among themselves (not the facade's); private modules (`_backend`, `_files`, the core
+# `_core`...) are shared by name, and so may be imported.
+_PRIVATE_SHARING = ("pairling_fast._fallback",)
+
+
+def _private_imports(name: str, path: Path, modules: dict[str, Path]) -> list[str]:
+    """`from M import _x` in module `name`, M a package module and `_x` not a module."""
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if not isinstance(node, ast.ImportFrom):
+            continue
+        if node.level:
+            base = package.split(".")[: len(package.split(".")) - (node.level - 1)]
+            source = ".".join([*base, *([node.module] if node.module else [])])
+        else:
+            source = node.module or ""
+        if source not in modules:
+            continue
+        found.extend(
+            f"{name}: from {source} import {alias.name} (line {node.lineno})"
+            for alias in node.names
+            if alias.name.startswith("_")
+            and not alias.name.startswith("__")
+            and f"{source}.{alias.name}" not in modules
+            and not _is_extension(source, alias.name, modules)
+        )
+    return found
+
+
+def _is_extension(package: str, name: str, modules: dict[str, Path]) -> bool:
+    """A compiled module of the package (``_core``, known by its stub)."""
+    directory = modules[package].parent
+    return (directory / f"{name}.pyi").exists()
+
+
+def test_no_module_imports_another_modules_private_names() -> None:
+    modules = _modules()
+    found = [
+        line
+        for name, path in sorted(modules.items())
+        for line in _private_imports(name, path, modules)
+        if not (name.startswith(_PRIVATE_SHARING) and line.split()[2].startswith(_PRIVATE_SHARING))
+    ]
+    assert found == []
+
+
+def test_the_private_import_scan_sees_one(tmp_path: Path) -> None:
+    planted = tmp_path / "b.py"
+    planted.write_text("from .a import _hidden, shown\nfrom . import _c\n", encoding="utf-8")
+    modules = {"p": tmp_path / "__init__.py", "p.a": tmp_path / "a.py", "p.b": planted}
+    modules["p._c"] = tmp_path / "_c.py"
+    assert _private_imports("p.b", planted, modules) == ["p.b: from p.a import _hidden (line 1)"]

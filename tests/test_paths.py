@@ -13,6 +13,7 @@ import pairling_fast
 from pairling_fast import _backend, paths
 from pairling_fast.paths import PathArgumentError, Skipped, check_paths, classify
 
+ROOT = Path(__file__).resolve().parents[1]
 METHODS = frozenset({"tools.cancel", "tools.stream.subscribe", "state.get"})
 MAP_HEAD = b'{\n  "$schema": "./coding-agent-remote-control-capability-map.schema.json",\n'
 
@@ -300,3 +301,26 @@ def test_a_directory_that_cannot_be_listed_is_a_finding(
         ("PF501", "cannot list directory: Permission denied")
     ]
     assert good.kind == "rpc-result"
+
+
+def test_a_journal_is_read_from_the_handle_its_kind_was_told_from(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, backend: _backend.Engine
+) -> None:
+    """A journal is opened once: its head tells its kind, and its check reads on from the same
+    handle. Removed once opened, it is still checked whole, as a check of the file gives."""
+    journal = tmp_path / "run.jsonl"
+    journal.write_bytes((ROOT / "examples" / "journals" / "tampered.jsonl").read_bytes())
+    expected = pairling_fast.check_journal(journal)
+    real = paths._opened
+
+    def removed_once_open(source: Path | str) -> Any:
+        handle = real(source)
+        Path(source).unlink()
+        return handle
+
+    monkeypatch.setattr(paths, "_opened", removed_once_open)
+    (file,) = check_paths([journal], backend=_backend.name_of(backend)).files
+    assert not journal.exists()
+    assert (file.kind, file.stats) == ("journal", expected.stats)
+    assert file.findings == expected.findings
+    assert expected.findings  # the example is tampered: findings to compare

@@ -74,8 +74,9 @@ def deleting_first(real: Callable[..., Any], path_argument: int) -> Callable[...
     return vanishing
 
 
-# Where the path is among the arguments: classification reads the head, then the check runs.
-STAGES = {"_read_head": 0, "_run_check": 1}
+# Where the path is among the arguments: the file is opened (its head tells its kind), then the
+# check runs.
+STAGES = {"_opened": 0, "_run_check": 1}
 
 
 @pytest.mark.parametrize("stage", sorted(STAGES))

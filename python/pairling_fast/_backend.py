@@ -16,14 +16,16 @@ from __future__ import annotations
 import importlib
 import os
 import warnings
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ._load_core import import_core
+from .codes import Severity
 from .errors import CanonicalizationError
-from .report import RawDifferingBinding, RawFinding, RawMapChange
+from .report import RawDifferingBinding, RawMapChange
+from .report import RawFinding as _Record  # the class body's own RawFinding is the constructor
 
 __all__ = [
     "BACKENDS",
@@ -51,7 +53,7 @@ EvaluationOutput = tuple[
 ]
 """(valid, list output, hierarchical output, error entries, annotation entries or ``None`` where
 the backend collects none): ``Validator.evaluate``'s parts."""
-WireOutcome = tuple[list[RawFinding], dict[str, Any]]
+WireOutcome = tuple[Sequence[_Record], dict[str, Any]]
 """The findings of a wire check and its stats."""
 
 
@@ -73,7 +75,7 @@ class JournalChecker(Protocol):
     (``docs/cluster.md``)."""
 
     def feed(self, chunk: bytes) -> None: ...
-    def finish(self, interrupted: bool = False) -> tuple[list[RawFinding], dict[str, Any]]: ...
+    def finish(self, interrupted: bool = False) -> tuple[Sequence[_Record], JournalStats]: ...
 
 
 class JournalStreamEngine(Protocol):
@@ -81,7 +83,7 @@ class JournalStreamEngine(Protocol):
     of the lines it completed; ``snapshot`` is the ordered stage's state at the end of the last
     complete line (``--state``'s ``checker``)."""
 
-    def feed(self, data: bytes) -> list[RawFinding]: ...
+    def feed(self, data: bytes) -> Sequence[_Record]: ...
     @property
     def lines(self) -> int: ...
     @property
@@ -89,7 +91,7 @@ class JournalStreamEngine(Protocol):
     @property
     def pending(self) -> int: ...
     def snapshot(self) -> str: ...
-    def finish(self, interrupted: bool = False) -> tuple[list[RawFinding], dict[str, Any]]: ...
+    def finish(self, interrupted: bool = False) -> tuple[Sequence[_Record], JournalStats]: ...
 
 
 class TranscriptChecker(Protocol):
@@ -121,14 +123,14 @@ class Engine(Protocol):
         source: Any,
         options: JournalOptions,
         progress: Callable[[int], object] | None = None,
-    ) -> tuple[list[RawFinding], dict[str, Any]]: ...
+    ) -> tuple[Sequence[_Record], JournalStats]: ...
     def check_journal_resumable(
         self,
         source: Any,
         state: str | None,
         options: JournalOptions,
         progress: Callable[[int], object] | None = None,
-    ) -> tuple[list[RawFinding], dict[str, Any], str | None]: ...
+    ) -> tuple[Sequence[_Record], JournalStats, str | None]: ...
     def journal_event_kinds(self, release: str) -> list[str]: ...
     def journal_chain_digest(self, line: bytes) -> str: ...
     def check_journal_chunk(
@@ -140,6 +142,15 @@ class Engine(Protocol):
     def JournalStream(
         self, options: JournalOptions, state: str | None = None
     ) -> JournalStreamEngine: ...
+    def RawFinding(  # the engine's record of a finding, called as a constructor
+        self,
+        code: str,
+        severity: Severity,
+        message: str,
+        line: int | None = None,
+        pointer: str | None = None,
+        schema_pointer: str | None = None,
+    ) -> _Record: ...
     def check_rpc_result(
         self,
         method: str,
@@ -162,17 +173,17 @@ class Engine(Protocol):
     def wire_schema_digest(self, path: str) -> str: ...
     def check_map(
         self, document: Any, manifest: Any = None
-    ) -> tuple[list[RawFinding], dict[str, Any]]: ...
+    ) -> tuple[Sequence[_Record], dict[str, Any]]: ...
     def check_map_json(
         self, data: bytes | str, manifest: Any = None
-    ) -> tuple[list[RawFinding], dict[str, Any]]: ...
+    ) -> tuple[Sequence[_Record], dict[str, Any]]: ...
     def seal_map(self, document: Any) -> Any: ...
     def seal_map_json(self, data: bytes | str) -> Any: ...
     def diff_maps(
         self, old: Any, new: Any, manifest: Any = None
     ) -> tuple[
-        tuple[list[RawFinding], dict[str, Any]],
-        tuple[list[RawFinding], dict[str, Any]],
+        tuple[Sequence[_Record], dict[str, Any]],
+        tuple[Sequence[_Record], dict[str, Any]],
         tuple[list[RawMapChange], list[RawDifferingBinding]] | None,
     ]: ...
 
@@ -180,6 +191,7 @@ class Engine(Protocol):
 if TYPE_CHECKING:
     from . import _core, _fallback
     from .journal.options import JournalOptions
+    from .journal.stats import JournalStats
 
     # The engine API is declared in _core.pyi (held to the extension by stubtest); _fallback's
     # names and parameters, and this protocol's, are tests/test_engine_api.py's to hold to it,

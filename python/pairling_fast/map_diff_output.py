@@ -15,7 +15,7 @@ from .map_diff import MAP, DigestReview, MapChange, MapDiff, MapSide
 from .map_diff_rules import ABSENT, LOOSENING, NEUTRAL, TIGHTENING, rule_named
 from .output import (
     SARIF_LEVELS,
-    _artifact_location,
+    artifact_location,
     finding_line,
     sarif_document,
     sarif_rules,
@@ -227,7 +227,7 @@ def markdown(diff: MapDiff) -> str:
 
 def _location(label: str | None) -> dict[str, Any]:
     if label is not None and os.path.exists(label):
-        return _artifact_location(label)
+        return artifact_location(label)
     return {"uri": label or "NEW"}
 
 

@@ -19,16 +19,19 @@ from urllib.parse import quote
 
 from . import _json_text
 from .codes import CODES, UNREADABLE
-from .paths import FileResult, PathsReport
 from .report import Finding, Severity
+from .results import FileResult, PathsReport
 
 __all__ = [
     "FORMATS",
+    "artifact_location",
+    "finding_counts",
     "finding_json",
     "finding_line",
     "github",
     "jsonl",
     "junit",
+    "not_listed_note",
     "plain_text",
     "render",
     "sarif",
@@ -36,6 +39,7 @@ __all__ = [
     "sarif_rules",
     "shown",
     "summary_line",
+    "verdict",
 ]
 
 FORMATS = ("text", "json", "jsonl", "sarif", "junit", "github")
@@ -54,7 +58,9 @@ def _plural(count: int, noun: str) -> str:
     return f"{count} {noun}{'' if count == 1 else 's'}"
 
 
-def _counts(file: FileResult) -> str:
+def finding_counts(file: FileResult) -> str:
+    """A file's findings by severity, listed or not (``2 errors, 1 warning``); every format
+    that words a file's outcome says it so."""
     parts = [
         _plural(file.count(severity), severity)
         for severity in ("error", "warning", "info")
@@ -107,7 +113,8 @@ def _status(file: FileResult, report: PathsReport) -> str:
     return {"ok": "ok", "failed": "FAIL", "partial": "PART"}[file.status(report.fail_on)]
 
 
-def _verdict(report: PathsReport) -> str:
+def verdict(report: PathsReport) -> str:
+    """The run's outcome in words (``passed``, ``failed (--fail-on error)``...)."""
     if report.interrupted:
         return "interrupted (partial report)"
     if report.io_errors:
@@ -117,7 +124,8 @@ def _verdict(report: PathsReport) -> str:
     return "passed" if report.ok else f"failed (--fail-on {report.fail_on})"
 
 
-def _not_listed_note(count: int, max_findings: int | None) -> str:
+def not_listed_note(count: int, max_findings: int | None) -> str:
+    """The note under a file whose findings went over the cap."""
     return f"{count} more not listed (--max-findings {max_findings}; 0 lists all)"
 
 
@@ -129,7 +137,7 @@ def summary_line(report: PathsReport) -> str:
         f"{_plural(len(report.files), 'file')} checked{f' ({partly} partly)' if partly else ''}, "
         f"{len(report.skipped)} skipped: "
         f"{_plural(report.count('error'), 'error')}, {_plural(report.count('warning'), 'warning')}"
-        f"{unlisted if report.unlisted else ''}; {_verdict(report)}"
+        f"{unlisted if report.unlisted else ''}; {verdict(report)}"
     )
 
 
@@ -147,7 +155,7 @@ def plain_text(report: PathsReport, *, show_skipped: bool = False) -> str:
     """
     lines: list[str] = []
     for file in report.files:
-        counts = _counts(file)
+        counts = finding_counts(file)
         kind = file.kind or "unknown kind"
         notes = [file.progress_note()] if file.partial else []
         notes += [counts] if counts else []
@@ -157,7 +165,7 @@ def plain_text(report: PathsReport, *, show_skipped: bool = False) -> str:
         )
         lines.extend(f"  {finding_line(finding)}" for finding in file.findings)
         if file.unlisted:
-            lines.append(f"  … {_not_listed_note(file.unlisted, report.max_findings)}")
+            lines.append(f"  … {not_listed_note(file.unlisted, report.max_findings)}")
     if show_skipped:
         lines.extend(
             f"skip {shown(skipped.path)}: {shown(skipped.reason)}" for skipped in report.skipped
@@ -177,7 +185,9 @@ def plain_text(report: PathsReport, *, show_skipped: bool = False) -> str:
 # SARIF 2.1.0
 
 
-def _artifact_location(path: str) -> dict[str, Any]:
+def artifact_location(path: str) -> dict[str, Any]:
+    """SARIF's ``artifactLocation`` of a file: relative to ``%SRCROOT%`` (the working directory)
+    where it is under it, else its absolute ``file:`` URI."""
     absolute = Path(path).resolve()
     try:
         relative = absolute.relative_to(Path.cwd().resolve())
@@ -218,7 +228,7 @@ def sarif(report: PathsReport) -> dict[str, Any]:
     rules = sarif_rules(codes)
     results: list[dict[str, Any]] = []
     for file in report.files:
-        location = _artifact_location(file.path)
+        location = artifact_location(file.path)
         for finding in file.findings:
             result: dict[str, Any] = {
                 "ruleId": finding.code,
@@ -260,9 +270,7 @@ def sarif(report: PathsReport) -> dict[str, Any]:
         {
             "level": "warning",
             "message": {"text": f"{file.path}: {file.progress_note()}"},
-            "locations": [
-                {"physicalLocation": {"artifactLocation": _artifact_location(file.path)}}
-            ],
+            "locations": [{"physicalLocation": {"artifactLocation": artifact_location(file.path)}}],
         }
         for file in report.files
         if file.partial
@@ -273,12 +281,10 @@ def sarif(report: PathsReport) -> dict[str, Any]:
         {
             "level": "note",
             "message": {
-                "text": f"{file.path}: {_counts(file)} in all; "
-                f"{_not_listed_note(file.unlisted, report.max_findings)}"
+                "text": f"{file.path}: {finding_counts(file)} in all; "
+                f"{not_listed_note(file.unlisted, report.max_findings)}"
             },
-            "locations": [
-                {"physicalLocation": {"artifactLocation": _artifact_location(file.path)}}
-            ],
+            "locations": [{"physicalLocation": {"artifactLocation": artifact_location(file.path)}}],
         }
         for file in report.files
         if file.unlisted
@@ -371,7 +377,7 @@ def junit(report: PathsReport) -> str:
         )
         details = "\n".join(_xml_text(finding_line(f)) for f in file.findings)
         if file.unlisted:
-            details += f"\n… {_not_listed_note(file.unlisted, report.max_findings)}"
+            details += f"\n… {not_listed_note(file.unlisted, report.max_findings)}"
         if file.partial:
             ET.SubElement(case, "skipped", {"message": file.progress_note()})
             if details:
@@ -387,7 +393,7 @@ def junit(report: PathsReport) -> str:
             continue
         else:
             continue
-        element.set("message", _xml_text(_counts(file)))
+        element.set("message", _xml_text(finding_counts(file)))
         element.text = details
     ET.indent(root)
     return ET.tostring(root, encoding="unicode", xml_declaration=True) + "\n"
@@ -446,7 +452,7 @@ def github(report: PathsReport, *, show_skipped: bool = False) -> str:
             lines.append(f"::warning file={where},title=Partly checked::{note}")
         if file.unlisted:
             where = _escape_property(file.path.replace(os.sep, "/"))
-            note = _not_listed_note(file.unlisted, report.max_findings)
+            note = not_listed_note(file.unlisted, report.max_findings)
             lines.append(f"::notice file={where},title=Findings not listed::{_escape_data(note)}")
     lines.append(summary_line(report))
     return "\n".join(lines) + "\n"

@@ -16,7 +16,7 @@ import sys
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor, as_completed, wait
-from contextlib import ExitStack
+from contextlib import AbstractContextManager, ExitStack
 from dataclasses import replace
 from functools import partial
 from pathlib import Path
@@ -35,7 +35,7 @@ from .locate import with_lines
 from .maps import check_map_on
 from .options import CheckKeywords, CheckOptions, SeverityOverride
 from .report import Finding, Report, Severity
-from .results import FileResult, PathsReport, Skipped
+from .results import FileResult, PathsReport, Skipped, not_listed, with_severities
 from .validator import json_error_finding
 from .walk import DEFAULT_EXCLUDES, STDIN, Candidate, PathArgumentError, Walker, os_reason
 from .wire import (
@@ -100,12 +100,15 @@ def _run_check(
     engine: _backend.Engine,
     progress: Callable[[int], object] | None = None,
     state: JournalStates | None = None,
+    opened: IO[bytes] | remote.RemoteFile | None = None,
 ) -> Report:
     """One file's check on ``engine``: from its path or URL (``str``), or streaming from a
     ``_Replay`` (stdin, a FIFO). ``progress(bytes_read)`` is called while a journal is checked;
-    a journal read from a path resumes from and updates its entry in ``state``."""
+    a journal read from a path resumes from and updates its entry in ``state``. ``opened``: the
+    file, already open (its kind was told from its head), which a journal is read from rather
+    than opened again."""
     if kind == "journal":
-        return _journal_report(engine, source, options, progress, state)
+        return _journal_report(engine, source, options, progress, state, opened)
     if kind == "transcript":
         if isinstance(source, str):
             with remote.opened(source) as handle:
@@ -151,17 +154,19 @@ def _journal_report(
     options: CheckOptions,
     progress: Callable[[int], object] | None,
     state: JournalStates | None,
+    opened: IO[bytes] | remote.RemoteFile | None = None,
 ) -> Report:
-    """A journal's report; after Ctrl-C the partial one (``stats["interrupted"]``)."""
+    """A journal's report; after Ctrl-C the partial one (``stats["interrupted"]``). Read from
+    ``opened`` (from its start) where it is given and no ``--state`` entry is kept: the state
+    file's room opens the journal itself, as it needs its identity and its blocks' hashes."""
+    # A stream (stdin, a FIFO) cannot be re-read: it is checked without a state entry.
+    if not isinstance(source, (Path, str)):
+        state = None
+    if opened is not None and state is None:
+        opened.seek(0)
+        source = opened
     try:
-        return check_journal_on(
-            engine,
-            source,
-            options.journal,
-            progress,
-            # A stream (stdin, a FIFO) cannot be re-read: it is checked without a state entry.
-            state=state if isinstance(source, (Path, str)) else None,
-        )
+        return check_journal_on(engine, source, options.journal, progress, state=state)
     except JournalInterrupted as stopped:
         return stopped.report
 
@@ -201,16 +206,10 @@ def _run_on_backend(
     return remote.bare_errors(lambda: _run_check(kind, source, method, options, engine))
 
 
-def _apply_severities(
-    findings: Iterable[Finding], severities: Mapping[str, SeverityOverride], display: str
-) -> list[Finding]:
-    adjusted: list[Finding] = []
-    for finding in findings:
-        severity = severities.get(finding.code, finding.severity)
-        if severity == "off":
-            continue
-        adjusted.append(replace(finding, severity=severity, path=display))
-    return adjusted
+def _located(findings: Iterable[Finding], display: str) -> list[Finding]:
+    """The findings under the name the report gives their file (a check names it by the path
+    it opened, or not at all)."""
+    return [f if f.path == display else replace(f, path=display) for f in findings]
 
 
 # Kinds that are one JSON document: read whole (so bounded by ``max_document_bytes``), and their
@@ -229,19 +228,6 @@ def _with_lines(
     return with_lines(_document(source, limit), findings)
 
 
-def _not_listed(
-    stats: Mapping[str, Any], severities: Mapping[str, SeverityOverride]
-) -> dict[Severity, int]:
-    """The findings a journal check counted over its cap, by severity after the overrides."""
-    counts: dict[Severity, int] = {}
-    for code, by_severity in stats.get("suppressed_codes", {}).items():
-        for severity, number in by_severity.items():
-            adjusted = severities.get(code, severity)
-            if adjusted != "off":
-                counts[adjusted] = counts.get(adjusted, 0) + number
-    return counts
-
-
 def _capped(
     findings: list[Finding], not_listed: dict[Severity, int], max_findings: int | None
 ) -> list[Finding]:
@@ -253,23 +239,27 @@ def _capped(
     return findings[:max_findings]
 
 
-def _read_head(source: Path | str) -> bytes:
+def _opened(source: Path | str) -> AbstractContextManager[IO[bytes] | remote.RemoteFile]:
+    """A local file or an object by URL, open for reading."""
+    return remote.opened(source) if isinstance(source, str) else source.open("rb")
+
+
+def _read_head(handle: IO[bytes] | remote.RemoteFile) -> bytes:
     """The first ``SNIFF_BYTES`` of a file (or an object by URL); if the first line is longer,
     its start, a newline and the ``SNIFF_BYTES`` after its end (a first line of junk must not
     hide the records after it)."""
-    with remote.opened(source) if isinstance(source, str) else source.open("rb") as handle:
-        head = handle.read(SNIFF_BYTES)
-        if b"\n" in head or len(head) < SNIFF_BYTES:
-            return head
-        while handle.tell() < DEFAULT_MAX_LINE_LENGTH:
-            block = handle.read(SNIFF_BYTES)
-            newline = block.find(b"\n")
-            if newline >= 0:
-                handle.seek(handle.tell() - len(block) + newline + 1)
-                return head + b"\n" + handle.read(SNIFF_BYTES)
-            if not block:
-                break
+    head = handle.read(SNIFF_BYTES)
+    if b"\n" in head or len(head) < SNIFF_BYTES:
         return head
+    while handle.tell() < DEFAULT_MAX_LINE_LENGTH:
+        block = handle.read(SNIFF_BYTES)
+        newline = block.find(b"\n")
+        if newline >= 0:
+            handle.seek(handle.tell() - len(block) + newline + 1)
+            return head + b"\n" + handle.read(SNIFF_BYTES)
+        if not block:
+            break
+    return head
 
 
 def not_a_journal(path: Path) -> str | None:
@@ -281,7 +271,8 @@ def not_a_journal(path: Path) -> str | None:
         size = path.stat().st_size
         if not path.is_file():
             return None
-        head = _read_head(path)
+        with _opened(path) as handle:
+            head = _read_head(handle)
     except OSError:
         return None
     if not head.strip():
@@ -350,7 +341,9 @@ def _check_one(
                 head = stream.read(SNIFF_BYTES)
                 complete = len(head) < SNIFF_BYTES
             else:
-                head = _read_head(candidate.url or candidate.path)
+                # Open once: the kind is told from the head, and a journal read from here.
+                opened = closing.enter_context(_opened(candidate.url or candidate.path))
+                head = _read_head(opened)
                 complete = candidate.size <= len(head)
             classification = classify(candidate.path.name, head, methods, params, complete=complete)
             if kind is None:
@@ -386,6 +379,7 @@ def _check_one(
                         engine,
                         progress,
                         state,
+                        opened,
                     )
                 else:
                     report = _run_on_cluster(
@@ -400,9 +394,9 @@ def _check_one(
     except Exception as error:  # one file's failure never stops the others
         message = f"the {result.kind} check failed: {type(error).__name__}: {error}"
         findings = [Finding.of(INTERNAL_ERROR, message)]
-    result.not_listed = _not_listed(result.stats, severities)
+    result.not_listed = not_listed(result.stats, severities)
     result.findings = _capped(
-        _apply_severities(findings, severities, candidate.display),
+        _located(with_severities(findings, severities), candidate.display),
         result.not_listed,
         options.max_findings,
     )

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, Protocol
 
 from . import _json_text
 from ._pointers import path_of, unescape_pointer_token
@@ -27,8 +27,26 @@ __all__ = [
 
 REPORT_VERSION = 1
 
-RawFinding = tuple[str, Severity, str, int | None, str | None, str | None]
-"""A finding as both engines return it: (code, severity, message, line, pointer, schema_pointer)."""
+
+class RawFinding(Protocol):
+    """A finding as both engines return it, before it has a path: the core's record
+    (``_core.RawFinding``, declared in its stub) or the fallback's named tuple of the same
+    fields (``_fallback/findings.py``)."""
+
+    @property
+    def code(self) -> str: ...
+    @property
+    def severity(self) -> Severity: ...
+    @property
+    def message(self) -> str: ...
+    @property
+    def line(self) -> int | None: ...
+    @property
+    def pointer(self) -> str | None: ...
+    @property
+    def schema_pointer(self) -> str | None: ...
+
+
 RawMapChange = tuple[
     str,
     str,
@@ -149,9 +167,25 @@ class Finding:
 
     @classmethod
     def from_raw(cls, raw: RawFinding, path: str | None = None) -> Finding:
-        """From the engine's tuple (code, severity, message, line, pointer, schema_pointer)."""
-        code, severity, message, line, pointer, schema_pointer = raw
-        return cls(code, severity, message, path, line, pointer, schema_pointer, _column(message))
+        """From the engine's record, with the path of the file it is about."""
+        message = raw.message
+        return cls(
+            raw.code,
+            raw.severity,
+            message,
+            path,
+            raw.line,
+            raw.pointer,
+            raw.schema_pointer,
+            _column(message),
+        )
+
+    @classmethod
+    def from_saved(cls, fields: list[Any], path: str | None = None) -> Finding:
+        """From a saved checker state's finding, the list ``[code, severity, message, line,
+        pointer, schema_pointer]`` (a ``--state`` entry's ``checker``; docs/journals.md)."""
+        code, level, message, line, pointer, schema_pointer = fields
+        return cls(code, level, message, path, line, pointer, schema_pointer, _column(message))
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Finding:
@@ -228,7 +262,7 @@ _COLUMN_AT_END = re.compile(
 
 
 def _column(message: str) -> int | None:
-    """The column a raw finding's message gives (the tuple has no field for it)."""
+    """The column a raw finding's message gives (the record has no field for it)."""
     found = _COLUMN_AT_END.search(message)
     return int(found[1]) if found else None
 

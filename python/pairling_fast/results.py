@@ -5,15 +5,58 @@ versioned JSON report, ``report_version`` 1, documented in docs/reports.md).
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 from . import _json_text
 from .codes import UNREADABLE
+from .options import SeverityOverride
 from .redact import DEFAULT_MASK
 from .report import REPORT_VERSION, SEVERITIES, Finding, Severity
 
-__all__ = ["FileResult", "PathsReport", "Skipped"]
+__all__ = [
+    "FileResult",
+    "PathsReport",
+    "Skipped",
+    "not_listed",
+    "with_severities",
+    "with_severity",
+]
+
+
+def with_severity(finding: Finding, severities: Mapping[str, SeverityOverride]) -> Finding | None:
+    """``finding`` with the severity the project gives its code (``config``'s ``severity``
+    table, ``--severity``); ``None`` when that is ``off``. The one place a finished finding's
+    severity changes: ``check_paths`` and ``check --follow`` both apply it."""
+    severity = severities.get(finding.code, finding.severity)
+    if severity == "off":
+        return None
+    return finding if severity == finding.severity else replace(finding, severity=severity)
+
+
+def with_severities(
+    findings: Iterable[Finding], severities: Mapping[str, SeverityOverride]
+) -> list[Finding]:
+    """``with_severity`` of each finding, those turned ``off`` left out."""
+    if not severities:
+        return list(findings)
+    kept = (with_severity(finding, severities) for finding in findings)
+    return [finding for finding in kept if finding is not None]
+
+
+def not_listed(
+    stats: Mapping[str, Any], severities: Mapping[str, SeverityOverride]
+) -> dict[Severity, int]:
+    """The findings a journal check counted over its cap (``stats["suppressed_codes"]``), by
+    severity after the overrides."""
+    counts: dict[Severity, int] = {}
+    for code, by_severity in stats.get("suppressed_codes", {}).items():
+        for severity, number in by_severity.items():
+            adjusted = severities.get(code, severity)
+            if adjusted != "off":
+                counts[adjusted] = counts.get(adjusted, 0) + number
+    return counts
 
 
 @dataclass(frozen=True)

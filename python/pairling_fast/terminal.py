@@ -20,9 +20,9 @@ from rich.progress import (
 from rich.table import Table
 from rich.text import Text
 
-from .output import _counts, _not_listed_note, _verdict, shown
-from .paths import FileResult, PathsReport, Skipped
+from .output import finding_counts, not_listed_note, shown, verdict
 from .report import Severity
+from .results import FileResult, PathsReport, Skipped
 
 __all__ = ["PROGRESS_MIN_BYTES", "PROGRESS_MIN_FILES", "RichProgress", "print_rich"]
 
@@ -47,7 +47,7 @@ def print_rich(report: PathsReport, console: Console, *, show_skipped: bool = Fa
         header = Text.assemble(mark, (path, "bold"), f" ({file.kind or 'unknown kind'})")
         if file.partial:
             header.append(f"  {file.progress_note()}", style="yellow")
-        counts = _counts(file)
+        counts = finding_counts(file)
         if counts:
             header.append(f"  {counts}", style="dim")
         console.print(header)
@@ -62,7 +62,7 @@ def print_rich(report: PathsReport, console: Console, *, show_skipped: bool = Fa
             line.append(f"  {shown(finding.message)}")
             console.print(line)
         if file.unlisted:
-            note = _not_listed_note(file.unlisted, report.max_findings)
+            note = not_listed_note(file.unlisted, report.max_findings)
             console.print(Text(f"    … {note}", style="dim"))
     for skipped in report.skipped if show_skipped else ():
         console.print(
@@ -93,7 +93,7 @@ def print_rich(report: PathsReport, console: Console, *, show_skipped: bool = Fa
     ]
     if report.unlisted:
         cells.append(str(report.unlisted))
-    table.add_row(*cells, Text(_verdict(report), style=style))
+    table.add_row(*cells, Text(verdict(report), style=style))
     console.print(table)
 
 

@@ -10,7 +10,7 @@ names.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from itertools import islice
 from typing import IO, Any
 
@@ -34,7 +34,7 @@ TranscriptSource = PathLike | IO[bytes] | IO[str] | Iterable[bytes | str]
 BATCH_LINES = 1024
 
 
-def _report(outcome: tuple[list[RawFinding], dict[str, Any]], path: str | None) -> Report:
+def _report(outcome: tuple[Sequence[RawFinding], dict[str, Any]], path: str | None) -> Report:
     raw, stats = outcome
     return Report(findings=[Finding.from_raw(finding, path) for finding in raw], stats=stats)
 

@@ -13,7 +13,7 @@ use std::collections::BTreeMap;
 use std::io::{self, Read};
 use std::sync::OnceLock;
 
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 
 use crate::parse::{self, escape_pointer_token};
 use crate::report::Finding;
@@ -816,6 +816,7 @@ pub fn check_journal_from<R: Read + Send>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     fn check(text: &str, options: &Options) -> JournalReport {
         check_journal(text.as_bytes(), options, || false).expect("in-memory read")

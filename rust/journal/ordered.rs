@@ -5,6 +5,7 @@
 
 #[allow(clippy::wildcard_imports)]
 use super::*;
+use serde::Serialize;
 
 pub(super) struct FindingSink {
     pub(super) findings: Vec<Finding>,
@@ -652,26 +653,60 @@ impl Checker {
             }
         }
         let chain = match (self.options.chain, self.tampered_at) {
-            (ChainMode::Off, _) => Value::Null,
-            (_, Some(index)) => json!({ "tampered_at": index }),
-            (_, None) => json!({ "verified": self.verified }),
+            (ChainMode::Off, _) => None,
+            (_, Some(index)) => Some(ChainStats::TamperedAt { tampered_at: index }),
+            (_, None) => Some(ChainStats::Verified {
+                verified: self.verified,
+            }),
         };
-        json!({
-            "lines": self.lines,
-            "events": self.events,
-            "blank_lines": self.blank_lines,
-            "invalid_lines": self.invalid_lines,
-            "kinds": self.kinds(),
-            "chained": self.chained,
-            "unchained": self.unchained,
-            "verified": self.verified,
-            "chain": chain,
-            "suppressed_findings": self.sink.suppressed,
-            "suppressed_codes": self.sink.suppressed_codes,
-            "errors": self.sink.errors,
-            "open_runs": open_runs.iter().map(|(_, id)| id.as_str()).collect::<Vec<_>>(),
-            "open_proposals": open_proposals.iter().map(|(_, id)| id.as_str()).collect::<Vec<_>>(),
-            "interrupted": interrupted,
-        })
+        let stats = JournalStats {
+            lines: self.lines,
+            events: self.events,
+            blank_lines: self.blank_lines,
+            invalid_lines: self.invalid_lines,
+            kinds: self.kinds(),
+            chained: self.chained,
+            unchained: self.unchained,
+            verified: self.verified,
+            chain,
+            suppressed_findings: self.sink.suppressed,
+            suppressed_codes: &self.sink.suppressed_codes,
+            errors: self.sink.errors,
+            open_runs: open_runs.iter().map(|(_, id)| id.as_str()).collect(),
+            open_proposals: open_proposals.iter().map(|(_, id)| id.as_str()).collect(),
+            interrupted,
+        };
+        serde_json::to_value(stats).expect("the stats are numbers, strings and maps of them")
     }
+}
+
+/// A journal check's stats, the report's `stats` (docs/reports.md): declared once here, in this
+/// order, and as `JournalStats` in the facade (`pairling_fast/journal/options.py`, which the
+/// core's stub and the fallback name); a report's bytes follow this order.
+#[derive(Serialize)]
+struct JournalStats<'a> {
+    lines: u64,
+    events: u64,
+    blank_lines: u64,
+    invalid_lines: u64,
+    kinds: BTreeMap<String, u64>,
+    chained: u64,
+    unchained: u64,
+    verified: u64,
+    /// `None` (JSON null) when the chain is not checked.
+    chain: Option<ChainStats>,
+    suppressed_findings: u64,
+    suppressed_codes: &'a BTreeMap<&'static str, BTreeMap<&'static str, u64>>,
+    errors: u64,
+    open_runs: Vec<&'a str>,
+    open_proposals: Vec<&'a str>,
+    interrupted: bool,
+}
+
+/// The chain's outcome: every link verified, or the line of the first that is not.
+#[derive(Serialize)]
+#[serde(untagged)]
+enum ChainStats {
+    Verified { verified: u64 },
+    TamperedAt { tampered_at: u64 },
 }

@@ -5,6 +5,7 @@
 //! objects to and from the JSON value model.
 
 mod batches;
+mod findings;
 mod journal_checks;
 mod journal_stream;
 mod json_values;
@@ -38,6 +39,7 @@ use crate::report::Finding;
 use crate::validate::{self, CompileError, CompileOptions, SchemaValidator, SchemaViolation};
 use pyvalue::{to_python, to_value};
 
+use findings::{raw_findings, RawFinding};
 use journal_checks::*;
 use journal_stream::*;
 use json_values::*;
@@ -239,33 +241,6 @@ fn python_value(py: Python<'_>, value: &Bound<'_, PyAny>) -> PyResult<serde_json
     to_value(value).map_err(|e| canonicalization_error(py, e))
 }
 
-/// A finding as the tuple `pairling_fast.report.Finding.from_raw` takes:
-/// (code, severity, message, line, pointer, schema_pointer).
-type RawFinding = (
-    &'static str,
-    &'static str,
-    String,
-    Option<u64>,
-    Option<String>,
-    Option<String>,
-);
-
-fn raw_findings(findings: Vec<crate::report::Finding>) -> Vec<RawFinding> {
-    findings
-        .into_iter()
-        .map(|f| {
-            (
-                f.code,
-                f.severity.as_str(),
-                f.message,
-                f.line,
-                f.pointer,
-                f.schema_pointer,
-            )
-        })
-        .collect()
-}
-
 /// The checker a `JournalStream` or `JournalChecker` holds until `finish` takes it;
 /// `ValueError(closed)` once it has.
 fn open_checker<'a, T>(inner: &'a mut Option<T>, closed: &str) -> PyResult<&'a mut T> {
@@ -358,6 +333,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(journal_event_kinds, m)?)?;
     m.add_function(wrap_pyfunction!(journal_chain_digest, m)?)?;
     m.add_function(wrap_pyfunction!(check_journal_chunk, m)?)?;
+    m.add_class::<RawFinding>()?;
     m.add_class::<JournalChecker>()?;
     m.add_class::<JournalStream>()?;
     m.add_function(wrap_pyfunction!(check_rpc_result, m)?)?;

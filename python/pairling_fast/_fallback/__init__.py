@@ -4,13 +4,15 @@
 ``rust/validate/mod.rs``, the package ``graph/`` ↔ ``rust/graph/``, the package ``journal/`` ↔
 ``rust/journal/`` (the check, ``ordered``, ``state``, ``stream``, ``chunks``, ``car_event``,
 ``car_payloads``), and the package ``wire/`` ↔ ``rust/wire/`` (``rpc``, ``transcript``,
-``bundle``, ``shared``): the CAR wire checks. It is the reference the core is tested against,
+``bundle``, ``shared``): the CAR wire checks; ``findings.py`` ↔ ``rust/python/findings.rs``, the
+record a finding crosses the boundary as. It is the reference the core is tested against,
 and what runs where the extension cannot be built.
 """
 
 from __future__ import annotations
 
 from .canonical import canonicalize, canonicalize_json, digest_hex, digest_hex_many
+from .findings import RawFinding
 from .graph import check_map, check_map_json, diff_maps, seal_map, seal_map_json
 from .journal import (
     check_journal,
@@ -30,6 +32,7 @@ from .wire.transcript import TranscriptChecker, check_transcript_file
 __all__ = [
     "JournalChecker",
     "JournalStream",
+    "RawFinding",
     "TranscriptChecker",
     "bundled_schema_ids",
     "bundled_validator",

@@ -145,8 +145,8 @@ def check_journal_on(
     else:
         engine_source, path = _engine_source(source)
         raw, stats = engine.check_journal(engine_source, options, progress)
-    report = Report(findings=[Finding.from_raw(r, path) for r in raw], stats=stats)
-    if stats.get("interrupted"):
+    report = Report(findings=[Finding.from_raw(r, path) for r in raw], stats=dict(stats))
+    if stats["interrupted"]:
         raise JournalInterrupted(report)
     return report
 

@@ -36,6 +36,7 @@ from .. import _backend, remote
 from ..errors import PairlingError
 from ..report import Finding, RawFinding, Report
 from .options import JournalInterrupted, JournalKeywords, JournalOptions
+from .stats import JournalStats
 
 if TYPE_CHECKING:
     from distributed import Client, Future
@@ -64,7 +65,7 @@ JOURNAL_SUFFIXES = (".jsonl", ".ndjson")
 """What a directory argument contributes: its journals, recursively."""
 
 PathLike = Union[str, "os.PathLike[str]"]
-RawReport = tuple[list[RawFinding], dict[str, Any]]
+RawReport = tuple[Sequence[RawFinding], JournalStats]
 """What a journal's task sends back: its findings in raw form and its stats, nothing per line."""
 
 
@@ -351,8 +352,8 @@ def _journal_reports(
                     error.errno, f"{shown}: cannot be read on a worker: {reason}"
                 ) from None
             future.release()
-            report = Report(findings=[Finding.from_raw(r, shown) for r in raw], stats=stats)
-            if stats.get("interrupted"):
+            report = Report(findings=[Finding.from_raw(r, shown) for r in raw], stats=dict(stats))
+            if stats["interrupted"]:
                 raise JournalInterrupted(report)
             yield file, report
     except KeyboardInterrupt:

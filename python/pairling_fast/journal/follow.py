@@ -13,7 +13,6 @@ records each journal's verified prefix in the state.
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import os
 import stat
@@ -25,16 +24,17 @@ from typing import IO, Any
 
 from .. import _backend
 from ..codes import JOURNAL_REPLACED_WHILE_FOLLOWING, JOURNAL_TRUNCATED_WHILE_FOLLOWING
-from ..paths import SeverityOverride, _not_listed
+from ..options import SeverityOverride
 from ..report import Finding
+from ..results import not_listed, with_severity
 from .options import JournalOptions
 from .state_file import (
     BLOCK_SIZE,
+    Blocks,
+    HashingReader,
     JournalStates,
-    _Blocks,
-    _HashingReader,
-    _why_not_resumable,
     fingerprint,
+    why_not_resumable,
 )
 from .stream import JournalStream
 
@@ -74,7 +74,7 @@ Note = Callable[[str], None]
 
 class _Journal:
     """One journal followed by name: the file open there now, read up to ``read``, through a
-    ``_HashingReader`` (for the state's blocks) into a ``JournalStream``."""
+    ``HashingReader`` (for the state's blocks) into a ``JournalStream``."""
 
     def __init__(
         self,
@@ -95,7 +95,7 @@ class _Journal:
         self._emit = emit
         self.note = note
         self.file: IO[bytes] | None = None
-        self.reader: _HashingReader | None = None
+        self.reader: HashingReader | None = None
         self.stream: JournalStream | None = None
         self.identity: tuple[int, int] | None = None
         self.read = 0
@@ -127,13 +127,13 @@ class _Journal:
             file.close()
             raise IsADirectoryError(f"{self.path}: is a directory; --follow takes journal files")
         entry = None
-        blocks: _Blocks | None = None
+        blocks: Blocks | None = None
         resume_note = None
         if self.states is not None and not self.seen_file and stat.S_ISREG(info.st_mode):
             entry = self.states.entry(self.key)
             if entry is not None:
                 try:
-                    resume_note, blocks = _why_not_resumable(
+                    resume_note, blocks = why_not_resumable(
                         file, info, entry, fingerprint(self.options), self.path
                     )
                 except BaseException:  # a malformed entry; Ctrl-C while the prefix re-hashes
@@ -141,7 +141,7 @@ class _Journal:
                     raise
         resumed = entry is not None and blocks is not None
         self.file, self.identity = file, (info.st_dev, info.st_ino)
-        self.reader = _HashingReader(file, blocks or _Blocks.new(BLOCK_SIZE))
+        self.reader = HashingReader(file, blocks or Blocks.new(BLOCK_SIZE))
         self.read = self.reader.blocks.position
         file.seek(self.read)
         try:
@@ -164,22 +164,19 @@ class _Journal:
         # The findings of the verified prefix, as a check from the start would give them: the
         # stream's report lists them, so they count as handed on.
         restored = json.loads(entry["checker"])["findings"] if resumed and entry else []
-        for code, severity, message, line, pointer, schema_pointer in restored:
-            raw = (code, severity, message, line, pointer, schema_pointer)
-            self.emit(Finding.from_raw(raw, self.path))
+        for fields in restored:
+            self.emit(Finding.from_saved(fields, self.path))
         self.fed = len(restored)
         return True
 
     def emit(self, finding: Finding) -> None:
         """Hands ``finding`` on with the configuration's severity (none if "off"), counted."""
-        severity = self.severities.get(finding.code, finding.severity)
-        if severity == "off":
+        shown = with_severity(finding, self.severities)
+        if shown is None:
             return
-        if severity != finding.severity:
-            finding = dataclasses.replace(finding, severity=severity)
-        self.summary["errors"] += severity == "error"
-        self.summary["warnings"] += severity == "warning"
-        self._emit(finding)
+        self.summary["errors"] += shown.severity == "error"
+        self.summary["warnings"] += shown.severity == "warning"
+        self._emit(shown)
 
     # Following ---------------------------------------------------------------------------------
 
@@ -268,7 +265,7 @@ class _Journal:
         self.summary["lines"] += stats["lines"]
         self.summary["events"] += stats["events"]
         # The findings past the cap were counted, not listed: they count too.
-        unlisted = _not_listed(stats, self.severities)
+        unlisted = not_listed(stats, self.severities)
         self.summary["errors"] += unlisted.get("error", 0)
         self.summary["warnings"] += unlisted.get("warning", 0)
         self.file.close()

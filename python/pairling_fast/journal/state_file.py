@@ -32,7 +32,16 @@ from ..report import Finding, Report
 if TYPE_CHECKING:
     from .options import JournalOptions
 
-__all__ = ["BLOCK_SIZE", "STATE_FORMAT", "STATE_VERSION", "JournalStateError", "JournalStates"]
+__all__ = [
+    "BLOCK_SIZE",
+    "STATE_FORMAT",
+    "STATE_VERSION",
+    "Blocks",
+    "HashingReader",
+    "JournalStateError",
+    "JournalStates",
+    "why_not_resumable",
+]
 
 STATE_FORMAT = "pairling-fast.journal-state"
 # 5: a JSON head line (format, version, sha256, the journals' entries) followed by each entry's
@@ -249,7 +258,7 @@ def fingerprint(options: JournalOptions) -> dict[str, Any]:
 
 
 class _Cut:
-    """Where a ``_Blocks`` stood at one point: its complete blocks (how many of ``done``), the
+    """Where a ``Blocks`` stood at one point: its complete blocks (how many of ``done``), the
     hasher of the partial block after them, that block's first line, the newlines and bytes fed
     so far."""
 
@@ -265,7 +274,7 @@ class _Cut:
         self.position = position
 
 
-class _Blocks:
+class Blocks:
     """The BLAKE3 of each ``size``-byte block of the bytes fed to it in order, and the lines each
     block spans (the line its first byte is in, the line its last byte is in): a state entry's
     ``blocks``. ``done`` holds the complete ones; the last block fed may be partial."""
@@ -279,7 +288,7 @@ class _Blocks:
         self.position = cut.position
 
     @classmethod
-    def new(cls, size: int) -> _Blocks:
+    def new(cls, size: int) -> Blocks:
         return cls(size, [], _Cut(0, _prefix_hash.new(), 1, 0, 0))
 
     def update(self, data: bytes, start: int, end: int) -> None:
@@ -314,12 +323,12 @@ def _block(hasher: Any, first_line: int, last_line: int) -> dict[str, Any]:
     return {_prefix_hash.NAME: hasher.hexdigest(), "first_line": first_line, "last_line": last_line}
 
 
-class _HashingReader:
+class HashingReader:
     """The journal as the engine reads it (``read(n)``), hashed in blocks as it goes by:
     ``committed`` is where ``blocks`` stood after the last newline read, so a last line without
     a newline is left out (it is read again next time)."""
 
-    def __init__(self, stream: IO[bytes], blocks: _Blocks) -> None:
+    def __init__(self, stream: IO[bytes], blocks: Blocks) -> None:
         self.name = getattr(stream, "name", None)
         self._stream = stream
         self.blocks = blocks
@@ -373,7 +382,7 @@ def _first_changed_block(
 
 def _resumed_blocks(
     stream: IO[bytes], entry: dict[str, Any], offset: int, lines: int
-) -> tuple[_Blocks | None, str]:
+) -> tuple[Blocks | None, str]:
     """(the prefix's blocks to go on from, or None and what changed in it)."""
     size, recorded = entry["block_size"], entry["blocks"]
     changed, hasher = _first_changed_block(stream, size, recorded, offset)
@@ -390,7 +399,7 @@ def _resumed_blocks(
         cut = _Cut(len(recorded) - 1, hasher, recorded[-1]["first_line"], lines, offset)
     else:
         cut = _Cut(len(recorded), _prefix_hash.new(), lines + 1, lines, offset)
-    return _Blocks(size, recorded[: cut.complete], cut), ""
+    return Blocks(size, recorded[: cut.complete], cut), ""
 
 
 def _parsed(entry: Any, path: str) -> tuple[tuple[Any, Any], int, int, dict[str, Any]]:
@@ -425,9 +434,9 @@ def _proved_with_sha256(entry: dict[str, Any]) -> bool:
     )
 
 
-def _why_not_resumable(
+def why_not_resumable(
     stream: IO[bytes], info: os.stat_result, entry: Any, options: dict[str, Any], path: str
-) -> tuple[Finding | None, _Blocks | None]:
+) -> tuple[Finding | None, Blocks | None]:
     """(the finding that says why the entry cannot be resumed from, or None and the prefix's
     blocks, to go on from)."""
     identity, offset, lines, entry_options = _parsed(entry, path)
@@ -488,12 +497,12 @@ def check_with_state(
         entry = states.entry(key) if regular else None
         note, prefix = None, None
         if entry is not None:
-            note, prefix = _why_not_resumable(stream, info, entry, expected, path)
+            note, prefix = why_not_resumable(stream, info, entry, expected, path)
         resumed = prefix is not None and entry is not None
         offset = prefix.position if prefix is not None else 0
         engine_state = entry["checker"] if resumed and entry is not None else None
         stream.seek(offset)
-        reader = _HashingReader(stream, prefix or _Blocks.new(BLOCK_SIZE))
+        reader = HashingReader(stream, prefix or Blocks.new(BLOCK_SIZE))
         shown_progress = None if progress is None else (lambda n: progress(offset + n))
         try:
             raw, stats, saved = engine.check_journal_resumable(
@@ -509,15 +518,16 @@ def check_with_state(
     if note is not None:
         findings.insert(0, note)
         stats["errors"] += note.severity == "error"
+    shown_stats: dict[str, Any] = dict(stats)
     if resumed and entry is not None:
-        stats["resumed"] = {
+        shown_stats["resumed"] = {
             "from_line": int(entry["lines"]),
             "from_offset": offset,
             "bytes_checked": reader.read_bytes - offset,
             "bytes_rehashed": offset,
         }
-    report = Report(findings=findings, stats=stats)
-    if stats.get("interrupted"):
+    report = Report(findings=findings, stats=shown_stats)
+    if stats["interrupted"]:
         raise JournalInterrupted(report)
     if regular and saved is not None:
         committed = reader.committed

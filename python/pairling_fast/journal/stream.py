@@ -104,7 +104,7 @@ class JournalStream:
         findings, ``stats["interrupted"]`` is true."""
         self._closed = True
         raw, stats = self._stream.finish(interrupted)
-        return Report(findings=[Finding.from_raw(f, self.name) for f in raw], stats=stats)
+        return Report(findings=[Finding.from_raw(f, self.name) for f in raw], stats=dict(stats))
 
     @property
     def closed(self) -> bool:

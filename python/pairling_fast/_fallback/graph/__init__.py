@@ -26,7 +26,7 @@ from ...codes import (
 )
 from ...errors import CanonicalizationError
 from ...locate import pointer_lines
-from ...report import RawFinding
+from ..findings import RawFinding
 from ..parse import check_value, parse_json, unescape_pointer_token
 from .bindings import _bindings
 from .diff import diff_maps as _diff_maps
@@ -164,7 +164,7 @@ def _checked_json(data: bytes | str, manifest: Any) -> tuple[_MapCheck, Any]:
         message = error.message
         if error.line is not None and error.column is not None:
             message += f" (line {error.line}, column {error.column})"
-        finding: RawFinding = (
+        finding = RawFinding(
             error.code,
             severity(error.code),
             message,

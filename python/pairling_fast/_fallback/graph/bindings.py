@@ -27,7 +27,7 @@ from ...codes import (
     UNRELATED_EVIDENCE,
     WHITESPACE_ONLY,
 )
-from ...report import RawFinding
+from ..findings import RawFinding
 from .index import _blank, _contains, _explicit, _finding, _is_array, _Map, _objects, _text, _texts
 from .references import BINDING_EVIDENCE, BOUND_CAPABILITIES, _resolve
 

@@ -10,8 +10,8 @@ from ...codes import (
     DIGEST_MISMATCH,
 )
 from ...errors import CanonicalizationError
-from ...report import RawFinding
 from ..canonical import digest_hex
+from ..findings import RawFinding
 from ..parse import check_value, parse_json
 from .index import DIGEST_FIELD, _finding, _is_array, _Map, _text
 

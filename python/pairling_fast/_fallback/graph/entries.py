@@ -23,7 +23,7 @@ from ...codes import (
     VERSION_DIFFERS_FROM_MEMBERSHIP,
     WHITESPACE_ONLY,
 )
-from ...report import RawFinding
+from ..findings import RawFinding
 from .index import (
     DIGITS,
     LOWER,

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 from ...codes import (
     severity,
 )
-from ...report import RawFinding
+from ..findings import RawFinding
 
 MAP_SCHEMA_ID = "pairling.capability-map.2.0.0"
 
@@ -73,7 +73,7 @@ Entry = tuple[int, dict[str, Any]]
 
 
 def _finding(code: str, message: str, pointer: str) -> RawFinding:
-    return (code, severity(code), message, None, pointer, None)
+    return RawFinding(code, severity(code), message, None, pointer, None)
 
 
 def _is_array(value: Any) -> TypeGuard[list[Any] | tuple[Any, ...]]:

@@ -22,7 +22,7 @@ from ...codes import (
     UNKNOWN_PROVIDER,
     UNKNOWN_TRANSPORT,
 )
-from ...report import RawFinding
+from ..findings import RawFinding
 from .index import (
     CITING_COLLECTIONS,
     GRAPH_ID_COLLECTIONS,

@@ -16,8 +16,8 @@ from ...codes import (
     REVIEWED_WITHOUT_BINDING,
 )
 from ...errors import CanonicalizationError
-from ...report import RawFinding
 from ..canonical import canonicalize
+from ..findings import RawFinding
 from .index import _finding, _is_array, _Map, _objects, _text, _texts
 
 RELEASE_IDENTITY = ("runtime_provider_id", "provider_version", "provider_channel")

@@ -8,7 +8,7 @@ from functools import cache
 from typing import Any
 
 from ...codes import MAP_FORMAT_VIOLATION, SCHEMA_VIOLATION, severity
-from ...report import RawFinding
+from ..findings import RawFinding
 from ..validate import CompiledSchema, bundled_schema, compile_schema
 from .index import MAP_SCHEMA_ID
 
@@ -62,7 +62,7 @@ def schema_findings(document: Any) -> list[RawFinding]:
     """The schema's findings; a ``format`` failure is PF104, since ``format`` is an annotation in
     2020-12 and Pairling's validator does not assert it (a warning by default)."""
     return [
-        (code, severity(code), message, None, pointer, schema_pointer)
+        RawFinding(code, severity(code), message, None, pointer, schema_pointer)
         for pointer, schema_pointer, keyword, message, _best in map_validator().errors(document)
         for code in (MAP_FORMAT_VIOLATION if keyword == "format" else SCHEMA_VIOLATION,)
     ]

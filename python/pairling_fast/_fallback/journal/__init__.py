@@ -35,7 +35,8 @@ from ...codes import (
     TRUNCATED_FINAL_LINE,
 )
 from ...errors import CanonicalizationError
-from ...report import RawFinding
+from ...journal.stats import JournalStats
+from ..findings import RawFinding
 from ..parse import escape_pointer_token, parse_json, unescape_pointer_token
 from ..validate import (
     bundle_validator,
@@ -519,7 +520,7 @@ def check_options(options: JournalOptions) -> None:
 
 def check_journal(
     source: Any, options: JournalOptions, progress: Callable[[int], object] | None = None
-) -> tuple[list[RawFinding], dict[str, Any]]:
+) -> tuple[list[RawFinding], JournalStats]:
     """Check a journal read from ``source``: a path (str) or a binary file object (``read(n)``).
 
     Ctrl-C during the check returns the report so far with ``stats["interrupted"]`` true.
@@ -534,7 +535,7 @@ def check_journal_resumable(
     state: str | None,
     options: JournalOptions,
     progress: Callable[[int], object] | None = None,
-) -> tuple[list[RawFinding], dict[str, Any], str | None]:
+) -> tuple[list[RawFinding], JournalStats, str | None]:
     """``check_journal`` going on from ``state`` (the JSON text of the ordered stage's state a
     previous run returned; ``source`` then starts where its lines end), returning with the
     report the state where this run's last complete line ends (None when interrupted).
@@ -562,7 +563,7 @@ def _check(
     snapshot: bool,
     options: JournalOptions,
     progress: Callable[[int], object] | None,
-) -> tuple[list[RawFinding], dict[str, Any], str | None]:
+) -> tuple[list[RawFinding], JournalStats, str | None]:
     checker = new_checker(options, state)
     chain, profile, car_version = options.chain, options.profile, options.release
     run = _Run(

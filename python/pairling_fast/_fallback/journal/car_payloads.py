@@ -26,7 +26,7 @@ from ...codes import (
     severity,
 )
 from ...errors import SchemaCompileError
-from ...report import RawFinding
+from ..findings import RawFinding
 from ..parse import escape_pointer_token
 from ..validate import CompiledSchema, compile_schema
 
@@ -141,7 +141,7 @@ def _wanted(member: Member) -> str:
 def _raw(
     code: str, message: str, line: int, pointer: str, schema_pointer: str | None = None
 ) -> RawFinding:
-    return (code, severity(code), message, line, pointer, schema_pointer)
+    return RawFinding(code, severity(code), message, line, pointer, schema_pointer)
 
 
 def covered_schema_name(kind: str) -> str:

@@ -18,7 +18,8 @@ from contextlib import nullcontext
 from dataclasses import replace
 from typing import IO, TYPE_CHECKING, Any
 
-from ...report import RawFinding
+from ...journal.stats import JournalStats
+from ..findings import RawFinding
 from . import READ_SIZE, _check_line, _read_lines, check_options
 from .ordered import _Checker, _EventFacts
 
@@ -129,9 +130,9 @@ class JournalChecker:
         lines: list[_ShippedLine]
         lines, last_hash = pickle.loads(chunk)
         for local, (outcome, findings, unlinked) in enumerate(lines, start=1):
-            renumbered: list[RawFinding] = [
-                (code, severity, message, None if line is None else line + offset, pointer, schema)
-                for code, severity, message, line, pointer, schema in findings
+            renumbered = [
+                finding if finding.line is None else finding._replace(line=finding.line + offset)
+                for finding in findings
             ]
             if unlinked is not None:
                 _restore_last_hash(checker, unlinked)
@@ -139,7 +140,7 @@ class JournalChecker:
         if last_hash is not None:
             _restore_last_hash(checker, last_hash)
 
-    def finish(self, interrupted: bool = False) -> tuple[list[RawFinding], dict[str, Any]]:
+    def finish(self, interrupted: bool = False) -> tuple[list[RawFinding], JournalStats]:
         checker = self._active()
         self._checker = None
         stats = checker.finish(interrupted)

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from ...report import RawFinding
+from ..findings import RawFinding
 from ..messages import render
 from ..validate import bounded_message
 
@@ -26,14 +26,12 @@ def name_unknown_kind(
 ) -> RawFinding:
     """The finding of an event whose string ``kind`` is not one of ``kinds`` reworded; every other
     finding as it is. ``release`` is the bundle's version (``seed``: the specification's copy)."""
-    code, severity, _message, line, pointer, schema_pointer = finding
-    if pointer != _KIND_POINTER or schema_pointer != _KIND_SCHEMA_POINTER:
+    if finding.pointer != _KIND_POINTER or finding.schema_pointer != _KIND_SCHEMA_POINTER:
         return finding
     kind = event.get("kind")
     if not isinstance(kind, str) or kind in kinds:
         return finding
-    message = unknown_kind_message(kind, kinds, release)
-    return (code, severity, message, line, pointer, schema_pointer)
+    return finding._replace(message=unknown_kind_message(kind, kinds, release))
 
 
 def unknown_kind_message(kind: str, kinds: Iterable[str], release: str) -> str:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Hashable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Generic, TypeVar
 
 from ...codes import (
     AFTER_ACTION_ENDED,
@@ -25,9 +25,11 @@ from ...codes import (
     RUN_OPEN_AT_END,
     SUCCEEDED_WITHOUT_EXECUTING,
     TIMESTAMP_BACKWARDS,
+    Severity,
     severity,
 )
-from ...report import RawFinding
+from ...journal.stats import ChainStats, JournalStats, LineCounts
+from ..findings import RawFinding
 
 if TYPE_CHECKING:
     pass
@@ -58,7 +60,7 @@ def _finding(
     pointer: str | None,
     schema_pointer: str | None = None,
 ) -> RawFinding:
-    return (code, severity(code), message, line, pointer, schema_pointer)
+    return RawFinding(code, severity(code), message, line, pointer, schema_pointer)
 
 
 @dataclass
@@ -139,7 +141,7 @@ class _Checker:
     findings: list[RawFinding] = field(default_factory=list)
     suppressed: int = 0
     # The suppressed findings by code and severity: true totals, severity overrides still apply.
-    suppressed_codes: dict[str, dict[str, int]] = field(default_factory=dict)
+    suppressed_codes: dict[str, dict[Severity, int]] = field(default_factory=dict)
     errors: int = 0  # every error found, listed or suppressed: validity survives the cap
     lines: int = 0
     events: int = 0
@@ -398,7 +400,7 @@ class _Checker:
         else:
             self.actions[key] = kind
 
-    def counts(self) -> dict[str, Any]:
+    def counts(self) -> LineCounts:
         """The line counts that open both the report's stats (``finish``) and the checker's state
         (``journal_state.snapshot``), in that order."""
         return {
@@ -409,7 +411,7 @@ class _Checker:
             "kinds": dict(sorted(self.kinds.items())),
         }
 
-    def sorted_suppressed_codes(self) -> dict[str, dict[str, int]]:
+    def sorted_suppressed_codes(self) -> dict[str, dict[Severity, int]]:
         """``suppressed_codes`` in the order the stats and the state give it: by code, then
         severity."""
         return {
@@ -417,15 +419,15 @@ class _Checker:
             for code, counts in sorted(self.suppressed_codes.items())
         }
 
-    def finish(self, interrupted: bool) -> dict[str, Any]:
+    def finish(self, interrupted: bool) -> JournalStats:
         open_runs = sorted((line, run_id) for run_id, line in self.runs.items())
         open_proposals = sorted((line, proposal_id) for proposal_id, line in self.proposals.items())
         for index, later in self.repeats.values():
             if index is not None and later:
-                code, severity, message, line, pointer, schema_pointer = self.findings[index]
+                first = self.findings[index]
                 plural = "" if later == 1 else "s"
-                message = f"{message} (and {later} later event{plural} with the same cause)"
-                self.findings[index] = (code, severity, message, line, pointer, schema_pointer)
+                message = f"{first.message} (and {later} later event{plural} with the same cause)"
+                self.findings[index] = first._replace(message=message)
         if self.lifecycle and not interrupted:
             mid_run = self.mid_run
             if mid_run.first_line is not None:
@@ -461,7 +463,7 @@ class _Checker:
                         f"proposal {_quoted(proposal_id)} is still open at the end of the journal"
                     )
                     self.push(_finding(PROPOSAL_OPEN_AT_END, message, line, "/proposal_id"))
-        chain: dict[str, int] | None
+        chain: ChainStats | None
         if self.chain == "off":
             chain = None
         elif self.tampered_at is not None:

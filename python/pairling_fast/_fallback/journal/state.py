@@ -13,6 +13,7 @@ from itertools import pairwise, repeat
 from typing import Any, TypeVar
 
 from ...codes import CODES, severity
+from ..findings import RawFinding
 from .ordered import (
     ACTION_TERMINAL,
     CLOSED_WINDOW,
@@ -176,12 +177,12 @@ def _restore_window(
         raise ValueError("malformed journal checker state: a key twice in a window")
 
 
-def _finding(item: Any) -> tuple[Any, ...]:
+def _finding(item: Any) -> RawFinding:
     code, level, message, line, pointer, schema_pointer = _items([item], 6)[0]
     # The table gives a code its severity: a state that says otherwise is not this table's.
     if _severity(level) != severity(_code(code)):
         raise ValueError(f"malformed journal checker state: {code} is not a {level}")
-    return (
+    return RawFinding(
         code,
         level,
         _text(message),

@@ -8,9 +8,10 @@ newline waits for the next piece (its bytes up to the line limit, only its lengt
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from ...report import RawFinding
+from ...journal.stats import JournalStats
+from ..findings import RawFinding
 from . import _check_line, _LineSplitter, _RawLine, new_checker
 from . import state as journal_state
 from .ordered import _Checker
@@ -75,7 +76,7 @@ class JournalStream:
         state = journal_state.snapshot(self._active())
         return json.dumps(state, ensure_ascii=False, separators=(",", ":"))
 
-    def finish(self, interrupted: bool = False) -> tuple[list[RawFinding], dict[str, Any]]:
+    def finish(self, interrupted: bool = False) -> tuple[list[RawFinding], JournalStats]:
         checker = self._active()
         self._checker = None
         last = None if interrupted else self._lines.end()

@@ -25,7 +25,7 @@ from ...codes import (
     RPC_COVERAGE_MISMATCH,
 )
 from ...errors import CanonicalizationError, SchemaCompileError
-from ...report import RawFinding
+from ..findings import RawFinding
 from ..parse import parse_json
 from ..validate import compile_schema, wire_bundle_with_digest
 from .shared import _finding, _integer, _json_error_finding, _quoted, _token

@@ -32,8 +32,8 @@ from ...codes import (
     USAGE_TOTAL_MISMATCH,
 )
 from ...errors import CanonicalizationError
-from ...report import RawFinding
 from ..canonical import digest_hex
+from ..findings import RawFinding
 from ..validate import WireBundle, bundle_validator
 from .arguments import _bundle_or_default, _prefixed_value_error
 from .shared import _finding, _integer, _quoted
@@ -397,12 +397,8 @@ def _params_schema_findings(bundle: WireBundle, schema: str, params: Any) -> lis
     kind = params.get("kind")
     payload_type = payloads.get(kind) if isinstance(kind, str) else None
     if isinstance(payload_type, str) and bundle.has_schema(payload_type):
-        for code, severity, message, line, pointer, schema_pointer in _schema_findings(
-            bundle, payload_type, params["payload"]
-        ):
-            findings.append(
-                (code, severity, message, line, f"/payload{pointer or ''}", schema_pointer)
-            )
+        for finding in _schema_findings(bundle, payload_type, params["payload"]):
+            findings.append(finding._replace(pointer=f"/payload{finding.pointer or ''}"))
     return findings
 
 

@@ -13,7 +13,7 @@ from typing import Any
 
 from ...codes import severity
 from ...errors import CanonicalizationError
-from ...report import RawFinding
+from ..findings import RawFinding
 from ..parse import escape_pointer_token
 
 
@@ -24,7 +24,7 @@ def _finding(
     line: int | None = None,
     schema_pointer: str | None = None,
 ) -> RawFinding:
-    return (code, severity(code), message, line, pointer, schema_pointer)
+    return RawFinding(code, severity(code), message, line, pointer, schema_pointer)
 
 
 def _token(key: str | int) -> str:

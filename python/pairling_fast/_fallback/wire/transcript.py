@@ -21,7 +21,7 @@ from ...codes import (
     UNKNOWN_SCHEMA_DIGEST,
 )
 from ...errors import CanonicalizationError
-from ...report import RawFinding
+from ..findings import RawFinding
 from ..parse import parse_json
 from ..validate import (
     default_wire_bundle,
