@@ -99,6 +99,18 @@ def test_a_whitespace_last_line_without_newline_is_a_torn_tail(tmp_path: Path, t
     assert agreed(tmp_path, event() + tail)["ok"], "only car-compatible models CAR's loader"
 
 
+@pytest.mark.parametrize("tail", [b"0", b'"x"', b"[1]", b"true", b"null"])
+def test_an_unterminated_last_line_that_is_json_but_no_object_is_a_torn_tail(
+    tmp_path: Path, tail: bytes
+) -> None:
+    """``load_from_journal`` reads an unterminated last line serde cannot make an ``Event`` of as
+    a torn tail, whatever JSON it is; the CAR differential (seed 2029) found ``0`` reported as a
+    line CAR cannot parse (PF301 alone) instead."""
+    report = agreed(tmp_path, event() + tail, profile="car-compatible")
+    assert errors(report) == [(2, "PF301"), (2, "PF342")]
+    assert agreed(tmp_path, event() + tail)["findings"][-1]["code"] == "PF301", "strict: no PF342"
+
+
 @pytest.mark.parametrize(
     "tail",
     [

@@ -430,7 +430,7 @@ fn check_line(raw: &RawLine, buffer: &[u8], options: &Options) -> CheckedLine {
             ));
         }
         Some(other) if !car_accepts => {
-            return invalid_line(
+            let mut line = invalid_line(
                 number,
                 Finding::new(
                     codes::NOT_AN_OBJECT,
@@ -441,6 +441,12 @@ fn check_line(raw: &RawLine, buffer: &[u8], options: &Options) -> CheckedLine {
                 )
                 .at(""),
             );
+            if car_compatible && !terminated {
+                // CAR's loader reads an unterminated last line it cannot make an event of as a
+                // torn tail, whatever JSON it is (`load_from_journal`; a differential found `0`).
+                line.findings.push(torn_tail().on_line(number));
+            }
+            return line;
         }
         Some(other) => findings.push(
             Finding::new(

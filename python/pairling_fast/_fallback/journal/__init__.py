@@ -261,7 +261,12 @@ def _check_line(
         findings.extend(_schema_findings(value, profile, number, car_version))
     elif not car_accepts:
         message = f"a journal line must be a JSON object (an event), not {_json_type(value)}"
-        return "invalid", [_finding(NOT_AN_OBJECT, message, number, "")]
+        invalid = [_finding(NOT_AN_OBJECT, message, number, "")]
+        if car_compatible and not raw.terminated:
+            # CAR's loader reads an unterminated last line it cannot make an event of as a torn
+            # tail, whatever JSON it is (`load_from_journal`; a differential found `0`).
+            invalid.append(_torn_tail(number))
+        return "invalid", invalid
     else:
         message = (
             f"the event is {_json_type(value)}, not an object: CAR's parser reads an array's "
