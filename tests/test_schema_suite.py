@@ -270,8 +270,8 @@ def test_backends_word_errors_alike(case: Case) -> None:
 
 @pytest.mark.parametrize("case", INVALID_CASES, ids=case_id)
 def test_backends_name_the_same_best_match(case: Case) -> None:
-    # A failing oneOf/anyOf's closest branch error (rust/best_match.rs, _fallback/best_match.py):
-    # the same one, located and worded alike, on both backends.
+    # A failing oneOf/anyOf's closest branch error (rust/validate/best_match.rs,
+    # _fallback/best_match.py): the same one, located and worded alike, on both backends.
     pytest.importorskip("pairling_fast._core", reason="the Rust core is not built")
     best_matches = {
         engine: [error[4] for error in _compiled(engine, case).errors(case.data)]

@@ -1,5 +1,5 @@
 //! BLAKE3 for Python: the hash `check --state` proves a journal's verified prefix unchanged with
-//! (python/pairling_fast/journal_state.py, docs/journals.md). A cryptographic hash, so no edit of
+//! (python/pairling_fast/journal/state_file.py, docs/journals.md). A cryptographic hash, so no edit of
 //! the prefix can be made to pass, at several times SHA-256's speed on one core (SIMD over many
 //! 1 KiB chunks at once). The state's blocks are hashed on every core by Python's threads, each
 //! reading and hashing its block here without the GIL. hashlib's interface plus two methods, so

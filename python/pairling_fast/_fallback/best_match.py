@@ -1,7 +1,8 @@
 """Which branch of a failing ``oneOf``/``anyOf`` came closest: python-jsonschema's ``best_match``
 (``jsonschema/exceptions.py``, ``best_match`` and ``by_relevance``) over the errors of the
 composite's ``context``, ranked on what both backends report (a violation's pointer, schema pointer
-and keyword), so the Rust core's choice and this one are the same. Mirrors ``rust/best_match.rs``.
+and keyword), so the Rust core's choice and this one are the same. Mirrors
+``rust/validate/best_match.rs``.
 
 From the composite, descend into its branch errors while one of them is strictly the most
 relevant: the deepest in the instance, then the first in instance order, then a nested

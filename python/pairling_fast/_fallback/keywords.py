@@ -1,6 +1,6 @@
 """The caller's keywords (``Validator(keywords=...)``, jsonschema-rs's ``keywords=``) on the
-fallback, as the Rust core builds them (``UserKeyword`` in rust/validate.rs, the classes called in
-rust/python/schemas.rs)."""
+fallback, as the Rust core builds them (``UserKeyword`` in rust/validate/mod.rs, the classes
+called in rust/python/schemas.rs)."""
 
 from __future__ import annotations
 

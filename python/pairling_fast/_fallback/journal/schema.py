@@ -51,7 +51,8 @@ def journal_event_kinds(release: str) -> list[str]:
 def is_event_kind(name: str, car_version: str | None = None) -> bool:
     """Whether ``name`` is an ``EventKind`` of CAR ``car_version``'s event parser: the kind enum of
     that release's wire schema (the interop tests compare it with CAR's own enum); the default
-    release's for None or the specification's copy (↔ ``is_event_kind`` in ``rust/journal.rs``)."""
+    release's for None or the specification's copy (↔ ``is_event_kind`` in
+    ``rust/journal/mod.rs``)."""
     bundle = _event_bundle(car_version)
     release = bundle.version if wire_bundle_of_release(bundle.version) is not None else None
     return name in _event_schema(release)[0]
