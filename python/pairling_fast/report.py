@@ -198,9 +198,7 @@ class Finding:
             pointer=data.get("pointer"),
             schema_pointer=data.get("schema_pointer"),
             column=data.get("column"),
-            best_match=None
-            if data.get("best_match") is None
-            else BestMatch.from_dict(data["best_match"]),
+            best_match=_best_match_of(data.get("best_match")),
         )
 
     @property
@@ -253,8 +251,8 @@ def _best_match_of(data: dict[str, Any] | None) -> BestMatch | None:
 
 
 # A journal line's JSON defect: both engines end the parser's message with its column
-# (rust/journal.rs and _fallback/journal.py, ``with_column``), or with that and CAR's verdict
-# (car-compatible).
+# (rust/journal/mod.rs and _fallback/journal/__init__.py, ``with_column``), or with that and
+# CAR's verdict (car-compatible).
 # Anchored at the end, so a key or value the message quotes cannot pose as the column.
 _COLUMN_AT_END = re.compile(
     r"\(column ([0-9]+)\)(?: \(PF[0-9]{3}\); CAR's event parser accepts the line)?\Z"
