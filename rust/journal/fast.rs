@@ -592,16 +592,18 @@ thread_local! {
     static SCRATCH: RefCell<(Vec<Member>, Vec<u8>, Survey)> = RefCell::default();
 }
 
-/// The facts of a line the full path would report nothing for, or `None` (take the full path).
-/// `text` is the line without its newline and trailing `\r`.
+/// Whether the full path would report nothing for the line; if so its facts are written into
+/// `facts` (in place: they are a few hundred bytes), else the line takes the full path and
+/// `facts` holds nothing of use. `text` is the line without its newline and trailing `\r`.
 pub(super) fn facts(
     text: &[u8],
     terminated: bool,
     options: &Options,
     schema: &EventSchema,
-) -> Option<EventFacts> {
+    facts: &mut EventFacts,
+) -> bool {
     if !schema.fast || !terminated {
-        return None;
+        return false;
     }
     SCRATCH.with_borrow_mut(|(members, input, survey)| {
         members.clear();
@@ -619,9 +621,11 @@ pub(super) fn facts(
             at: 0,
             members: std::mem::take(members),
         };
-        let facts = line.and_then(|line| scanned_facts(&mut scanner, line, options, schema, input));
+        let claimed = line
+            .and_then(|line| scanned_facts(&mut scanner, line, options, schema, input, facts))
+            .is_some();
         *members = scanner.members;
-        facts
+        claimed
     })
 }
 
@@ -632,7 +636,8 @@ fn scanned_facts(
     options: &Options,
     schema: &EventSchema,
     input: &mut Vec<u8>,
-) -> Option<EventFacts> {
+    facts: &mut EventFacts,
+) -> Option<()> {
     let text = scanner.text;
     scanner.expect(b'{')?;
     let mut spans: [Option<Range<usize>>; MEMBERS.len()] = Default::default();
@@ -741,16 +746,15 @@ fn scanned_facts(
         Ok::<_, Uncomputable>(ChainHash::Digest(Sha256::digest(&*input).into()))
     });
     // Under car-compatible the facts are CAR's reading (`car_facts`): for such a line, the same.
-    Some(EventFacts {
-        kind: Some(Text::new(kind)),
-        run_id: id(RUN_ID),
-        proposal_id: id(PROPOSAL_ID),
-        action_id: id(ACTION_ID),
-        hash,
-        prev_hash: member(PREV_HASH).map(ChainHash::new),
-        recomputed,
-        timestamp: Some(time.instant),
-    })
+    facts.kind = Some(Text::new(kind));
+    facts.run_id = id(RUN_ID);
+    facts.proposal_id = id(PROPOSAL_ID);
+    facts.action_id = id(ACTION_ID);
+    facts.hash = hash;
+    facts.prev_hash = member(PREV_HASH).map(ChainHash::new);
+    facts.recomputed = recomputed;
+    facts.timestamp = Some(time.instant);
+    Some(())
 }
 
 #[cfg(test)]
@@ -906,6 +910,13 @@ mod tests {
         }
     }
 
+    /// The fast path's facts of a line, if it claims it.
+    fn claimed_facts(text: &[u8], terminated: bool, options: &Options) -> Option<EventFacts> {
+        let mut claimed = EventFacts::default();
+        let schema = super::super::event_schema(options.car_version);
+        facts(text, terminated, options, schema, &mut claimed).then_some(claimed)
+    }
+
     /// Checks one line both ways under `options`; whether the fast path claimed it.
     fn compare(line: &[u8], terminated: bool, options: &Options) -> bool {
         let raw = RawLine::Text {
@@ -920,12 +931,7 @@ mod tests {
         };
         let fast: CheckedLine = check_line(&raw, line, &fast_options);
         let text = line.strip_suffix(b"\r").unwrap_or(line);
-        let claimed = facts(
-            text,
-            terminated,
-            options,
-            super::super::event_schema(options.car_version),
-        );
+        let claimed = claimed_facts(text, terminated, options);
         let shown = String::from_utf8_lossy(line);
         assert_eq!(fast.findings, full.findings, "{shown}");
         match (&fast.outcome, &full.outcome) {
@@ -1003,13 +1009,8 @@ mod tests {
             for options in option_sets() {
                 assert!(compare(hashed.as_bytes(), true, &options), "{hashed}");
             }
-            let fast = facts(
-                hashed.as_bytes(),
-                true,
-                &Options::default(),
-                super::super::default_event_schema(),
-            )
-            .expect("claimed");
+            let fast =
+                claimed_facts(hashed.as_bytes(), true, &Options::default()).expect("claimed");
             assert_eq!(
                 fast.recomputed,
                 Some(Ok(ChainHash::new(&digest))),
