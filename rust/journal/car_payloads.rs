@@ -198,7 +198,10 @@ enum Rule {
 
 /// The payload rules of one bundle, by event kind.
 pub struct Payloads {
-    rules: HashMap<String, Rule, ahash::RandomState>,
+    /// The rule of each kind, in the order of the kinds `of` was given.
+    rules: Vec<Rule>,
+    /// Each kind's index in `rules`.
+    kinds: HashMap<String, usize, ahash::RandomState>,
 }
 
 /// The name of a covered kind's payload schema inside a bundle's `schemas`.
@@ -207,7 +210,8 @@ pub fn covered_schema_name(kind: &str) -> String {
 }
 
 impl Payloads {
-    /// The rules for the kinds `kinds` of the bundle `document` of CAR release `release`.
+    /// The rules for the kinds `kinds` of the bundle `document` of CAR release `release`, each
+    /// kind's at its index in `kinds` (`admits` is asked by that index).
     pub fn of<'a>(
         release: &str,
         document: &Value,
@@ -226,7 +230,8 @@ impl Payloads {
             .flatten()
             .filter_map(Value::as_str)
             .collect();
-        let mut rules = HashMap::default();
+        let mut rules = Vec::new();
+        let mut indices = HashMap::default();
         for kind in kinds {
             let schema = covered
                 .contains(&kind)
@@ -256,18 +261,27 @@ impl Payloads {
                     Rule::Members(members.into_iter().map(named).collect())
                 }
             };
-            rules.insert(kind.to_owned(), rule);
+            indices.insert(kind.to_owned(), rules.len());
+            rules.push(rule);
         }
-        Payloads { rules }
+        Payloads {
+            rules,
+            kinds: indices,
+        }
     }
 
-    /// Whether `kind`'s `data` breaks no rule, `data`'s members given as (key, value text) in
+    fn rule(&self, kind: &str) -> Option<&Rule> {
+        self.kinds.get(kind).map(|&index| &self.rules[index])
+    }
+
+    /// Whether the `data` of the kind at index `kind` (among those `of` was given: no lookup of
+    /// its name on the fast path) breaks no rule, `data`'s members given as (key, value text) in
     /// byte order of their keys: one merge walk of those and the rule's members (sorted by name
     /// too), not a search per member. A kind the bundle covers itself is never decided here (the
     /// full path validates it).
     pub(crate) fn admits<'t>(
         &self,
-        kind: &str,
+        kind: usize,
         mut data: impl Iterator<Item = (Key<'t>, &'t [u8])>,
     ) -> bool {
         match self.rules.get(kind) {
@@ -292,7 +306,7 @@ impl Payloads {
     /// The findings for an event of `kind` whose `data` is `data`, pointers from `/data`.
     pub fn findings(&self, kind: &str, data: &Map<String, Value>, mode: Mode) -> Vec<Finding> {
         let [missing, mistyped, violated] = mode.codes();
-        match self.rules.get(kind) {
+        match self.rule(kind) {
             _ if mode == Mode::Off => Vec::new(),
             Some(Rule::Members(members)) => members
                 .iter()
@@ -353,6 +367,10 @@ mod tests {
             document,
             ["run_started", "inference_metered", "state_changed"],
         )
+    }
+
+    fn kind_index(payloads: &Payloads, kind: &str) -> usize {
+        payloads.kinds[kind]
     }
 
     fn found(payloads: &Payloads, kind: &str, data: Value) -> Vec<(String, String)> {
@@ -418,7 +436,7 @@ mod tests {
                 (Key::new(b"tokens_in"), text.as_bytes()),
                 (Key::new(b"z"), b"2"),
             ];
-            let by_span = rules.admits("state_changed", members.into_iter());
+            let by_span = rules.admits(kind_index(&rules, "state_changed"), members.into_iter());
             assert_eq!(by_value, by_span, "{text}");
         }
     }
@@ -440,7 +458,7 @@ mod tests {
             [("PF362".to_owned(), "/data/run_label".to_owned())]
         );
         assert!(!rules.admits(
-            "run_started",
+            kind_index(&rules, "run_started"),
             [(Key::new(b"run_label"), &b"\"x\""[..])].into_iter()
         ));
         // Other kinds keep the contracts.

@@ -428,6 +428,8 @@ fn decode_line(
             };
             Outcome::Event(EventFacts {
                 kind,
+                // Looked up by the ordered stage.
+                kind_index: None,
                 run_id,
                 proposal_id,
                 action_id,

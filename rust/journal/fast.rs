@@ -682,16 +682,15 @@ fn scanned_facts(
     // The bundle's kinds (the schema) and the release's parser's (for the chain digest and the
     // car-compatible profile) both know it.
     let car = super::car_parser_schema(options.car_version);
-    if !schema.kinds.contains_key(kind)
-        || (!std::ptr::eq(schema, car) && !car.kinds.contains_key(kind))
-    {
+    let kind_index = *schema.kinds.get(kind)?;
+    if !std::ptr::eq(schema, car) && !car.kinds.contains_key(kind) {
         return None;
     }
     member(DATA)?;
     // A line whose `data` breaks a payload contract has a finding: the full path reports it.
     if options.payloads != Mode::Off
         && !schema.payloads.admits(
-            kind,
+            kind_index,
             scanner.members[data_members.clone()]
                 .iter()
                 .map(|member| (member.key_in(text), &text[member.value.clone()])),
@@ -747,6 +746,7 @@ fn scanned_facts(
     });
     // Under car-compatible the facts are CAR's reading (`car_facts`): for such a line, the same.
     facts.kind = Some(Text::new(kind));
+    facts.kind_index = u16::try_from(kind_index).ok();
     facts.run_id = id(RUN_ID);
     facts.proposal_id = id(PROPOSAL_ID);
     facts.action_id = id(ACTION_ID);

@@ -265,6 +265,9 @@ use chain_hash::ChainHash;
 #[derive(Debug, Default, PartialEq)]
 struct EventFacts {
     kind: Option<Id>,
+    /// `kind`'s index among the bundle's kinds (`EventSchema::kinds`), when the per-line stage
+    /// looked it up: the ordered stage then counts the kind without a lookup of its own.
+    kind_index: Option<u16>,
     run_id: Option<Id>,
     proposal_id: Option<Id>,
     action_id: Option<Id>,
@@ -552,6 +555,7 @@ fn checked_line(raw: &RawLine, buffer: &[u8], options: &Options) -> CheckedLine 
         (Some(Ok(event)), _) if car_compatible => car_facts(event),
         (_, Some(Value::Object(object))) => EventFacts {
             kind: string_member(object, "kind"),
+            kind_index: None,
             run_id: string_member(object, "run_id"),
             proposal_id: string_member(object, "proposal_id"),
             action_id: string_member(object, "action_id"),
@@ -581,10 +585,16 @@ fn checked_line(raw: &RawLine, buffer: &[u8], options: &Options) -> CheckedLine 
         Some(Err(reason)) => Some(Err(Uncomputable::CarRejects(reason.clone()))),
         None => None,
     };
+    let kind_index = facts
+        .kind
+        .as_deref()
+        .and_then(|kind| schema.kinds.get(kind))
+        .and_then(|&index| u16::try_from(index).ok());
     CheckedLine {
         number,
         outcome: Outcome::Event(EventFacts {
             recomputed,
+            kind_index,
             ..facts
         }),
         findings,
@@ -632,6 +642,7 @@ fn invalid_line(number: u64, finding: Finding) -> CheckedLine {
 fn car_facts(event: &car_event::CarEvent) -> EventFacts {
     EventFacts {
         kind: Some(Text::new(&event.kind.0)),
+        kind_index: None,
         run_id: event.run_id.as_deref().map(Text::new),
         proposal_id: event.proposal_id.as_deref().map(Text::new),
         action_id: event.action_id.as_deref().map(Text::new),

@@ -228,9 +228,13 @@ impl Checker {
                 let index = self.events;
                 self.events += 1;
                 if let Some(kind) = facts.kind.as_deref() {
-                    // The schema's kinds are counted by index (one hash lookup); a kind it does
-                    // not know counts only if a resumed state counted it.
-                    if let Some(&index) = self.schema.kinds.get(kind) {
+                    // The schema's kinds are counted by index (looked up by the per-line stage,
+                    // or here); a kind it does not know counts only if a resumed state counted it.
+                    let known = facts
+                        .kind_index
+                        .map(usize::from)
+                        .or_else(|| self.schema.kinds.get(kind).copied());
+                    if let Some(index) = known {
                         self.kind_counts[index] += 1;
                     } else if let Some(count) = self.restored_kinds.get_mut(kind) {
                         *count += 1;
