@@ -549,14 +549,18 @@ fn utc_stamp(text: &str) -> Option<Stamp> {
     {
         return None;
     }
-    let number = |range: Range<usize>| -> Option<i64> {
-        bytes[range].iter().try_fold(0i64, |value, &byte| {
-            byte.is_ascii_digit()
-                .then(|| value * 10 + i64::from(byte - b'0'))
-        })
-    };
-    let (year, month, day) = (number(0..4)?, number(5..7)?, number(8..10)?);
-    let (hour, minute, second) = (number(11..13)?, number(14..16)?, number(17..19)?);
+    // The fixed fields' digits checked at once and read without a branch per digit (reading
+    // them field by field, a branch a digit, was 4-5 % of a check's CPU: perf, issue #47).
+    const DIGITS: [usize; 14] = [0, 1, 2, 3, 5, 6, 8, 9, 11, 12, 14, 15, 17, 18];
+    if DIGITS
+        .iter()
+        .fold(false, |bad, &at| bad | (bytes[at].wrapping_sub(b'0') > 9))
+    {
+        return None;
+    }
+    let pair = |at: usize| i64::from(bytes[at] - b'0') * 10 + i64::from(bytes[at + 1] - b'0');
+    let (year, month, day) = (pair(0) * 100 + pair(2), pair(5), pair(8));
+    let (hour, minute, second) = (pair(11), pair(14), pair(17));
     let day_exists = validate::day_exists(year as u32, month as u32, day as u32);
     if year == 0 || !day_exists || hour > 23 || minute > 59 || second > 59 {
         return None;
@@ -565,7 +569,10 @@ fn utc_stamp(text: &str) -> Option<Stamp> {
     let nanos = match fraction {
         [] => 0,
         [b'.', digits @ ..] if (1..=9).contains(&digits.len()) => {
-            let value = number(20..20 + digits.len())?;
+            let value = digits.iter().try_fold(0i64, |value, &byte| {
+                byte.is_ascii_digit()
+                    .then(|| value * 10 + i64::from(byte - b'0'))
+            })?;
             value * 10i64.pow(9 - digits.len() as u32)
         }
         _ => return None,
