@@ -713,7 +713,6 @@ fn scanned_facts(
         }
         None => return None,
     };
-    let id = |slot: usize| member(slot).map(Text::new);
     let hash = member(HASH).map(ChainHash::new);
     let recomputed = (hash.is_some() && options.chain != ChainMode::Off).then(|| {
         let part = |slot: usize| member(slot).unwrap_or_default().as_bytes();
@@ -752,11 +751,11 @@ fn scanned_facts(
         Ok::<_, Uncomputable>(ChainHash::Digest(Sha256::digest(&*input).into()))
     });
     // Under car-compatible the facts are CAR's reading (`car_facts`): for such a line, the same.
-    facts.kind = Some(Text::new(kind));
+    Text::assign(&mut facts.kind, Some(kind));
     facts.kind_index = u16::try_from(kind_index).ok();
-    facts.run_id = id(RUN_ID);
-    facts.proposal_id = id(PROPOSAL_ID);
-    facts.action_id = id(ACTION_ID);
+    Text::assign(&mut facts.run_id, member(RUN_ID));
+    Text::assign(&mut facts.proposal_id, member(PROPOSAL_ID));
+    Text::assign(&mut facts.action_id, member(ACTION_ID));
     facts.hash = hash;
     facts.prev_hash = member(PREV_HASH).map(ChainHash::new);
     facts.recomputed = recomputed;
