@@ -37,61 +37,11 @@ impl Survey {
 }
 
 /// Pushes the marks of `bytes` onto `marks` (a word per 64 bytes, the last one partial) and
-/// returns their smallest and largest byte: AVX2, 32 bytes a step, where the CPU has it (the
-/// survey was 3-4 % of a check's CPU on SSE2, perf, issue #47), else SSE2, which every x86-64
-/// has, sixteen bytes a step.
+/// returns their smallest and largest byte: SSE2, which every x86-64 has, sixteen bytes a step.
 #[cfg(target_arch = "x86_64")]
 fn surveyed(bytes: &[u8], marks: &mut Vec<u64>) -> (u8, u8) {
-    if std::arch::is_x86_feature_detected!("avx2") {
-        // SAFETY: the CPU has AVX2 (detected just above).
-        unsafe { surveyed_avx2(bytes, marks) }
-    } else {
-        // SAFETY: SSE2 is part of the x86-64 baseline: every CPU this code runs on has it.
-        unsafe { surveyed_sse2(bytes, marks) }
-    }
-}
-
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2")]
-fn surveyed_avx2(bytes: &[u8], marks: &mut Vec<u64>) -> (u8, u8) {
-    use std::arch::x86_64::{
-        __m256i, _mm256_cmpeq_epi8, _mm256_loadu_si256, _mm256_max_epu8, _mm256_min_epu8,
-        _mm256_movemask_epi8, _mm256_or_si256, _mm256_set1_epi8, _mm256_storeu_si256,
-    };
-    let (quote, backslash) = (_mm256_set1_epi8(b'"' as i8), _mm256_set1_epi8(b'\\' as i8));
-    let (mut low, mut high) = (_mm256_set1_epi8(-1), _mm256_set1_epi8(0));
-    let full_words = bytes.len() / BLOCK;
-    let first = marks.len();
-    // Written in place, in a loop that calls nothing, as in `surveyed_sse2`.
-    marks.resize(first + full_words, 0);
-    let mut word = 0;
-    for (index, thirty_two) in bytes.chunks_exact(32).enumerate() {
-        // SAFETY: `thirty_two` is 32 readable bytes; the load has no alignment requirement.
-        let lanes = unsafe { _mm256_loadu_si256(thirty_two.as_ptr().cast::<__m256i>()) };
-        low = _mm256_min_epu8(low, lanes);
-        high = _mm256_max_epu8(high, lanes);
-        let marked = _mm256_or_si256(
-            _mm256_cmpeq_epi8(lanes, quote),
-            _mm256_cmpeq_epi8(lanes, backslash),
-        );
-        // The sign bit of each of the 32 lanes.
-        word |= u64::from(_mm256_movemask_epi8(marked) as u32) << (32 * (index % 2));
-        if index % 2 == 1 {
-            marks[first + index / 2] = word;
-            word = 0;
-        }
-    }
-    let (mut lows, mut highs) = ([0u8; 32], [0u8; 32]);
-    // SAFETY: each array is 32 writable bytes; the store has no alignment requirement.
-    unsafe { _mm256_storeu_si256(lows.as_mut_ptr().cast::<__m256i>(), low) };
-    // SAFETY: as above.
-    unsafe { _mm256_storeu_si256(highs.as_mut_ptr().cast::<__m256i>(), high) };
-    let lanes = (
-        lows.iter().copied().min().unwrap_or(u8::MAX),
-        highs.iter().copied().max().unwrap_or(0),
-    );
-    let whole = bytes.len() / 32 * 32;
-    marked_bytewise(&bytes[whole..], whole, word, marks, lanes)
+    // SAFETY: SSE2 is part of the x86-64 baseline: every CPU this code runs on has it.
+    unsafe { surveyed_sse2(bytes, marks) }
 }
 
 #[cfg(target_arch = "x86_64")]
@@ -228,25 +178,10 @@ mod tests {
                         }
                     })
                     .collect();
-                let mut plain = Vec::new();
-                let plain_range = surveyed_plainly(&bytes, &mut plain);
-                let mut vector = Vec::new();
+                let (mut vector, mut plain) = (Vec::new(), Vec::new());
                 let vector_range = surveyed(&bytes, &mut vector);
-                assert_eq!((&vector, vector_range), (&plain, plain_range), "{bytes:?}");
-                // Each vector reading, whichever `surveyed` picks on this CPU.
-                #[cfg(target_arch = "x86_64")]
-                {
-                    let mut sse2 = Vec::new();
-                    // SAFETY: SSE2 is part of the x86-64 baseline.
-                    let sse2_range = unsafe { surveyed_sse2(&bytes, &mut sse2) };
-                    assert_eq!((&sse2, sse2_range), (&plain, plain_range), "{bytes:?}");
-                    if std::arch::is_x86_feature_detected!("avx2") {
-                        let mut avx2 = Vec::new();
-                        // SAFETY: the CPU has AVX2 (detected just above).
-                        let avx2_range = unsafe { surveyed_avx2(&bytes, &mut avx2) };
-                        assert_eq!((&avx2, avx2_range), (&plain, plain_range), "{bytes:?}");
-                    }
-                }
+                let plain_range = surveyed_plainly(&bytes, &mut plain);
+                assert_eq!((vector, vector_range), (plain, plain_range), "{bytes:?}");
             }
         }
     }
