@@ -330,10 +330,12 @@ impl Payloads {
                         let message =
                             format!("{} (CAR's payload schema of {kind})", violation.message);
                         Finding {
-                            schema_pointer: Some(violation.schema_pointer),
-                            ..Finding::new(violated, message)
-                                .at(format!("/data{}", violation.pointer))
+                            code: violated.id,
+                            severity: violated.severity,
+                            message,
+                            ..Finding::from(violation)
                         }
+                        .within("/data")
                     })
                     .collect()
             }

@@ -18,6 +18,7 @@ use super::{
     Outcome, Text, Uncomputable,
 };
 use crate::report::{Finding, Severity};
+use crate::validate::BestMatch;
 
 /// The offset of the first line that begins at or after `start`: `start` itself when the byte
 /// before it is a newline (or `start` is 0), else just after the next newline. `None` at EOF.
@@ -218,6 +219,15 @@ fn encode_line(line: &CheckedLine, chain: &mut ChunkChain, out: &mut Vec<u8>) {
         put_varint(finding.line.map_or(0, |line| line + 1), out);
         put_optional_str(finding.pointer.as_deref(), out);
         put_optional_str(finding.schema_pointer.as_deref(), out);
+        match finding.best_match.as_deref() {
+            None => out.push(0),
+            Some(best) => {
+                out.push(1);
+                put_str(&best.pointer, out);
+                put_str(&best.schema_pointer, out);
+                put_str(&best.message, out);
+            }
+        }
     }
     if let Outcome::Event(facts) = &line.outcome {
         for member in [
@@ -368,8 +378,15 @@ fn decode_finding(input: &mut &[u8]) -> Result<Finding, DecodeError> {
         line,
         pointer: get_optional_str(input)?,
         schema_pointer: get_optional_str(input)?,
-        // Journal findings reach Python without it (docs/reports.md): not shipped either.
-        best_match: None,
+        best_match: match get_byte(input)? {
+            0 => None,
+            1 => Some(Box::new(BestMatch {
+                pointer: get_str(input)?,
+                schema_pointer: get_str(input)?,
+                message: get_str(input)?,
+            })),
+            _ => return Err(DecodeError("unknown best match marker")),
+        },
     })
 }
 

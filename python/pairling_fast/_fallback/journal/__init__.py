@@ -367,8 +367,8 @@ def _pointed(value: Any, pointer: str) -> Any:
 def _car_tolerated(finding: RawFinding, event: Any) -> RawFinding:
     """A schema error CAR's parser does not make: the same message, as a warning under the code
     of what CAR tolerates."""
-    code, _severity, message, line, pointer, _schema_pointer = finding
-    where = pointer or ""
+    code, message, line = finding.code, finding.message, finding.line
+    where = finding.pointer or ""
     if where == "/timestamp":
         tolerated = CAR_TIMESTAMP
     elif _pointed(event, where) is None:
@@ -485,12 +485,12 @@ def _schema_findings(
     kinds = _event_schema(car_version)[0]
     findings = [
         name_unknown_kind(
-            _finding(SCHEMA_VIOLATION, message, number, pointer, schema_pointer),
+            _finding(SCHEMA_VIOLATION, message, number, pointer, schema_pointer, best),
             event,
             kinds,
             bundle.version,
         )
-        for pointer, schema_pointer, _keyword, message, _best in violations
+        for pointer, schema_pointer, _keyword, message, best in violations
     ]
     for key in unknown:
         message = (

@@ -59,8 +59,9 @@ def _finding(
     line: int | None,
     pointer: str | None,
     schema_pointer: str | None = None,
+    best_match: tuple[str, str, str] | None = None,
 ) -> RawFinding:
-    return RawFinding(code, severity(code), message, line, pointer, schema_pointer)
+    return RawFinding(code, severity(code), message, line, pointer, schema_pointer, best_match)
 
 
 @dataclass
