@@ -568,6 +568,39 @@ mod tests {
     }
 
     #[test]
+    fn a_findings_closest_branch_crosses_with_it() {
+        let finding = Finding {
+            best_match: Some(Box::new(BestMatch {
+                pointer: "/data/limit/max".into(),
+                schema_pointer: "/anyOf/0/properties/max/type".into(),
+                message: "\"ten\" is not of type \"integer\"".into(),
+            })),
+            ..Finding::new(crate::codes::SCHEMA_VIOLATION, "m")
+                .at("/data/limit")
+                .on_line(1)
+        };
+        let line = CheckedLine {
+            number: 1,
+            outcome: Outcome::Invalid,
+            findings: vec![finding.clone()],
+        };
+        let mut encoded = Vec::new();
+        encode_line(&line, &mut ChunkChain::default(), &mut encoded);
+        let (decoded, _) = decode_line(&mut &encoded[..], 1, false).expect("decodes");
+        assert_eq!(decoded.findings, [finding]);
+        // The marker before the three strings (each a one-byte length and its bytes).
+        let best = line.findings[0].best_match.as_deref().unwrap();
+        let strings = [&best.pointer, &best.schema_pointer, &best.message];
+        let marker = encoded.len() - strings.iter().map(|s| 1 + s.len()).sum::<usize>() - 1;
+        assert_eq!(encoded[marker], 1);
+        encoded[marker] = 2;
+        assert_eq!(
+            decode_line(&mut &encoded[..], 1, false).err(),
+            Some(DecodeError("unknown best match marker"))
+        );
+    }
+
+    #[test]
     fn malformed_chunks_are_refused() {
         let mut checker = ChunkedChecker::new(&Options::default());
         assert_eq!(checker.feed(&[7, 0]), Err(DecodeError("unknown line tag")));
