@@ -315,7 +315,8 @@ def test_a_state_file_keeps_its_permissions(backend: _backend.Engine, tmp_path: 
         (
             # Version 1 (before the windows were written once) is not read: delete it.
             json.dumps({"format": STATE_FORMAT, "version": 1, "journals": {}}).encode(),
-            "journal state version 1, this pairling-fast reads versions 2, 3, 4, 5 and 6; delete it",
+            "journal state version 1, this pairling-fast reads versions 2, 3, 4, 5 and 6; "
+            "delete it",
         ),
         (
             json.dumps(
