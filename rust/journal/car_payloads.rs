@@ -465,18 +465,19 @@ mod tests {
             }}
         });
         let data = json!({"limit": {"max": "ten"}});
-        let [finding] = &payloads(&bundle).findings(
-            "run_started",
-            data.as_object().unwrap(),
-            Mode::Warn,
-        )[..] else {
+        let [finding] =
+            &payloads(&bundle).findings("run_started", data.as_object().unwrap(), Mode::Warn)[..]
+        else {
             panic!("one finding")
         };
         assert_eq!(finding.pointer.as_deref(), Some("/data/limit"));
         let best = finding.best_match.as_deref().expect("a closest branch");
         assert_eq!(
             (best.pointer.as_str(), best.schema_pointer.as_str()),
-            ("/data/limit/max", "/properties/limit/anyOf/0/properties/max/type")
+            (
+                "/data/limit/max",
+                "/properties/limit/anyOf/0/properties/max/type"
+            )
         );
         assert_eq!(best.message, "\"ten\" is not of type \"integer\"");
     }

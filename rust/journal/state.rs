@@ -262,15 +262,13 @@ fn finding(state: FindingState) -> Parsed<Finding> {
     finding.line = state.line;
     finding.pointer = state.pointer;
     finding.schema_pointer = state.schema_pointer;
-    finding.best_match = state
-        .best_match
-        .map(|(pointer, schema_pointer, message)| {
-            Box::new(BestMatch {
-                pointer,
-                schema_pointer,
-                message,
-            })
-        });
+    finding.best_match = state.best_match.map(|(pointer, schema_pointer, message)| {
+        Box::new(BestMatch {
+            pointer,
+            schema_pointer,
+            message,
+        })
+    });
     Ok(finding)
 }
 
@@ -417,7 +415,9 @@ mod tests {
                 schema_pointer: "/oneOf/0/const".into(),
                 message: "m".into(),
             })),
-            ..Finding::new(codes::SCHEMA_VIOLATION, "y").at("/kind").on_line(3)
+            ..Finding::new(codes::SCHEMA_VIOLATION, "y")
+                .at("/kind")
+                .on_line(3)
         });
         let snapshot: Value = serde_json::from_str(&round_trip(&checker, &options)).unwrap();
         assert_eq!(
