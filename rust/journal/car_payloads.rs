@@ -330,10 +330,10 @@ impl Payloads {
                         let message =
                             format!("{} (CAR's payload schema of {kind})", violation.message);
                         Finding {
-                            code: violated.id,
-                            severity: violated.severity,
-                            message,
-                            ..Finding::from(violation)
+                            pointer: Some(violation.pointer),
+                            schema_pointer: Some(violation.schema_pointer),
+                            best_match: violation.best_match,
+                            ..Finding::new(violated, message)
                         }
                         .within("/data")
                     })
