@@ -25,6 +25,7 @@ import pairling_fast as pf
 from pairling_fast import _backend
 from pairling_fast._fallback.journal import car_payloads
 from pairling_fast.journal.state_file import fingerprint
+from pairling_fast.map_diff_output import render_diff
 from pairling_fast.report import BestMatch, Finding
 
 EXAMPLES = Path(__file__).parents[1] / "examples"
@@ -264,3 +265,16 @@ def test_every_format_shows_it(cli: Cli) -> None:
     assert "%0A" + closest in github
     lines = cli("check", name, "--format", "jsonl").stdout.splitlines()
     assert MAP_BEST.to_dict() in [json.loads(line)["best_match"] for line in lines]
+
+
+def test_a_map_diff_shows_it(backend: _backend.Engine) -> None:
+    """``pairling-fast diff``'s text, markdown and SARIF name NEW's closest branch too."""
+    old = json.loads((EXAMPLES / "maps" / "capability-map.json").read_text("utf-8"))
+    diff = pf.diff_maps(old, _broken_map())
+    [finding] = _composites(diff.new.report)
+    assert finding.best_match == MAP_BEST
+    closest = f"closest branch: {MAP_BEST.pointer}: {MAP_BEST.message}"
+    for format_name in ("text", "markdown"):
+        assert closest in render_diff(diff, format_name), format_name
+    sarif = json.loads(render_diff(diff, "sarif"))
+    assert any(closest in r["message"]["text"] for r in sarif["runs"][0]["results"])

@@ -40,6 +40,7 @@ __all__ = [
     "shown",
     "summary_line",
     "verdict",
+    "with_closest_branch",
 ]
 
 FORMATS = ("text", "json", "jsonl", "sarif", "junit", "github")
@@ -93,7 +94,7 @@ def closest_branch(finding: Finding) -> str | None:
     return f"closest branch: {where}: {best.message} ({best.schema_pointer})"
 
 
-def _with_closest_branch(message: str, finding: Finding) -> str:
+def with_closest_branch(message: str, finding: Finding) -> str:
     """``message``, and the closest branch on a line of its own where there is one."""
     closest = closest_branch(finding)
     return message if closest is None else f"{message}\n{closest}"
@@ -243,7 +244,7 @@ def sarif(report: PathsReport) -> dict[str, Any]:
             result: dict[str, Any] = {
                 "ruleId": finding.code,
                 "level": SARIF_LEVELS[finding.severity],
-                "message": {"text": _with_closest_branch(finding.message, finding)},
+                "message": {"text": with_closest_branch(finding.message, finding)},
                 "locations": [
                     {
                         "physicalLocation": {
@@ -448,7 +449,7 @@ def github(report: PathsReport, *, show_skipped: bool = False) -> str:
             where = f"{finding.pointer}: " if finding.pointer else ""
             lines.append(
                 f"::{ANNOTATION_COMMANDS[finding.severity]} {','.join(properties)}::"
-                f"{_escape_data(_with_closest_branch(where + finding.message, finding))}"
+                f"{_escape_data(with_closest_branch(where + finding.message, finding))}"
             )
     if show_skipped:
         lines.extend(f"skipped {s.path}: {s.reason}" for s in report.skipped)
