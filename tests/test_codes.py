@@ -107,14 +107,15 @@ def test_rust_emitters_write_no_severity(path: Path) -> None:
 
 def _severity_writes(tree: ast.AST) -> list[tuple[int, str]]:
     """Places that hand a finding a severity: a severity literal or `severity=` given to a call
-    that builds a finding (or a six-field raw finding tuple), or a `Finding(...)` built directly."""
+    that builds a finding (or a raw finding tuple, six or seven fields), or a `Finding(...)` built
+    directly."""
     found: list[tuple[int, str]] = []
 
     def literal(node: ast.AST) -> bool:
         return isinstance(node, ast.Constant) and node.value in ("error", "warning", "info")
 
     for node in ast.walk(tree):
-        if isinstance(node, ast.Tuple) and len(node.elts) == 6 and literal(node.elts[1]):
+        if isinstance(node, ast.Tuple) and len(node.elts) in (6, 7) and literal(node.elts[1]):
             found.append((node.lineno, "raw finding tuple with a severity literal"))
         if not isinstance(node, ast.Call):
             continue
