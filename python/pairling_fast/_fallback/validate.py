@@ -45,6 +45,7 @@ from .._bundled import (
 from ..codes import INVALID_SCHEMA, UNRESOLVABLE_REF
 from ..errors import CanonicalizationError, SchemaCompileError
 from .best_match import closest
+from .evaluation import Evaluator, KeywordCode, as_list
 from .ecma_regex import EcmaSyntaxError, compile_pattern, needs_backtracking
 from .formats import BUILTIN_NAMES as _BUILTIN_NAMES
 from .formats import builtin_check
@@ -75,8 +76,8 @@ __all__ = [
 Violation = tuple[str, str, str, str, tuple[str, str, str] | None]
 """(pointer, schema_pointer, keyword, message, best_match): ``_backend.RawViolation``."""
 EvaluationOutput = tuple[bool, dict[str, Any], dict[str, Any], list[Any], list[Any] | None]
-"""(valid, list output, hierarchical output, error entries, annotation entries: ``None``, as
-python-jsonschema collects none): ``Validator.evaluate``'s parts."""
+"""(valid, list output, hierarchical output, error entries, annotation entries):
+``Validator.evaluate``'s parts."""
 
 # The meta-schemas python-jsonschema knows (the same registry it uses itself).
 METASCHEMAS: Registry[Any] = REGISTRY
@@ -1113,6 +1114,10 @@ class CompiledSchema:
             type_checker=validator_class.TYPE_CHECKER.redefine("array", _is_array),
         )
         draft = _DRAFT_NAMES[validator_class]
+        self._draft = draft
+        self._specification = specification
+        self._resource_uris = list(prepared)
+        self._evaluator: Evaluator | None = None
         checker = None
         if validate_formats:
             checker = _format_checker(draft)
@@ -1182,37 +1187,37 @@ class CompiledSchema:
         return sorted(violations, key=lambda violation: (violation[0], violation[1], violation[3]))
 
     def evaluate(self, instance: Any) -> EvaluationOutput:
-        """The output formats of ``instance``'s evaluation, built from its violations: one error
-        unit per (instance location, keyword location), as jsonschema-rs reports a keyword that
-        fails where python-jsonschema reports it too; valid units and annotations are not
-        collected (docs/pipelines.md says where this differs from the Rust core)."""
-        violations = self.errors(instance)
-        units: dict[tuple[str, str], dict[str, Any]] = {}
-        for pointer, schema_pointer, keyword, text, _best in violations:
-            unit = units.setdefault(
-                (pointer, schema_pointer),
-                {
-                    "evaluationPath": schema_pointer,
-                    "instanceLocation": pointer,
-                    "schemaLocation": schema_pointer,
-                    "valid": False,
-                    "errors": {},
-                },
-            )
-            unit["errors"][keyword] = text
-        valid = not violations
-        root = {"evaluationPath": "", "instanceLocation": "", "schemaLocation": "", "valid": valid}
-        errors = [
-            {
-                "schemaLocation": schema_pointer,
-                "absoluteKeywordLocation": None,
-                "instanceLocation": pointer,
-                "error": text,
-            }
-            for pointer, schema_pointer, _keyword, text, _best in violations
+        """The output formats and annotations of ``instance``'s evaluation, walked as the
+        jsonschema crate walks it (``evaluation.Evaluator``)."""
+        check_value(instance)
+        if self._evaluator is None:
+            self._evaluator = self._new_evaluator()
+        with _deep_recursion():
+            tree, errors, annotations = self._evaluator.evaluate(instance)
+        return tree["valid"], as_list(tree), tree, errors, annotations
+
+    def _new_evaluator(self) -> Evaluator:
+        root_id = self._specification.id_of(self._documents[0])
+        root_base = urljoin(self._base_uri or "", root_id if isinstance(root_id, str) else "")
+        documents: list[tuple[Any, str | None]] = [
+            (self._documents[0], _without_empty_fragment(root_base) or None)
         ]
-        tree = {**root, "details": list(units.values())} if units else root
-        return valid, {"valid": valid, "details": [root, *units.values()]}, tree, errors, None
+        documents += [
+            (document, _without_empty_fragment(uri))
+            for uri, document in zip(self._resource_uris, self._documents[1:], strict=True)
+        ]
+        code = KeywordCode(
+            describe=lambda error: self._described(error),
+            matches=lambda pattern, name: _matches_any((pattern,), name),
+            evaluated_names=_evaluated_property_names,
+            is_false=lambda schema: schema is False or id(schema) in self._false_schemas,
+            custom=frozenset(self._keywords),
+        )
+        return Evaluator(self._validator, self._draft, documents, code)
+
+    def _described(self, error: jsonschema.ValidationError) -> tuple[str, str]:
+        keyword = self._place(error)[2]
+        return keyword, self._message(error, keyword)
 
     def accepts_json(self, data: bytes | str) -> bool:
         """``data`` parsed strictly and validated; text that is not strict JSON is not valid."""

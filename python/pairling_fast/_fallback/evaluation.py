@@ -1,0 +1,752 @@
+"""``Validator.evaluate`` for the pure-Python backend: the JSON Schema output formats (flag, list,
+hierarchical) and annotations, built as the jsonschema crate builds them (its ``evaluation``
+module and each keyword's ``evaluate``), so they equal jsonschema-rs's.
+
+The walk is the crate's: one output unit per subschema applied and per keyword of it, in the
+crate's keyword order; a ``$ref`` unit located at its target, its keywords below it; the
+annotations of each keyword (names, indexes, unknown keywords' values) kept on valid units and
+moved to ``droppedAnnotations`` on failing ones. What a keyword asserts, and the words of its
+errors, are the fallback's own keyword code (python-jsonschema's keywords as ``validate`` extends
+them, and ``validate``'s translation to jsonschema-rs's messages), called one keyword at a time.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any, NamedTuple
+from urllib.parse import urldefrag, urljoin
+
+import jsonschema
+import referencing.jsonschema
+from jsonschema import _legacy_keywords, _utils
+
+from .parse import escape_pointer_token
+
+Unit = dict[str, Any]
+Description = tuple[str, str]
+"""(keyword, message) of one error, as jsonschema-rs's ``ErrorDescription``."""
+
+
+class KeywordCode(NamedTuple):
+    """What the evaluator asks the fallback's validation code (``validate.CompiledSchema``)."""
+
+    describe: Callable[[jsonschema.ValidationError], Description]
+    """The keyword and jsonschema-rs's message of a python-jsonschema error."""
+    matches: Callable[[str, str], bool]
+    """Whether an ECMA-262 pattern matches a name (in bounded time; undecided is no)."""
+    evaluated_names: Callable[[Any, Mapping[str, Any], Any], set[str]]
+    """The members of an object some keyword of a schema evaluated (``unevaluatedProperties``)."""
+    is_false: Callable[[Any], bool]
+    """Whether a schema is a ``false`` subschema (or the fallback's marker for one)."""
+    custom: frozenset[str]
+    """The caller's keywords (``keywords=``), evaluated as the crate evaluates custom ones."""
+
+
+# The crate's `keyword_priority`: the order of a schema's keyword units (ties in schema order).
+_PRIORITY = {
+    "type": 1, "const": 5, "enum": 6, "minimum": 10, "maximum": 11, "exclusiveMinimum": 12,
+    "exclusiveMaximum": 13, "multipleOf": 14, "minLength": 20, "maxLength": 21, "minItems": 22,
+    "maxItems": 23, "minProperties": 24, "maxProperties": 25, "required": 26,
+    "dependentRequired": 27, "pattern": 30, "format": 31, "contentEncoding": 32,
+    "contentMediaType": 33, "contentSchema": 34, "uniqueItems": 35, "properties": 40,
+    "patternProperties": 41, "additionalProperties": 42, "propertyNames": 43, "items": 44,
+    "prefixItems": 45, "additionalItems": 46, "contains": 47, "dependencies": 48,
+    "dependentSchemas": 49, "allOf": 50, "anyOf": 51, "oneOf": 52, "not": 53, "if": 54,
+    "unevaluatedProperties": 60, "unevaluatedItems": 61, "$ref": 70, "$recursiveRef": 71,
+    "$dynamicRef": 72,
+}  # fmt: skip
+_CUSTOM_PRIORITY = 80
+
+# referencing's `Draft::is_known_keyword`: a keyword no draft knows is an annotation of its node.
+_KNOWN_EVERYWHERE = frozenset(
+    {
+        "$ref", "$schema", "additionalItems", "additionalProperties", "allOf", "anyOf",
+        "definitions", "dependencies", "enum", "exclusiveMaximum", "exclusiveMinimum", "format",
+        "items", "maxItems", "maxLength", "maxProperties", "maximum", "minItems", "minLength",
+        "minProperties", "minimum", "multipleOf", "not", "oneOf", "pattern", "patternProperties",
+        "properties", "required", "type", "uniqueItems",
+    }
+)  # fmt: skip
+_SINCE_6 = frozenset({"$id", "const", "contains", "propertyNames"})
+_SINCE_7 = frozenset({"if", "then", "else"})
+_SINCE_2019 = frozenset(
+    {
+        "$anchor", "$defs", "$recursiveAnchor", "$recursiveRef", "dependentRequired",
+        "dependentSchemas", "maxContains", "minContains", "unevaluatedItems",
+        "unevaluatedProperties", "contentSchema",
+    }
+)  # fmt: skip
+_ONLY_2020 = frozenset({"$dynamicAnchor", "$dynamicRef", "prefixItems"})
+_DRAFT_ORDER = ("draft4", "draft6", "draft7", "draft2019-09", "draft2020-12")
+
+# Known keywords that make no unit of their own: identifiers, containers of definitions, and the
+# keywords another one reads (`then`/`else` by `if`, the bounds of `contains`).
+_NO_UNIT = frozenset(
+    {
+        "$schema", "$id", "id", "definitions", "$defs", "$anchor", "$dynamicAnchor",
+        "$recursiveAnchor", "then", "else", "minContains", "maxContains",
+    }
+)  # fmt: skip
+_REFERENCES = frozenset({"$ref", "$dynamicRef", "$recursiveRef"})
+
+
+def known_keywords(draft: str) -> frozenset[str]:
+    rank = _DRAFT_ORDER.index(draft)
+    known = set(_KNOWN_EVERYWHERE)
+    if rank == 0:
+        known.add("id")
+    if rank >= 1:
+        known |= _SINCE_6
+    if rank >= 2:
+        known |= _SINCE_7
+    if draft in ("draft6", "draft7"):
+        known |= {"contentEncoding", "contentMediaType"}
+    if rank >= 3:
+        known |= _SINCE_2019 | {"contentEncoding", "contentMediaType"}
+    if rank >= 4:
+        known |= _ONLY_2020
+    return frozenset(known)
+
+
+def _join(pointer: str, token: str | int) -> str:
+    return f"{pointer}/{escape_pointer_token(str(token))}"
+
+
+class _Result:
+    """A subschema's or keyword's evaluation before it is placed: the crate's
+    ``EvaluationResult``."""
+
+    __slots__ = ("annotations", "children", "errors", "valid")
+
+    def __init__(
+        self,
+        children: list[Unit] | None = None,
+        errors: list[Description] | None = None,
+        annotations: Any = None,
+    ) -> None:
+        self.children = children or []
+        self.errors = errors or []
+        self.annotations = annotations
+        self.valid = not self.errors and all(child["valid"] for child in self.children)
+
+
+class _Place(NamedTuple):
+    """Where a subschema is: its evaluation path, its location in its schema resource (tokens),
+    and that resource's absolute URI (``None`` where the schema has no base URI)."""
+
+    path: str
+    location: str
+    base: str | None
+
+    def below(self, *tokens: str | int) -> _Place:
+        path, location = self.path, self.location
+        for token in tokens:
+            path, location = _join(path, token), _join(location, token)
+        return _Place(path, location, self.base)
+
+    @property
+    def schema_location(self) -> str:
+        return self.location if self.base is None else f"{self.base}#{self.location}"
+
+
+def _unit(place: _Place, instance_location: str, result: _Result) -> Unit:
+    """The crate's ``EvaluationNode``, in the key order jsonschema-rs serialises."""
+    unit: Unit = {
+        "valid": result.valid,
+        "evaluationPath": place.path,
+        "schemaLocation": place.schema_location,
+        "instanceLocation": instance_location,
+    }
+    if result.annotations is not None:
+        unit["annotations" if result.valid else "droppedAnnotations"] = result.annotations
+    if result.errors:
+        grouped: dict[str, list[str]] = {}
+        for keyword, text in result.errors:
+            grouped.setdefault(keyword, []).append(text)
+        unit["errors"] = {
+            keyword: texts[0] if len(texts) == 1 else texts for keyword, texts in grouped.items()
+        }
+    if result.children:
+        unit["details"] = result.children
+    return unit
+
+
+class Evaluator:
+    """Evaluates instances against one compiled schema (``validate.CompiledSchema``)."""
+
+    def __init__(
+        self,
+        validator: Any,
+        draft: str,
+        documents: Sequence[tuple[Any, str | None]],
+        code: KeywordCode,
+    ) -> None:
+        """``validator``: the python-jsonschema validator of the root schema; ``documents``: each
+        schema document with its base URI (``None`` for a root that has none)."""
+        self._validator = validator
+        self._draft = draft
+        self._legacy = _DRAFT_ORDER.index(draft) < 3
+        self._known = known_keywords(draft)
+        self._code = code
+        self._specification = referencing.jsonschema.specification_with(
+            validator.META_SCHEMA["$schema"]
+        )
+        self._places: dict[int, tuple[str, str | None]] = {}
+        for document, base in documents:
+            self._index(document, base, "")
+
+    def _index(self, schema: Any, base: str | None, location: str) -> None:
+        """Record where every object of a document is within its schema resource."""
+        if isinstance(schema, dict):
+            identifier = self._specification.id_of(schema)
+            if isinstance(identifier, str) and location and not identifier.startswith("#"):
+                base, location = urldefrag(urljoin(base or "", identifier))[0], ""
+            self._places.setdefault(id(schema), (location, base))
+            for key, value in schema.items():
+                self._index(value, base, _join(location, key))
+        elif isinstance(schema, list):
+            self._places.setdefault(id(schema), (location, base))
+            for index, value in enumerate(schema):
+                self._index(value, base, _join(location, index))
+
+    # -- the whole evaluation --------------------------------------------------------------------
+
+    def evaluate(self, instance: Any) -> tuple[Unit, list[dict[str, Any]], list[dict[str, Any]]]:
+        """The hierarchical output of ``instance``, its error entries and annotation entries."""
+        schema = self._validator.schema
+        location, base = self._places.get(id(schema), ("", None))
+        root = _unit(
+            _Place("", location, base), "", self._node(self._validator, schema, instance, "", _Place("", location, base))
+        )
+        return root, _errors(root), _annotations(root)
+
+    # -- subschemas ------------------------------------------------------------------------------
+
+    def _descend(self, validator: Any, schema: Any) -> Any:
+        """python-jsonschema's ``descend``: the validator of a subschema (in its own resource)."""
+        if not isinstance(schema, dict):
+            return validator
+        resolver = validator._resolver.in_subresource(
+            self._specification.create_resource(schema)
+        )
+        return validator.evolve(schema=schema, _resolver=resolver)
+
+    def _apply(
+        self, validator: Any, schema: Any, instance: Any, instance_location: str, place: _Place
+    ) -> Unit:
+        """The unit of ``schema`` applied to ``instance`` (the crate's ``evaluate_instance``)."""
+        return _unit(
+            place,
+            instance_location,
+            self._node(self._descend(validator, schema), schema, instance, instance_location, place),
+        )
+
+    def _node(
+        self, validator: Any, schema: Any, instance: Any, instance_location: str, place: _Place
+    ) -> _Result:
+        """A schema's keyword units (the crate's ``SchemaNode::evaluate_at``)."""
+        if schema is True or (isinstance(schema, dict) and not schema):
+            return _Result()
+        if self._code.is_false(schema):
+            return _Result(errors=[("falseSchema", f"False schema does not allow {_json(instance)}")])
+        if not isinstance(schema, dict):
+            return _Result()
+        if self._legacy and "$ref" in schema:
+            keywords: Iterable[str] = ("$ref",)
+            annotations = None
+        else:
+            unknown = {
+                keyword: value
+                for keyword, value in schema.items()
+                if keyword not in self._known and keyword not in self._code.custom
+            }
+            annotations = unknown or None
+            keywords = sorted(
+                (keyword for keyword in schema if self._is_unit(validator, schema, keyword)),
+                key=lambda keyword: _PRIORITY.get(keyword, _CUSTOM_PRIORITY),
+            )
+        children = [
+            self._keyword(validator, schema, keyword, instance, instance_location, place)
+            for keyword in keywords
+        ]
+        children = [child for child in children if child is not None]
+        return _Result(children, annotations=annotations)
+
+    def _is_unit(self, validator: Any, schema: Mapping[str, Any], keyword: str) -> bool:
+        if keyword in self._code.custom:
+            return True
+        if keyword not in self._known or keyword in _NO_UNIT:
+            return False
+        if keyword == "if":
+            return "then" in schema or "else" in schema
+        if keyword in ("properties", "patternProperties") and "additionalProperties" in schema:
+            return False  # `additionalProperties` applies them (the crate fuses the three)
+        implementation = validator.VALIDATORS.get(keyword)
+        return implementation is not None and getattr(implementation, "__name__", "") != "_ignored"
+
+    # -- keywords --------------------------------------------------------------------------------
+
+    def _keyword(
+        self,
+        validator: Any,
+        schema: Mapping[str, Any],
+        keyword: str,
+        instance: Any,
+        instance_location: str,
+        place: _Place,
+    ) -> Unit | None:
+        value = schema[keyword]
+        here = place.below(keyword)
+        if keyword in _REFERENCES:
+            return self._reference(validator, keyword, value, instance, instance_location, here)
+        handler = _APPLICATORS.get(keyword)
+        if handler is None or keyword in self._code.custom:
+            result = _Result(errors=self._errors(validator, schema, keyword, instance))
+        else:
+            result = handler(self, validator, schema, value, instance, instance_location, place)
+        return _unit(here, instance_location, result)
+
+    def _errors(
+        self, validator: Any, schema: Mapping[str, Any], keyword: str, instance: Any
+    ) -> list[Description]:
+        """The errors of one keyword, as python-jsonschema's ``iter_errors`` reports them."""
+        implementation = validator.VALIDATORS.get(keyword)
+        if implementation is None:
+            return []
+        value = schema[keyword]
+        described = []
+        for error in implementation(validator, value, instance, schema) or ():
+            error._set(
+                validator=keyword,
+                validator_value=value,
+                instance=instance,
+                schema=schema,
+                type_checker=validator.TYPE_CHECKER,
+            )
+            if keyword not in {"if", "$ref"}:
+                error.schema_path.appendleft(keyword)
+            described.append(self._code.describe(error))
+        return described
+
+    def _reference(
+        self,
+        validator: Any,
+        keyword: str,
+        value: Any,
+        instance: Any,
+        instance_location: str,
+        here: _Place,
+    ) -> Unit:
+        """A ``$ref`` unit: located at its target, the target's keywords below it."""
+        if keyword == "$recursiveRef":
+            resolved = _legacy_keywords.lookup_recursive_ref(validator._resolver)
+        else:
+            resolved = validator._resolver.lookup(value)
+        target = resolved.contents
+        location, base = self._places.get(id(target), ("", None))
+        place = _Place(here.path, location, base)
+        evolved = validator.evolve(schema=target, _resolver=resolved.resolver)
+        result = self._node(evolved, target, instance, instance_location, place)
+        return _unit(place, instance_location, result)
+
+    def _properties(
+        self, validator: Any, schema: Mapping[str, Any], value: Any, instance: Any,
+        instance_location: str, place: _Place,
+    ) -> _Result:  # fmt: skip
+        if not isinstance(instance, dict):
+            return _Result()
+        children = [
+            self._apply(
+                validator, value[name], instance[name], _join(instance_location, name),
+                place.below("properties", name),
+            )
+            for name in instance
+            if name in value
+        ]  # fmt: skip
+        return _Result(children, annotations=[name for name in instance if name in value])
+
+    def _pattern_properties(
+        self, validator: Any, schema: Mapping[str, Any], value: Any, instance: Any,
+        instance_location: str, place: _Place,
+    ) -> _Result:  # fmt: skip
+        if not isinstance(instance, dict):
+            return _Result()
+        children, matched = [], []
+        for pattern, subschema in value.items():
+            for name, member in instance.items():
+                if self._code.matches(pattern, name):
+                    matched.append(name)
+                    children.append(
+                        self._apply(
+                            validator, subschema, member, _join(instance_location, name),
+                            place.below("patternProperties", pattern),
+                        )
+                    )  # fmt: skip
+        return _Result(children, annotations=matched)
+
+    def _additional_properties(
+        self, validator: Any, schema: Mapping[str, Any], value: Any, instance: Any,
+        instance_location: str, place: _Place,
+    ) -> _Result:  # fmt: skip
+        """The crate's fused ``additionalProperties``: it applies ``properties`` and
+        ``patternProperties`` too, which then have no units of their own."""
+        if not isinstance(instance, dict):
+            return _Result()
+        properties = schema.get("properties", {}) if "properties" in schema else None
+        patterns = schema.get("patternProperties", {}) if "patternProperties" in schema else None
+        closed = value is False or self._code.is_false(value)
+        if properties is None and patterns is None:
+            if closed:
+                return _Result(errors=self._errors(validator, schema, "additionalProperties", instance))
+            children = [
+                self._apply(
+                    validator, value, member, _join(instance_location, name),
+                    place.below("additionalProperties"),
+                )
+                for name, member in instance.items()
+            ]  # fmt: skip
+            return _Result(children, annotations=list(instance))
+        children, additional, pattern_matched = [], [], []
+        for name, member in instance.items():
+            member_location = _join(instance_location, name)
+            matched = False
+            if properties is not None and name in properties:
+                matched = True
+                children.append(
+                    self._apply(
+                        validator, properties[name], member, member_location,
+                        place.below("properties", name),
+                    )
+                )  # fmt: skip
+            for pattern, subschema in (patterns or {}).items():
+                if self._code.matches(pattern, name):
+                    if not matched or properties is not None:
+                        pattern_matched.append(name)
+                    matched = True
+                    children.append(
+                        self._apply(
+                            validator, subschema, member, member_location,
+                            place.below("patternProperties", pattern),
+                        )
+                    )  # fmt: skip
+            if matched:
+                continue
+            additional.append(name)
+            if not closed:
+                children.append(
+                    self._apply(
+                        validator, value, member, member_location,
+                        place.below("additionalProperties"),
+                    )
+                )  # fmt: skip
+        if patterns is not None and properties is None and pattern_matched:
+            children.append(
+                _unit(
+                    place.below("patternProperties"),
+                    instance_location,
+                    _Result(annotations=pattern_matched),
+                )
+            )
+        errors = []
+        if closed and additional:
+            errors = self._errors(validator, schema, "additionalProperties", instance)
+        annotations = None
+        if not closed:
+            both = properties is not None and patterns is not None
+            annotations = additional if (both or additional) else None
+        return _Result(children, errors, annotations)
+
+    def _property_names(
+        self, validator: Any, schema: Mapping[str, Any], value: Any, instance: Any,
+        instance_location: str, place: _Place,
+    ) -> _Result:  # fmt: skip
+        if not isinstance(instance, dict):
+            return _Result()
+        return _Result(
+            [
+                self._apply(validator, value, name, instance_location, place.below("propertyNames"))
+                for name in instance
+            ]
+        )
+
+    def _items(
+        self, validator: Any, schema: Mapping[str, Any], value: Any, instance: Any,
+        instance_location: str, place: _Place,
+    ) -> _Result:  # fmt: skip
+        if not isinstance(instance, (list, tuple)):
+            return _Result()
+        if isinstance(value, list):
+            children = [
+                self._apply(
+                    validator, subschema, item, _join(instance_location, index),
+                    place.below("items", index),
+                )
+                for index, (subschema, item) in enumerate(zip(value, instance, strict=False))
+            ]  # fmt: skip
+            return _Result(children)
+        skip = len(schema.get("prefixItems", ())) if self._draft == "draft2020-12" else 0
+        if isinstance(schema.get("prefixItems"), list) and self._draft == "draft2020-12":
+            annotation = len(instance) > skip
+        else:
+            annotation = len(instance) != 0
+        if value is False or self._code.is_false(value):
+            errors = self._errors(validator, schema, "items", instance)
+            return _Result(errors=errors)
+        children = [
+            self._apply(
+                validator, value, item, _join(instance_location, index), place.below("items")
+            )
+            for index, item in enumerate(instance)
+            if index >= skip
+        ]
+        return _Result(children, annotations=annotation)
+
+    def _prefix_items(
+        self, validator: Any, schema: Mapping[str, Any], value: Any, instance: Any,
+        instance_location: str, place: _Place,
+    ) -> _Result:  # fmt: skip
+        if not isinstance(instance, (list, tuple)) or not instance:
+            return _Result()
+        children = [
+            self._apply(
+                validator, subschema, item, _join(instance_location, index),
+                place.below("prefixItems", index),
+            )
+            for index, (subschema, item) in enumerate(zip(value, instance, strict=False))
+        ]  # fmt: skip
+        annotation: Any = True if len(children) == len(instance) else len(children) - 1
+        return _Result(children, annotations=annotation)
+
+    def _contains(
+        self, validator: Any, schema: Mapping[str, Any], value: Any, instance: Any,
+        instance_location: str, place: _Place,
+    ) -> _Result:  # fmt: skip
+        if "minContains" in schema or "maxContains" in schema:
+            return _Result(errors=self._errors(validator, schema, "contains", instance))
+        if not isinstance(instance, (list, tuple)):
+            return _Result(annotations=[])
+        children, indexes = [], []
+        for index, item in enumerate(instance):
+            child = self._apply(
+                validator, value, item, _join(instance_location, index), place.below("contains")
+            )
+            if child["valid"]:
+                indexes.append(index)
+                children.append(child)
+        if not indexes:
+            return _Result(errors=self._errors(validator, schema, "contains", instance))
+        return _Result(children, annotations=indexes)
+
+    def _branches(
+        self, validator: Any, keyword: str, value: Any, instance: Any, instance_location: str,
+        place: _Place,
+    ) -> list[Unit]:  # fmt: skip
+        return [
+            self._apply(validator, subschema, instance, instance_location, place.below(keyword, index))
+            for index, subschema in enumerate(value)
+        ]
+
+    def _all_of(
+        self, validator: Any, schema: Mapping[str, Any], value: Any, instance: Any,
+        instance_location: str, place: _Place,
+    ) -> _Result:  # fmt: skip
+        return _Result(self._branches(validator, "allOf", value, instance, instance_location, place))
+
+    def _any_of(
+        self, validator: Any, schema: Mapping[str, Any], value: Any, instance: Any,
+        instance_location: str, place: _Place,
+    ) -> _Result:  # fmt: skip
+        branches = self._branches(validator, "anyOf", value, instance, instance_location, place)
+        valid = [branch for branch in branches if branch["valid"]]
+        return _Result(valid or branches)
+
+    def _one_of(
+        self, validator: Any, schema: Mapping[str, Any], value: Any, instance: Any,
+        instance_location: str, place: _Place,
+    ) -> _Result:  # fmt: skip
+        branches = self._branches(validator, "oneOf", value, instance, instance_location, place)
+        valid = [branch for branch in branches if branch["valid"]]
+        if not valid:
+            return _Result(branches)
+        if len(valid) == 1:
+            return _Result(valid)
+        return _Result(valid, errors=[("oneOf", "more than one subschema succeeded")])
+
+    def _if(
+        self, validator: Any, schema: Mapping[str, Any], value: Any, instance: Any,
+        instance_location: str, place: _Place,
+    ) -> _Result:  # fmt: skip
+        condition = self._apply(validator, value, instance, instance_location, place.below("if"))
+        if condition["valid"]:
+            if "then" not in schema:
+                return _Result([condition])
+            then = self._apply(
+                validator, schema["then"], instance, instance_location, place.below("then")
+            )
+            return _Result([condition, then])
+        if "else" not in schema:
+            return _Result()
+        otherwise = self._apply(
+            validator, schema["else"], instance, instance_location, place.below("else")
+        )
+        return _Result([otherwise])
+
+    def _dependent_schemas(
+        self, validator: Any, schema: Mapping[str, Any], value: Any, instance: Any,
+        instance_location: str, place: _Place, keyword: str = "dependentSchemas",
+    ) -> _Result:  # fmt: skip
+        if not isinstance(instance, dict):
+            return _Result()
+        children = []
+        for name, dependency in value.items():
+            if name not in instance:
+                continue
+            if isinstance(dependency, list):
+                errors = self._errors(
+                    validator, {keyword: {name: dependency}}, keyword, instance
+                )
+                children.append(
+                    _unit(place.below(keyword, name), instance_location, _Result(errors=errors))
+                )
+            else:
+                children.append(
+                    self._apply(
+                        validator, dependency, instance, instance_location,
+                        place.below(keyword, name),
+                    )
+                )  # fmt: skip
+        return _Result(children)
+
+    def _dependencies(
+        self, validator: Any, schema: Mapping[str, Any], value: Any, instance: Any,
+        instance_location: str, place: _Place,
+    ) -> _Result:  # fmt: skip
+        return self._dependent_schemas(
+            validator, schema, value, instance, instance_location, place, "dependencies"
+        )
+
+    def _unevaluated_properties(
+        self, validator: Any, schema: Mapping[str, Any], value: Any, instance: Any,
+        instance_location: str, place: _Place,
+    ) -> _Result:  # fmt: skip
+        if not isinstance(instance, dict):
+            return _Result()
+        others = {key: item for key, item in schema.items() if key != "unevaluatedProperties"}
+        evaluated = self._code.evaluated_names(validator, instance, others)
+        children = []
+        if not (value is False or self._code.is_false(value)):
+            children = [
+                self._apply(
+                    validator, value, member, _join(instance_location, name),
+                    place.below("unevaluatedProperties"),
+                )
+                for name, member in instance.items()
+                if name not in evaluated
+            ]  # fmt: skip
+        errors = self._errors(validator, schema, "unevaluatedProperties", instance)
+        return _Result(children, errors)
+
+    def _unevaluated_items(
+        self, validator: Any, schema: Mapping[str, Any], value: Any, instance: Any,
+        instance_location: str, place: _Place,
+    ) -> _Result:  # fmt: skip
+        if not isinstance(instance, (list, tuple)):
+            return _Result()
+        others = {key: item for key, item in schema.items() if key != "unevaluatedItems"}
+        find = (
+            _utils.find_evaluated_item_indexes_by_schema
+            if self._draft == "draft2020-12"
+            else _legacy_keywords.find_evaluated_item_indexes_by_schema
+        )
+        evaluated = set(find(validator.evolve(schema=others), instance, others))
+        children = []
+        if not (value is False or self._code.is_false(value)):
+            children = [
+                self._apply(
+                    validator, value, item, _join(instance_location, index),
+                    place.below("unevaluatedItems"),
+                )
+                for index, item in enumerate(instance)
+                if index not in evaluated
+            ]  # fmt: skip
+        errors = self._errors(validator, schema, "unevaluatedItems", instance)
+        return _Result(children, errors)
+
+
+_Handler = Callable[..., _Result]
+_APPLICATORS: dict[str, _Handler] = {
+    "properties": Evaluator._properties,
+    "patternProperties": Evaluator._pattern_properties,
+    "additionalProperties": Evaluator._additional_properties,
+    "propertyNames": Evaluator._property_names,
+    "items": Evaluator._items,
+    "prefixItems": Evaluator._prefix_items,
+    "contains": Evaluator._contains,
+    "allOf": Evaluator._all_of,
+    "anyOf": Evaluator._any_of,
+    "oneOf": Evaluator._one_of,
+    "if": Evaluator._if,
+    "dependentSchemas": Evaluator._dependent_schemas,
+    "dependencies": Evaluator._dependencies,
+    "unevaluatedProperties": Evaluator._unevaluated_properties,
+    "unevaluatedItems": Evaluator._unevaluated_items,
+}
+
+
+def _json(value: Any) -> str:
+    import json
+
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+
+
+def _walk(unit: Unit, valid_only: bool) -> Iterable[Unit]:
+    """Units in pre-order; with ``valid_only``, a failing unit and everything below it left out
+    (the crate's ``NodeIter``)."""
+    if valid_only and not unit["valid"]:
+        return
+    yield unit
+    for child in unit.get("details", ()):
+        yield from _walk(child, valid_only)
+
+
+def _absolute(unit: Unit) -> str | None:
+    location: str = unit["schemaLocation"]
+    return location if "#" in location else None
+
+
+def _errors(root: Unit) -> list[dict[str, Any]]:
+    entries = []
+    for unit in _walk(root, valid_only=False):
+        for texts in unit.get("errors", {}).values():
+            for text in texts if isinstance(texts, list) else [texts]:
+                entries.append(
+                    {
+                        "schemaLocation": unit["schemaLocation"],
+                        "absoluteKeywordLocation": _absolute(unit),
+                        "instanceLocation": unit["instanceLocation"],
+                        "error": text,
+                    }
+                )
+    return entries
+
+
+def _annotations(root: Unit) -> list[dict[str, Any]]:
+    return [
+        {
+            "schemaLocation": unit["schemaLocation"],
+            "absoluteKeywordLocation": _absolute(unit),
+            "instanceLocation": unit["instanceLocation"],
+            "annotations": unit["annotations"],
+        }
+        for unit in _walk(root, valid_only=True)
+        if "annotations" in unit
+    ]
+
+
+def as_list(root: Unit) -> dict[str, Any]:
+    """The list output: every unit of the hierarchical one, in pre-order, without ``details``."""
+    details = [
+        {key: item for key, item in unit.items() if key != "details"}
+        for unit in _walk(root, valid_only=False)
+    ]
+    return {"valid": root["valid"], "details": details}
