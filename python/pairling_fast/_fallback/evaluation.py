@@ -20,6 +20,7 @@ import jsonschema
 import referencing.jsonschema
 from jsonschema import _legacy_keywords, _utils
 
+from .messages import TYPE_ORDER, render
 from .parse import escape_pointer_token
 
 Unit = dict[str, Any]
@@ -88,6 +89,39 @@ _NO_UNIT = frozenset(
     }
 )  # fmt: skip
 _REFERENCES = frozenset({"$ref", "$dynamicRef", "$recursiveRef"})
+_NO_UNIT_WHEN_TRUE = frozenset(
+    {
+        "items", "propertyNames", "unevaluatedItems", "unevaluatedProperties",
+        "additionalProperties", "additionalItems",
+    }
+)  # fmt: skip
+# Keywords that annotate with their own value and assert nothing (2019-09 on); `format` where it
+# is not asserted too.
+_ANNOTATING = frozenset({"contentEncoding", "contentMediaType", "contentSchema"})
+# Below this many `properties` the crate checks a two-name `required` inside `properties`.
+_SMALL_PROPERTIES = 15
+
+
+def _closed(schema: Mapping[str, Any]) -> bool:
+    return schema.get("additionalProperties") is False
+
+
+def _required_fused(schema: Mapping[str, Any]) -> bool:
+    """Whether the crate checks ``required`` inside another keyword of ``schema`` (its
+    ``required::compile``): a one-name ``required`` inside a closed ``additionalProperties``
+    with ``properties``, a two-name one inside a small ``properties`` of an open object."""
+    names = schema.get("required")
+    if not isinstance(names, list) or "patternProperties" in schema:
+        return False
+    properties = schema.get("properties")
+    if len(names) == 1 and _closed(schema) and properties is not None:
+        return True
+    return (
+        len(names) == 2
+        and isinstance(properties, dict)
+        and len(properties) < _SMALL_PROPERTIES
+        and schema.get("additionalProperties", True) is True
+    )
 
 
 def known_keywords(draft: str) -> frozenset[str]:
@@ -198,7 +232,8 @@ class Evaluator:
     def _index(self, schema: Any, base: str | None, location: str) -> None:
         """Record where every object of a document is within its schema resource."""
         if isinstance(schema, dict):
-            identifier = self._specification.id_of(schema)
+            named = schema.get("$id", schema.get("id"))  # `id_of` expects a string
+            identifier = self._specification.id_of(schema) if isinstance(named, str) else None
             if isinstance(identifier, str) and location and not identifier.startswith("#"):
                 base, location = urldefrag(urljoin(base or "", identifier))[0], ""
             self._places.setdefault(id(schema), (location, base))
@@ -248,7 +283,7 @@ class Evaluator:
         if schema is True or (isinstance(schema, dict) and not schema):
             return _Result()
         if self._code.is_false(schema):
-            return _Result(errors=[("falseSchema", f"False schema does not allow {_json(instance)}")])
+            return _Result(errors=[("falseSchema", f"False schema does not allow {render(instance)}")])
         if not isinstance(schema, dict):
             return _Result()
         if self._legacy and "$ref" in schema:
@@ -279,8 +314,21 @@ class Evaluator:
             return False
         if keyword == "if":
             return "then" in schema or "else" in schema
-        if keyword in ("properties", "patternProperties") and "additionalProperties" in schema:
+        value = schema[keyword]
+        if keyword in _NO_UNIT_WHEN_TRUE and value is True:
+            return False  # the crate compiles nothing for a keyword that cannot fail
+        if keyword == "uniqueItems" and value is False:
+            return False
+        if keyword == "additionalItems" and not isinstance(schema.get("items"), list):
+            return False
+        if keyword in ("properties", "patternProperties") and schema.get(
+            "additionalProperties", True
+        ) is not True:
             return False  # `additionalProperties` applies them (the crate fuses the three)
+        if keyword == "required" and _required_fused(schema):
+            return False
+        if keyword in _ANNOTATING and not self._legacy:
+            return True
         implementation = validator.VALIDATORS.get(keyword)
         return implementation is not None and getattr(implementation, "__name__", "") != "_ignored"
 
@@ -300,8 +348,18 @@ class Evaluator:
         if keyword in _REFERENCES:
             return self._reference(validator, keyword, value, instance, instance_location, here)
         handler = _APPLICATORS.get(keyword)
-        if handler is None or keyword in self._code.custom:
+        if keyword in self._code.custom:
             result = _Result(errors=self._errors(validator, schema, keyword, instance))
+        elif keyword in _ANNOTATING and not self._legacy:
+            result = _Result(annotations=value)
+        elif handler is None:
+            errors = self._errors(validator, schema, keyword, instance)
+            if keyword == "type" and errors and isinstance(value, list) and len(value) > 1:
+                # The crate's evaluation words a failing type list its own way.
+                listed = ", ".join(name for name in TYPE_ORDER if name in value)
+                errors = [("type", f"{render(instance)} is not of types ({listed})")]
+            annotations = value if keyword == "format" and not errors else None
+            result = _Result(errors=errors, annotations=annotations)
         else:
             result = handler(self, validator, schema, value, instance, instance_location, place)
         return _unit(here, instance_location, result)
@@ -363,7 +421,19 @@ class Evaluator:
             for name in instance
             if name in value
         ]  # fmt: skip
+        if _required_fused(schema) and not _closed(schema):
+            children += self._required(validator, schema, instance, instance_location, place)
         return _Result(children, annotations=[name for name in instance if name in value])
+
+    def _required(
+        self, validator: Any, schema: Mapping[str, Any], instance: Any, instance_location: str,
+        place: _Place,
+    ) -> list[Unit]:  # fmt: skip
+        """The unit of a ``required`` another keyword checks: there only where it fails."""
+        errors = self._errors(validator, schema, "required", instance)
+        if not errors:
+            return []
+        return [_unit(place.below("required"), instance_location, _Result(errors=errors))]
 
     def _pattern_properties(
         self, validator: Any, schema: Mapping[str, Any], value: Any, instance: Any,
@@ -439,6 +509,8 @@ class Evaluator:
                         place.below("additionalProperties"),
                     )
                 )  # fmt: skip
+        if closed and patterns is None and _required_fused(schema):
+            children += self._required(validator, schema, instance, instance_location, place)
         if patterns is not None and properties is None and pattern_matched:
             children.append(
                 _unit(
@@ -462,6 +534,10 @@ class Evaluator:
     ) -> _Result:  # fmt: skip
         if not isinstance(instance, dict):
             return _Result()
+        if self._code.is_false(value):
+            if not instance:
+                return _Result()
+            return _Result(errors=[("falseSchema", f"False schema does not allow {render(instance)}")])
         return _Result(
             [
                 self._apply(validator, value, name, instance_location, place.below("propertyNames"))
@@ -489,9 +565,6 @@ class Evaluator:
             annotation = len(instance) > skip
         else:
             annotation = len(instance) != 0
-        if value is False or self._code.is_false(value):
-            errors = self._errors(validator, schema, "items", instance)
-            return _Result(errors=errors)
         children = [
             self._apply(
                 validator, value, item, _join(instance_location, index), place.below("items")
@@ -522,7 +595,10 @@ class Evaluator:
         instance_location: str, place: _Place,
     ) -> _Result:  # fmt: skip
         if "minContains" in schema or "maxContains" in schema:
-            return _Result(errors=self._errors(validator, schema, "contains", instance))
+            if not self._errors(validator, schema, "contains", instance):
+                return _Result()
+            # The crate's bounded `contains` words every failure as finding no match.
+            return _Result(errors=[("contains", self._no_match(instance))])
         if not isinstance(instance, (list, tuple)):
             return _Result(annotations=[])
         children, indexes = [], []
@@ -534,8 +610,12 @@ class Evaluator:
                 indexes.append(index)
                 children.append(child)
         if not indexes:
-            return _Result(errors=self._errors(validator, schema, "contains", instance))
+            return _Result(errors=[("contains", self._no_match(instance))])
         return _Result(children, annotations=indexes)
+
+    @staticmethod
+    def _no_match(instance: Any) -> str:
+        return f"None of {render(instance)} are valid under the given schema"
 
     def _branches(
         self, validator: Any, keyword: str, value: Any, instance: Any, instance_location: str,
@@ -602,12 +682,10 @@ class Evaluator:
             if name not in instance:
                 continue
             if isinstance(dependency, list):
-                errors = self._errors(
-                    validator, {keyword: {name: dependency}}, keyword, instance
-                )
-                children.append(
-                    _unit(place.below(keyword, name), instance_location, _Result(errors=errors))
-                )
+                # The crate's node of names: one `required` check at index 0 of the keyword.
+                errors = self._errors(validator, {"required": dependency}, "required", instance)
+                check = _unit(place.below(keyword, 0), instance_location, _Result(errors=errors))
+                children.append(_unit(place.below(keyword), instance_location, _Result([check])))
             else:
                 children.append(
                     self._apply(
@@ -616,6 +694,14 @@ class Evaluator:
                     )
                 )  # fmt: skip
         return _Result(children)
+
+    def _dependent_required(
+        self, validator: Any, schema: Mapping[str, Any], value: Any, instance: Any,
+        instance_location: str, place: _Place,
+    ) -> _Result:  # fmt: skip
+        return self._dependent_schemas(
+            validator, schema, value, instance, instance_location, place, "dependentRequired"
+        )
 
     def _dependencies(
         self, validator: Any, schema: Mapping[str, Any], value: Any, instance: Any,
@@ -688,15 +774,10 @@ _APPLICATORS: dict[str, _Handler] = {
     "if": Evaluator._if,
     "dependentSchemas": Evaluator._dependent_schemas,
     "dependencies": Evaluator._dependencies,
+    "dependentRequired": Evaluator._dependent_required,
     "unevaluatedProperties": Evaluator._unevaluated_properties,
     "unevaluatedItems": Evaluator._unevaluated_items,
 }
-
-
-def _json(value: Any) -> str:
-    import json
-
-    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
 
 
 def _walk(unit: Unit, valid_only: bool) -> Iterable[Unit]:

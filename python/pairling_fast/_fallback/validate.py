@@ -1206,6 +1206,7 @@ class CompiledSchema:
             (document, _without_empty_fragment(uri))
             for uri, document in zip(self._resource_uris, self._documents[1:], strict=True)
         ]
+        documents += [(METASCHEMAS.contents(uri), _without_empty_fragment(uri)) for uri in METASCHEMAS]
         code = KeywordCode(
             describe=lambda error: self._described(error),
             matches=lambda pattern, name: _matches_any((pattern,), name),
