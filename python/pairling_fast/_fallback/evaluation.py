@@ -270,6 +270,8 @@ class Evaluator:
         self, validator: Any, schema: Any, instance: Any, instance_location: str, place: _Place
     ) -> Unit:
         """The unit of ``schema`` applied to ``instance`` (the crate's ``evaluate_instance``)."""
+        if id(schema) in self._places:  # in a resource of its own where it has an id
+            place = _Place(place.path, *self._places[id(schema)])
         return _unit(
             place,
             instance_location,
@@ -351,10 +353,16 @@ class Evaluator:
         if keyword in self._code.custom:
             result = _Result(errors=self._errors(validator, schema, keyword, instance))
         elif keyword in _ANNOTATING and not self._legacy:
-            result = _Result(annotations=value)
+            result = _Result(annotations=value if isinstance(instance, str) else None)
         elif handler is None:
             errors = self._errors(validator, schema, keyword, instance)
-            if keyword == "type" and errors and isinstance(value, list) and len(value) > 1:
+            if (
+                keyword == "type"
+                and errors
+                and isinstance(value, list)
+                and len(value) > 1
+                and self._draft != "draft4"
+            ):
                 # The crate's evaluation words a failing type list its own way.
                 listed = ", ".join(name for name in TYPE_ORDER if name in value)
                 errors = [("type", f"{render(instance)} is not of types ({listed})")]
@@ -401,7 +409,11 @@ class Evaluator:
         else:
             resolved = validator._resolver.lookup(value)
         target = resolved.contents
-        location, base = self._places.get(id(target), ("", None))
+        if id(target) in self._places:
+            location, base = self._places[id(target)]
+        else:  # a boolean: where the reference points
+            uri, location = urldefrag(urljoin(here.base or "", value))
+            base = uri or here.base
         place = _Place(here.path, location, base)
         evolved = validator.evolve(schema=target, _resolver=resolved.resolver)
         result = self._node(evolved, target, instance, instance_location, place)
@@ -720,7 +732,7 @@ class Evaluator:
         others = {key: item for key, item in schema.items() if key != "unevaluatedProperties"}
         evaluated = self._code.evaluated_names(validator, instance, others)
         children = []
-        if not (value is False or self._code.is_false(value)):
+        if value is not True:
             children = [
                 self._apply(
                     validator, value, member, _join(instance_location, name),
@@ -746,7 +758,7 @@ class Evaluator:
         )
         evaluated = set(find(validator.evolve(schema=others), instance, others))
         children = []
-        if not (value is False or self._code.is_false(value)):
+        if value is not True:
             children = [
                 self._apply(
                     validator, value, item, _join(instance_location, index),
