@@ -234,7 +234,10 @@ class Evaluator:
         if isinstance(schema, dict):
             named = schema.get("$id", schema.get("id"))  # `id_of` expects a string
             identifier = self._specification.id_of(schema) if isinstance(named, str) else None
-            if isinstance(identifier, str) and location and not identifier.startswith("#"):
+            # A document keeps the URI it was retrieved by; below it, its own id is the base.
+            if not location:
+                self._places.setdefault(id(schema), (location, base))
+            if isinstance(identifier, str) and not identifier.startswith("#"):
                 base, location = urldefrag(urljoin(base or "", identifier))[0], ""
             self._places.setdefault(id(schema), (location, base))
             for key, value in schema.items():
@@ -329,6 +332,8 @@ class Evaluator:
             return False  # `additionalProperties` applies them (the crate fuses the three)
         if keyword == "required" and _required_fused(schema):
             return False
+        if keyword == "contentEncoding" and self._legacy and "contentMediaType" in schema:
+            return False  # drafts 6 and 7: checked by `contentMediaType`
         if keyword in _ANNOTATING and not self._legacy:
             return True
         implementation = validator.VALIDATORS.get(keyword)
@@ -356,6 +361,8 @@ class Evaluator:
             result = _Result(annotations=value if isinstance(instance, str) else None)
         elif handler is None:
             errors = self._errors(validator, schema, keyword, instance)
+            if keyword == "contentMediaType" and self._legacy and "contentEncoding" in schema:
+                errors = self._errors(validator, schema, "contentEncoding", instance) + errors
             if (
                 keyword == "type"
                 and errors
