@@ -124,7 +124,7 @@ def _required_fused(schema: Mapping[str, Any]) -> bool:
     )
 
 
-def known_keywords(draft: str) -> frozenset[str]:
+def _known_keywords(draft: str) -> frozenset[str]:
     rank = _DRAFT_ORDER.index(draft)
     known = set(_KNOWN_EVERYWHERE)
     if rank == 0:
@@ -140,6 +140,30 @@ def known_keywords(draft: str) -> frozenset[str]:
     if rank >= 4:
         known |= _ONLY_2020
     return frozenset(known)
+
+
+_KNOWN = {draft: _known_keywords(draft) for draft in _DRAFT_ORDER}
+_DRAFT_BY_METASCHEMA = {
+    "http://json-schema.org/draft-04/schema#": "draft4",
+    "http://json-schema.org/draft-06/schema#": "draft6",
+    "http://json-schema.org/draft-07/schema#": "draft7",
+    "https://json-schema.org/draft/2019-09/schema": "draft2019-09",
+    "https://json-schema.org/draft/2020-12/schema": "draft2020-12",
+}
+
+
+def _draft_of(validator: Any) -> str:
+    """The draft a (sub)schema is evaluated in: its validator's, which a ``$ref`` into a
+    resource with another ``$schema`` switches, as python-jsonschema's ``evolve`` does."""
+    return _DRAFT_BY_METASCHEMA.get(validator.META_SCHEMA.get("$schema", ""), "draft2020-12")
+
+
+def _is_legacy(validator: Any) -> bool:
+    return _DRAFT_ORDER.index(_draft_of(validator)) < 3
+
+
+def _known_of(validator: Any) -> frozenset[str]:
+    return _KNOWN[_draft_of(validator)]
 
 
 def _join(pointer: str, token: str | int) -> str:
@@ -211,16 +235,12 @@ class Evaluator:
     def __init__(
         self,
         validator: Any,
-        draft: str,
         documents: Sequence[tuple[Any, str | None]],
         code: KeywordCode,
     ) -> None:
         """``validator``: the python-jsonschema validator of the root schema; ``documents``: each
         schema document with its base URI (``None`` for a root that has none)."""
         self._validator = validator
-        self._draft = draft
-        self._legacy = _DRAFT_ORDER.index(draft) < 3
-        self._known = known_keywords(draft)
         self._code = code
         self._specification = referencing.jsonschema.specification_with(
             validator.META_SCHEMA["$schema"]
@@ -291,14 +311,14 @@ class Evaluator:
             return _Result(errors=[("falseSchema", f"False schema does not allow {render(instance)}")])
         if not isinstance(schema, dict):
             return _Result()
-        if self._legacy and "$ref" in schema:
+        if _is_legacy(validator) and "$ref" in schema:
             keywords: Iterable[str] = ("$ref",)
             annotations = None
         else:
             unknown = {
                 keyword: value
                 for keyword, value in schema.items()
-                if keyword not in self._known and keyword not in self._code.custom
+                if keyword not in _known_of(validator) and keyword not in self._code.custom
             }
             annotations = unknown or None
             keywords = sorted(
@@ -315,7 +335,7 @@ class Evaluator:
     def _is_unit(self, validator: Any, schema: Mapping[str, Any], keyword: str) -> bool:
         if keyword in self._code.custom:
             return True
-        if keyword not in self._known or keyword in _NO_UNIT:
+        if keyword not in _known_of(validator) or keyword in _NO_UNIT:
             return False
         if keyword == "if":
             return "then" in schema or "else" in schema
@@ -332,9 +352,9 @@ class Evaluator:
             return False  # `additionalProperties` applies them (the crate fuses the three)
         if keyword == "required" and _required_fused(schema):
             return False
-        if keyword == "contentEncoding" and self._legacy and "contentMediaType" in schema:
+        if keyword == "contentEncoding" and _is_legacy(validator) and "contentMediaType" in schema:
             return False  # drafts 6 and 7: checked by `contentMediaType`
-        if keyword in _ANNOTATING and not self._legacy:
+        if keyword in _ANNOTATING and not _is_legacy(validator):
             return True
         implementation = validator.VALIDATORS.get(keyword)
         return implementation is not None and getattr(implementation, "__name__", "") != "_ignored"
@@ -357,18 +377,18 @@ class Evaluator:
         handler = _APPLICATORS.get(keyword)
         if keyword in self._code.custom:
             result = _Result(errors=self._errors(validator, schema, keyword, instance))
-        elif keyword in _ANNOTATING and not self._legacy:
+        elif keyword in _ANNOTATING and not _is_legacy(validator):
             result = _Result(annotations=value if isinstance(instance, str) else None)
         elif handler is None:
             errors = self._errors(validator, schema, keyword, instance)
-            if keyword == "contentMediaType" and self._legacy and "contentEncoding" in schema:
+            if keyword == "contentMediaType" and _is_legacy(validator) and "contentEncoding" in schema:
                 errors = self._errors(validator, schema, "contentEncoding", instance) + errors
             if (
                 keyword == "type"
                 and errors
                 and isinstance(value, list)
                 and len(value) > 1
-                and self._draft != "draft4"
+                and _draft_of(validator) != "draft4"
             ):
                 # The crate's evaluation words a failing type list its own way.
                 listed = ", ".join(name for name in TYPE_ORDER if name in value)
@@ -579,8 +599,8 @@ class Evaluator:
                 for index, (subschema, item) in enumerate(zip(value, instance, strict=False))
             ]  # fmt: skip
             return _Result(children)
-        skip = len(schema.get("prefixItems", ())) if self._draft == "draft2020-12" else 0
-        if isinstance(schema.get("prefixItems"), list) and self._draft == "draft2020-12":
+        skip = len(schema.get("prefixItems", ())) if _draft_of(validator) == "draft2020-12" else 0
+        if isinstance(schema.get("prefixItems"), list) and _draft_of(validator) == "draft2020-12":
             annotation = len(instance) > skip
         else:
             annotation = len(instance) != 0
@@ -760,7 +780,7 @@ class Evaluator:
         others = {key: item for key, item in schema.items() if key != "unevaluatedItems"}
         find = (
             _utils.find_evaluated_item_indexes_by_schema
-            if self._draft == "draft2020-12"
+            if _draft_of(validator) == "draft2020-12"
             else _legacy_keywords.find_evaluated_item_indexes_by_schema
         )
         evaluated = set(find(validator.evolve(schema=others), instance, others))

@@ -1114,7 +1114,6 @@ class CompiledSchema:
             type_checker=validator_class.TYPE_CHECKER.redefine("array", _is_array),
         )
         draft = _DRAFT_NAMES[validator_class]
-        self._draft = draft
         self._specification = specification
         self._resource_uris = list(prepared)
         self._evaluator: Evaluator | None = None
@@ -1214,7 +1213,7 @@ class CompiledSchema:
             is_false=lambda schema: schema is False or id(schema) in self._false_schemas,
             custom=frozenset(self._keywords),
         )
-        return Evaluator(self._validator, self._draft, documents, code)
+        return Evaluator(self._validator, documents, code)
 
     def _described(self, error: jsonschema.ValidationError) -> tuple[str, str]:
         keyword = self._place(error)[2]
