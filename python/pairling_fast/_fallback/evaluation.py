@@ -19,6 +19,7 @@ from urllib.parse import urldefrag, urljoin
 import jsonschema
 import referencing.jsonschema
 from jsonschema import _legacy_keywords, _utils
+from referencing.jsonschema import lookup_recursive_ref
 
 from .messages import TYPE_ORDER, render
 from .parse import escape_pointer_token
@@ -274,7 +275,9 @@ class Evaluator:
         schema = self._validator.schema
         location, base = self._places.get(id(schema), ("", None))
         root = _unit(
-            _Place("", location, base), "", self._node(self._validator, schema, instance, "", _Place("", location, base))
+            _Place("", location, base),
+            "",
+            self._node(self._validator, schema, instance, "", _Place("", location, base)),
         )
         return root, _errors(root), _annotations(root)
 
@@ -284,9 +287,7 @@ class Evaluator:
         """python-jsonschema's ``descend``: the validator of a subschema (in its own resource)."""
         if not isinstance(schema, dict):
             return validator
-        resolver = validator._resolver.in_subresource(
-            self._specification.create_resource(schema)
-        )
+        resolver = validator._resolver.in_subresource(self._specification.create_resource(schema))
         return validator.evolve(schema=schema, _resolver=resolver)
 
     def _apply(
@@ -298,7 +299,9 @@ class Evaluator:
         return _unit(
             place,
             instance_location,
-            self._node(self._descend(validator, schema), schema, instance, instance_location, place),
+            self._node(
+                self._descend(validator, schema), schema, instance, instance_location, place
+            ),
         )
 
     def _node(
@@ -308,7 +311,9 @@ class Evaluator:
         if schema is True or (isinstance(schema, dict) and not schema):
             return _Result()
         if self._code.is_false(schema):
-            return _Result(errors=[("falseSchema", f"False schema does not allow {render(instance)}")])
+            return _Result(
+                errors=[("falseSchema", f"False schema does not allow {render(instance)}")]
+            )
         if not isinstance(schema, dict):
             return _Result()
         if _is_legacy(validator) and "$ref" in schema:
@@ -329,7 +334,6 @@ class Evaluator:
             self._keyword(validator, schema, keyword, instance, instance_location, place)
             for keyword in keywords
         ]
-        children = [child for child in children if child is not None]
         return _Result(children, annotations=annotations)
 
     def _is_unit(self, validator: Any, schema: Mapping[str, Any], keyword: str) -> bool:
@@ -346,9 +350,10 @@ class Evaluator:
             return False
         if keyword == "additionalItems" and not isinstance(schema.get("items"), list):
             return False
-        if keyword in ("properties", "patternProperties") and schema.get(
-            "additionalProperties", True
-        ) is not True:
+        if (
+            keyword in ("properties", "patternProperties")
+            and schema.get("additionalProperties", True) is not True
+        ):
             return False  # `additionalProperties` applies them (the crate fuses the three)
         if keyword == "required" and _required_fused(schema):
             return False
@@ -369,7 +374,7 @@ class Evaluator:
         instance: Any,
         instance_location: str,
         place: _Place,
-    ) -> Unit | None:
+    ) -> Unit:
         value = schema[keyword]
         here = place.below(keyword)
         if keyword in _REFERENCES:
@@ -381,7 +386,11 @@ class Evaluator:
             result = _Result(annotations=value if isinstance(instance, str) else None)
         elif handler is None:
             errors = self._errors(validator, schema, keyword, instance)
-            if keyword == "contentMediaType" and _is_legacy(validator) and "contentEncoding" in schema:
+            if (
+                keyword == "contentMediaType"
+                and _is_legacy(validator)
+                and "contentEncoding" in schema
+            ):
                 errors = self._errors(validator, schema, "contentEncoding", instance) + errors
             if (
                 keyword == "type"
@@ -432,7 +441,7 @@ class Evaluator:
     ) -> Unit:
         """A ``$ref`` unit: located at its target, the target's keywords below it."""
         if keyword == "$recursiveRef":
-            resolved = _legacy_keywords.lookup_recursive_ref(validator._resolver)
+            resolved = lookup_recursive_ref(validator._resolver)
         else:
             resolved = validator._resolver.lookup(value)
         target = resolved.contents
@@ -506,7 +515,9 @@ class Evaluator:
         closed = value is False or self._code.is_false(value)
         if properties is None and patterns is None:
             if closed:
-                return _Result(errors=self._errors(validator, schema, "additionalProperties", instance))
+                return _Result(
+                    errors=self._errors(validator, schema, "additionalProperties", instance)
+                )
             children = [
                 self._apply(
                     validator, value, member, _join(instance_location, name),
@@ -576,7 +587,9 @@ class Evaluator:
         if self._code.is_false(value):
             if not instance:
                 return _Result()
-            return _Result(errors=[("falseSchema", f"False schema does not allow {render(instance)}")])
+            return _Result(
+                errors=[("falseSchema", f"False schema does not allow {render(instance)}")]
+            )
         return _Result(
             [
                 self._apply(validator, value, name, instance_location, place.below("propertyNames"))
@@ -661,7 +674,9 @@ class Evaluator:
         place: _Place,
     ) -> list[Unit]:  # fmt: skip
         return [
-            self._apply(validator, subschema, instance, instance_location, place.below(keyword, index))
+            self._apply(
+                validator, subschema, instance, instance_location, place.below(keyword, index)
+            )
             for index, subschema in enumerate(value)
         ]
 
@@ -669,7 +684,9 @@ class Evaluator:
         self, validator: Any, schema: Mapping[str, Any], value: Any, instance: Any,
         instance_location: str, place: _Place,
     ) -> _Result:  # fmt: skip
-        return _Result(self._branches(validator, "allOf", value, instance, instance_location, place))
+        return _Result(
+            self._branches(validator, "allOf", value, instance, instance_location, place)
+        )
 
     def _any_of(
         self, validator: Any, schema: Mapping[str, Any], value: Any, instance: Any,

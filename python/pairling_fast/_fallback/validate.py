@@ -45,8 +45,8 @@ from .._bundled import (
 from ..codes import INVALID_SCHEMA, UNRESOLVABLE_REF
 from ..errors import CanonicalizationError, SchemaCompileError
 from .best_match import closest
-from .evaluation import Evaluator, KeywordCode, as_list
 from .ecma_regex import EcmaSyntaxError, compile_pattern, needs_backtracking
+from .evaluation import Evaluator, KeywordCode, as_list
 from .formats import BUILTIN_NAMES as _BUILTIN_NAMES
 from .formats import builtin_check
 from .keywords import UserKeywords
@@ -1205,7 +1205,9 @@ class CompiledSchema:
             (document, _without_empty_fragment(uri))
             for uri, document in zip(self._resource_uris, self._documents[1:], strict=True)
         ]
-        documents += [(METASCHEMAS.contents(uri), _without_empty_fragment(uri)) for uri in METASCHEMAS]
+        documents += [
+            (METASCHEMAS.contents(uri), _without_empty_fragment(uri)) for uri in METASCHEMAS
+        ]
         code = KeywordCode(
             describe=lambda error: self._described(error),
             matches=lambda pattern, name: _matches_any((pattern,), name),
