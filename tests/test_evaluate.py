@@ -1,6 +1,6 @@
 """``Validator.evaluate`` against jsonschema-rs's ``evaluate`` over the official suite's cases: on
-both backends the output formats, error entries and annotations are jsonschema-rs's, but where
-``FALLBACK_DIFFERS`` says (docs/pipelines.md, "Coming from jsonschema-rs")."""
+both backends the output formats, error entries and annotations are jsonschema-rs's
+(docs/pipelines.md, "Coming from jsonschema-rs")."""
 
 from __future__ import annotations
 
@@ -94,23 +94,6 @@ def _bare_format(unit: dict[str, Any]) -> bool:
 # only `multipleOf` for 1e308 against `{"type": "integer", "multipleOf": 0.123456789}`.
 ERRORS_DIFFER = {("optional/bignum.json", None), ("multipleOf.json", "float division = inf")}
 
-# Where the fallback's evaluation differs from jsonschema-rs's (docs/pipelines.md): which members
-# count as evaluated for `unevaluatedProperties` is python-jsonschema's rule in the fallback, and
-# it counts those of a `oneOf` that fails because two branches match; the crate counts none.
-FALLBACK_DIFFERS = {
-    ("unevaluatedProperties.json", "dynamic evalation inside nested refs", description): (
-        "unevaluatedProperties: python-jsonschema counts the members a failing oneOf evaluated"
-    )
-    for description in (
-        "a + b is invalid",
-        "a + c is invalid",
-        "a + d is invalid",
-        "xx + a is invalid",
-        "all + a is invalid",
-    )
-}
-
-
 @pytest.mark.parametrize("case", SAMPLE, ids=case_id)
 def test_evaluate_as_jsonschema_rs(backend: _backend.Engine, case: Case) -> None:
     # The order of a schema's keys is the order of its output units in the crate, and messages
@@ -124,9 +107,6 @@ def test_evaluate_as_jsonschema_rs(backend: _backend.Engine, case: Case) -> None
     assert got.flag() == expected.flag() == {"valid": case.valid}
     if {(case.file, None), (case.file, case.group)} & ERRORS_DIFFER:
         return
-    differs = FALLBACK_DIFFERS.get((case.file, case.group, case.description))
-    if _backend.active_name() == "python" and differs is not None:
-        pytest.xfail(differs)
     assert got.errors() == expected.errors()
     assert _without_format_annotations(got.annotations()) == _without_format_annotations(
         expected.annotations()

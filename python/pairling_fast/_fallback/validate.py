@@ -412,7 +412,9 @@ def _additional_property_names(instance: Mapping[str, Any], schema: Mapping[str,
 
 def _evaluated_property_names(validator: Any, instance: Mapping[str, Any], schema: Any) -> set[str]:
     """The members some keyword of ``schema`` evaluated: python-jsonschema's
-    ``find_evaluated_property_keys_by_schema``, matching names in bounded time."""
+    ``find_evaluated_property_keys_by_schema``, matching names in bounded time, and, as the
+    jsonschema crate (``unevaluated_properties.rs``), counting a ``oneOf`` only where exactly one
+    branch holds."""
     if not isinstance(schema, dict):
         return set()
     evaluated: set[str] = set()
@@ -443,9 +445,15 @@ def _evaluated_property_names(validator: Any, instance: Mapping[str, Any], schem
         if name in instance:
             evaluated |= _evaluated_property_names(validator, instance, subschema)
     for keyword in ("allOf", "oneOf", "anyOf"):
-        for subschema in schema.get(keyword, []):
-            if next(validator.descend(instance, subschema), None) is None:
-                evaluated |= _evaluated_property_names(validator, instance, subschema)
+        valid = [
+            subschema
+            for subschema in schema.get(keyword, [])
+            if next(validator.descend(instance, subschema), None) is None
+        ]
+        if keyword == "oneOf" and len(valid) != 1:
+            continue  # a failing `oneOf` evaluated nothing, as in the jsonschema crate
+        for subschema in valid:
+            evaluated |= _evaluated_property_names(validator, instance, subschema)
     if "if" in schema:
         if validator.evolve(schema=schema["if"]).is_valid(instance):
             evaluated |= _evaluated_property_names(validator, instance, schema["if"])
