@@ -94,6 +94,7 @@ def _bare_format(unit: dict[str, Any]) -> bool:
 # only `multipleOf` for 1e308 against `{"type": "integer", "multipleOf": 0.123456789}`.
 ERRORS_DIFFER = {("optional/bignum.json", None), ("multipleOf.json", "float division = inf")}
 
+
 @pytest.mark.parametrize("case", SAMPLE, ids=case_id)
 def test_evaluate_as_jsonschema_rs(backend: _backend.Engine, case: Case) -> None:
     # The order of a schema's keys is the order of its output units in the crate, and messages

@@ -75,7 +75,7 @@ __all__ = [
 
 Violation = tuple[str, str, str, str, tuple[str, str, str] | None]
 """(pointer, schema_pointer, keyword, message, best_match): ``_backend.RawViolation``."""
-EvaluationOutput = tuple[bool, dict[str, Any], dict[str, Any], list[Any], list[Any] | None]
+EvaluationOutput = tuple[bool, dict[str, Any], dict[str, Any], list[Any], list[Any]]
 """(valid, list output, hierarchical output, error entries, annotation entries):
 ``Validator.evaluate``'s parts."""
 
