@@ -13,6 +13,7 @@ them, and ``validate``'s translation to jsonschema-rs's messages), called one ke
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from functools import partial
 from typing import Any, NamedTuple
 from urllib.parse import urldefrag, urljoin
 
@@ -751,22 +752,6 @@ class Evaluator:
                 )  # fmt: skip
         return _Result(children)
 
-    def _dependent_required(
-        self, validator: Any, schema: Mapping[str, Any], value: Any, instance: Any,
-        instance_location: str, place: _Place,
-    ) -> _Result:  # fmt: skip
-        return self._dependent_schemas(
-            validator, schema, value, instance, instance_location, place, "dependentRequired"
-        )
-
-    def _dependencies(
-        self, validator: Any, schema: Mapping[str, Any], value: Any, instance: Any,
-        instance_location: str, place: _Place,
-    ) -> _Result:  # fmt: skip
-        return self._dependent_schemas(
-            validator, schema, value, instance, instance_location, place, "dependencies"
-        )
-
     def _unevaluated_properties(
         self, validator: Any, schema: Mapping[str, Any], value: Any, instance: Any,
         instance_location: str, place: _Place,
@@ -829,8 +814,8 @@ _APPLICATORS: dict[str, _Handler] = {
     "oneOf": Evaluator._one_of,
     "if": Evaluator._if,
     "dependentSchemas": Evaluator._dependent_schemas,
-    "dependencies": Evaluator._dependencies,
-    "dependentRequired": Evaluator._dependent_required,
+    "dependencies": partial(Evaluator._dependent_schemas, keyword="dependencies"),
+    "dependentRequired": partial(Evaluator._dependent_schemas, keyword="dependentRequired"),
     "unevaluatedProperties": Evaluator._unevaluated_properties,
     "unevaluatedItems": Evaluator._unevaluated_items,
 }
