@@ -832,8 +832,10 @@ def _walk(unit: Unit, valid_only: bool) -> Iterable[Unit]:
 
 
 def _absolute(unit: Unit) -> str | None:
+    """A unit's ``absoluteKeywordLocation``: its ``schemaLocation`` where that is a URI (a JSON
+    Pointer, the location in a schema without a base URI, is empty or starts with ``/``)."""
     location: str = unit["schemaLocation"]
-    return location if "#" in location else None
+    return location if location and not location.startswith("/") else None
 
 
 def _errors(root: Unit) -> list[dict[str, Any]]:
