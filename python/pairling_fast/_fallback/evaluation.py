@@ -20,6 +20,7 @@ from urllib.parse import urldefrag, urljoin
 import jsonschema
 import referencing.jsonschema
 from jsonschema import _legacy_keywords, _utils
+from jsonschema_specifications import REGISTRY as METASCHEMAS  # type: ignore[import-untyped]
 from referencing.jsonschema import lookup_recursive_ref
 
 from .messages import TYPE_ORDER, render
@@ -237,19 +238,26 @@ class Evaluator:
     def __init__(
         self,
         validator: Any,
-        documents: Sequence[tuple[Any, str | None]],
+        base_uri: str | None,
+        resources: Sequence[tuple[str, Any]],
         code: KeywordCode,
     ) -> None:
-        """``validator``: the python-jsonschema validator of the root schema; ``documents``: each
-        schema document with its base URI (``None`` for a root that has none)."""
+        """``validator``: python-jsonschema's validator of the root schema; ``base_uri``: the
+        caller's, if any; ``resources``: the other schema documents, each with its URI."""
         self._validator = validator
         self._code = code
         self._specification = referencing.jsonschema.specification_with(
             validator.META_SCHEMA["$schema"]
         )
         self._places: dict[int, tuple[str, str | None]] = {}
-        for document, base in documents:
-            self._index(document, base, "")
+        root = validator.schema
+        root_id = self._specification.id_of(root) if isinstance(root, dict) else None
+        root_base = urljoin(base_uri or "", root_id if isinstance(root_id, str) else "")
+        self._index(root, urldefrag(root_base)[0] or None, "")
+        for uri, document in resources:
+            self._index(document, urldefrag(uri)[0], "")
+        for uri in METASCHEMAS:
+            self._index(METASCHEMAS.contents(uri), urldefrag(uri)[0], "")
 
     def _index(self, schema: Any, base: str | None, location: str) -> None:
         """Record where every object of a document is within its schema resource."""

@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from decimal import Decimal
 from fractions import Fraction
-from functools import cache
+from functools import cache, cached_property
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urljoin
 
@@ -1122,9 +1122,7 @@ class CompiledSchema:
             type_checker=validator_class.TYPE_CHECKER.redefine("array", _is_array),
         )
         draft = _DRAFT_NAMES[validator_class]
-        self._specification = specification
         self._resource_uris = list(prepared)
-        self._evaluator: Evaluator | None = None
         checker = None
         if validate_formats:
             checker = _format_checker(draft)
@@ -1197,33 +1195,21 @@ class CompiledSchema:
         """The output formats and annotations of ``instance``'s evaluation, walked as the
         jsonschema crate walks it (``evaluation.Evaluator``)."""
         check_value(instance)
-        if self._evaluator is None:
-            self._evaluator = self._new_evaluator()
         with _deep_recursion():
             tree, errors, annotations = self._evaluator.evaluate(instance)
         return tree["valid"], as_list(tree), tree, errors, annotations
 
-    def _new_evaluator(self) -> Evaluator:
-        root_id = self._specification.id_of(self._documents[0])
-        root_base = urljoin(self._base_uri or "", root_id if isinstance(root_id, str) else "")
-        documents: list[tuple[Any, str | None]] = [
-            (self._documents[0], _without_empty_fragment(root_base) or None)
-        ]
-        documents += [
-            (document, _without_empty_fragment(uri))
-            for uri, document in zip(self._resource_uris, self._documents[1:], strict=True)
-        ]
-        documents += [
-            (METASCHEMAS.contents(uri), _without_empty_fragment(uri)) for uri in METASCHEMAS
-        ]
+    @cached_property
+    def _evaluator(self) -> Evaluator:
         code = KeywordCode(
-            describe=lambda error: self._described(error),
+            describe=self._described,
             matches=lambda pattern, name: _matches_any((pattern,), name),
             evaluated_names=_evaluated_property_names,
             is_false=lambda schema: schema is False or id(schema) in self._false_schemas,
             custom=frozenset(self._keywords),
         )
-        return Evaluator(self._validator, documents, code)
+        resources = list(zip(self._resource_uris, self._documents[1:], strict=True))
+        return Evaluator(self._validator, self._base_uri, resources, code)
 
     def _described(self, error: jsonschema.ValidationError) -> tuple[str, str]:
         keyword = self._place(error)[2]
