@@ -366,6 +366,8 @@ class Evaluator:
             return False  # `additionalProperties` applies them (the crate fuses the three)
         if keyword == "required" and _required_fused(schema):
             return False
+        if keyword == "maxLength" and "minLength" in schema:
+            return False  # checked by `minLength` (the crate's length range)
         if keyword == "contentEncoding" and _is_legacy(validator) and "contentMediaType" in schema:
             return False  # drafts 6 and 7: checked by `contentMediaType`
         if keyword in _ANNOTATING and not _is_legacy(validator):
@@ -586,6 +588,19 @@ class Evaluator:
             both = properties is not None and patterns is not None
             annotations = additional if (both or additional) else None
         return _Result(children, errors, annotations)
+
+    def _min_length(
+        self, validator: Any, schema: Mapping[str, Any], value: Any, instance: Any,
+        instance_location: str, place: _Place,
+    ) -> _Result:  # fmt: skip
+        """The crate's length range where ``maxLength`` is there too: one ``minLength`` unit, a
+        ``maxLength`` one below it only where the string is too long."""
+        errors = self._errors(validator, schema, "minLength", instance)
+        if "maxLength" not in schema:
+            return _Result(errors=errors)
+        longer = self._errors(validator, schema, "maxLength", instance)
+        children = [_unit(place.below("maxLength"), instance_location, _Result(errors=longer))]
+        return _Result(children if longer else [], errors)
 
     def _property_names(
         self, validator: Any, schema: Mapping[str, Any], value: Any, instance: Any,
@@ -814,6 +829,7 @@ _APPLICATORS: dict[str, _Handler] = {
     "patternProperties": Evaluator._pattern_properties,
     "additionalProperties": Evaluator._additional_properties,
     "propertyNames": Evaluator._property_names,
+    "minLength": Evaluator._min_length,
     "items": Evaluator._items,
     "prefixItems": Evaluator._prefix_items,
     "contains": Evaluator._contains,

@@ -1213,7 +1213,7 @@ class CompiledSchema:
 
     def _described(self, error: jsonschema.ValidationError) -> tuple[str, str]:
         keyword = self._place(error)[2]
-        return keyword, self._message(error, keyword)
+        return keyword, self._message(error, keyword, bounded=False)
 
     def accepts_json(self, data: bytes | str) -> bool:
         """``data`` parsed strictly and validated; text that is not strict JSON is not valid."""
@@ -1246,13 +1246,14 @@ class CompiledSchema:
         keyword = self._keyword(error)
         return pointer, f"{location}/{escape_pointer_token(keyword)}", keyword
 
-    def _message(self, error: jsonschema.ValidationError, keyword: str) -> str:
+    def _message(
+        self, error: jsonschema.ValidationError, keyword: str, bounded: bool = True
+    ) -> str:
         # An undecided match already has jsonschema-rs's words, the caller's keyword its own (the
-        # text of what it raised); the rest are rebuilt.
+        # text of what it raised); the rest are rebuilt. `evaluate` quotes in full, as the crate.
         own_words = keyword in self._keywords or error.message == UNDECIDED_MATCH
-        if own_words and keyword != "falseSchema":
-            return bounded_message(error.message)
-        return bounded_message(message(keyword, error))
+        text = error.message if own_words and keyword != "falseSchema" else message(keyword, error)
+        return bounded_message(text) if bounded else text
 
     def _keyword(self, error: jsonschema.ValidationError) -> str:
         """python-jsonschema reports an array with no match at all under ``contains`` even when
