@@ -4,13 +4,16 @@ both backends the output formats, error entries and annotations are jsonschema-r
 
 from __future__ import annotations
 
+import json
+from functools import cache
+from pathlib import Path
 from typing import Any
 
 import pytest
 from test_schema_suite import CASES, Case, case_id, known_failure, remotes
 
 import pairling_fast as pf
-from pairling_fast import _backend
+from pairling_fast import _backend, _bundled
 
 jsonschema_rs = pytest.importorskip("jsonschema_rs")
 
@@ -116,6 +119,50 @@ def test_evaluate_as_jsonschema_rs(backend: _backend.Engine, case: Case) -> None
     assert _without_format_units(got.hierarchical()) == _without_format_units(
         expected.hierarchical()
     )
+
+
+def _objects(value: Any) -> list[dict[str, Any]]:
+    """Every object in ``value``, outermost first."""
+    if isinstance(value, dict):
+        return [value, *(inner for item in value.values() for inner in _objects(item))]
+    if isinstance(value, list):
+        return [inner for item in value for inner in _objects(item)]
+    return []
+
+
+@cache
+def _car_objects() -> list[dict[str, Any]]:
+    """The objects of CAR's own journal fixtures (tests/data/car), sorted by their text."""
+    found: dict[str, dict[str, Any]] = {}
+    for path in sorted((Path(__file__).with_name("data") / "car").glob("*.jsonl")):
+        for line in path.read_text(encoding="utf-8").splitlines():
+            try:
+                document = json.loads(line)
+            except json.JSONDecodeError:
+                continue  # a fixture's torn or corrupt line
+            for found_object in _objects(document):
+                found.setdefault(json.dumps(found_object, sort_keys=True), found_object)
+    return [found[text] for text in sorted(found)]
+
+
+@pytest.mark.parametrize("schema_id", sorted(_bundled.bundled_schema_ids()))
+def test_evaluate_bundled_schemas_as_jsonschema_rs(
+    backend: _backend.Engine, schema_id: str
+) -> None:
+    """Beyond the suite: each bundled schema against objects CAR writes, as jsonschema-rs."""
+    schema = _sorted(_bundled.bundled_schema(schema_id))
+    theirs = jsonschema_rs.validator_for(schema, validate_formats=True)
+    ours = pf.Validator(schema, validate_formats=True)
+    objects = _car_objects()
+    start = sum(map(ord, schema_id)) % len(objects)
+    for instance in [{}, [], "x", None, *objects[start : start + 12]]:
+        expected, got = theirs.evaluate(_sorted(instance)), ours.evaluate(_sorted(instance))
+        assert got.flag() == expected.flag()
+        assert got.errors() == expected.errors()
+        assert _without_format_units(got.list()) == _without_format_units(expected.list())
+        assert _without_format_annotations(got.annotations()) == _without_format_annotations(
+            expected.annotations()
+        )
 
 
 def test_evaluate_masks_and_keeps_the_value_model(backend: _backend.Engine) -> None:
