@@ -282,12 +282,8 @@ class Evaluator:
     def evaluate(self, instance: Any) -> tuple[Unit, list[dict[str, Any]], list[dict[str, Any]]]:
         """The hierarchical output of ``instance``, its error entries and annotation entries."""
         schema = self._validator.schema
-        location, base = self._places.get(id(schema), ("", None))
-        root = _unit(
-            _Place("", location, base),
-            "",
-            self._node(self._validator, schema, instance, "", _Place("", location, base)),
-        )
+        place = _Place("", *self._places.get(id(schema), ("", None)))
+        root = _unit(place, "", self._node(self._validator, schema, instance, "", place))
         return root, _errors(root), _annotations(root)
 
     # -- subschemas ------------------------------------------------------------------------------
@@ -296,7 +292,8 @@ class Evaluator:
         """python-jsonschema's ``descend``: the validator of a subschema (in its own resource)."""
         if not isinstance(schema, dict):
             return validator
-        resolver = validator._resolver.in_subresource(self._specification.create_resource(schema))
+        specification = referencing.jsonschema.specification_with(validator.META_SCHEMA["$schema"])
+        resolver = validator._resolver.in_subresource(specification.create_resource(schema))
         return validator.evolve(schema=schema, _resolver=resolver)
 
     def _apply(
@@ -320,9 +317,7 @@ class Evaluator:
         if schema is True or (isinstance(schema, dict) and not schema):
             return _Result()
         if self._code.is_false(schema):
-            return _Result(
-                errors=[("falseSchema", f"False schema does not allow {render(instance)}")]
-            )
+            return _Result(errors=[_false_schema(instance)])
         if not isinstance(schema, dict):
             return _Result()
         if _is_legacy(validator) and "$ref" in schema:
@@ -611,9 +606,7 @@ class Evaluator:
         if self._code.is_false(value):
             if not instance:
                 return _Result()
-            return _Result(
-                errors=[("falseSchema", f"False schema does not allow {render(instance)}")]
-            )
+            return _Result(errors=[_false_schema(instance)])
         return _Result(
             [
                 self._apply(validator, value, name, instance_location, place.below("propertyNames"))
@@ -843,6 +836,10 @@ _APPLICATORS: dict[str, _Handler] = {
     "unevaluatedProperties": Evaluator._unevaluated_properties,
     "unevaluatedItems": Evaluator._unevaluated_items,
 }
+
+
+def _false_schema(instance: Any) -> Description:
+    return "falseSchema", f"False schema does not allow {render(instance)}"
 
 
 def _walk(unit: Unit, valid_only: bool) -> Iterable[Unit]:
