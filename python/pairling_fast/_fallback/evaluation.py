@@ -12,8 +12,9 @@ them, and ``validate``'s translation to jsonschema-rs's messages), called one ke
 
 from __future__ import annotations
 
+from collections import ChainMap
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from functools import partial
+from functools import cache, partial
 from typing import Any, NamedTuple
 from urllib.parse import urldefrag, urljoin
 
@@ -173,6 +174,49 @@ def _join(pointer: str, token: str | int) -> str:
     return f"{pointer}/{escape_pointer_token(str(token))}"
 
 
+Places = dict[int, tuple[str, str | None]]
+"""Where each object of the schema documents is: its pointer in its schema resource and that
+resource's base URI (``None`` where it has none), by the object's ``id``."""
+
+
+def _index(
+    places: Places,
+    specification: referencing.Specification[Any],
+    schema: Any,
+    base: str | None,
+    location: str,
+) -> None:
+    """Record where every object of a document is within its schema resource."""
+    if isinstance(schema, dict):
+        named = schema.get("$id", schema.get("id"))  # `id_of` expects a string
+        identifier = specification.id_of(schema) if isinstance(named, str) else None
+        # A document keeps the URI it was retrieved by; below it, its own id is the base.
+        if not location:
+            places.setdefault(id(schema), (location, base))
+        if isinstance(identifier, str) and not identifier.startswith("#"):
+            base, location = urldefrag(urljoin(base or "", identifier))[0], ""
+        places.setdefault(id(schema), (location, base))
+        for key, value in schema.items():
+            _index(places, specification, value, base, _join(location, key))
+    elif isinstance(schema, list):
+        places.setdefault(id(schema), (location, base))
+        for index, value in enumerate(schema):
+            _index(places, specification, value, base, _join(location, index))
+
+
+@cache
+def _metaschema_places() -> Places:
+    """The meta-schemas' places, which live (and keep their ids) for the whole process."""
+    places: Places = {}
+    for uri in METASCHEMAS:
+        contents = METASCHEMAS.contents(uri)
+        specification = referencing.jsonschema.specification_with(
+            contents.get("$schema", uri), default=referencing.jsonschema.DRAFT202012
+        )
+        _index(places, specification, contents, urldefrag(uri)[0], "")
+    return places
+
+
 class _Result:
     """A subschema's or keyword's evaluation before it is placed: the crate's
     ``EvaluationResult``."""
@@ -246,36 +290,15 @@ class Evaluator:
         caller's, if any; ``resources``: the other schema documents, each with its URI."""
         self._validator = validator
         self._code = code
-        self._specification = referencing.jsonschema.specification_with(
-            validator.META_SCHEMA["$schema"]
-        )
-        self._places: dict[int, tuple[str, str | None]] = {}
+        specification = referencing.jsonschema.specification_with(validator.META_SCHEMA["$schema"])
+        places: Places = {}
         root = validator.schema
-        root_id = self._specification.id_of(root) if isinstance(root, dict) else None
+        root_id = specification.id_of(root) if isinstance(root, dict) else None
         root_base = urljoin(base_uri or "", root_id if isinstance(root_id, str) else "")
-        self._index(root, urldefrag(root_base)[0] or None, "")
+        _index(places, specification, root, urldefrag(root_base)[0] or None, "")
         for uri, document in resources:
-            self._index(document, urldefrag(uri)[0], "")
-        for uri in METASCHEMAS:
-            self._index(METASCHEMAS.contents(uri), urldefrag(uri)[0], "")
-
-    def _index(self, schema: Any, base: str | None, location: str) -> None:
-        """Record where every object of a document is within its schema resource."""
-        if isinstance(schema, dict):
-            named = schema.get("$id", schema.get("id"))  # `id_of` expects a string
-            identifier = self._specification.id_of(schema) if isinstance(named, str) else None
-            # A document keeps the URI it was retrieved by; below it, its own id is the base.
-            if not location:
-                self._places.setdefault(id(schema), (location, base))
-            if isinstance(identifier, str) and not identifier.startswith("#"):
-                base, location = urldefrag(urljoin(base or "", identifier))[0], ""
-            self._places.setdefault(id(schema), (location, base))
-            for key, value in schema.items():
-                self._index(value, base, _join(location, key))
-        elif isinstance(schema, list):
-            self._places.setdefault(id(schema), (location, base))
-            for index, value in enumerate(schema):
-                self._index(value, base, _join(location, index))
+            _index(places, specification, document, urldefrag(uri)[0], "")
+        self._places = ChainMap(places, _metaschema_places())
 
     # -- the whole evaluation --------------------------------------------------------------------
 
