@@ -10,6 +10,7 @@ nothing else has imported them first.
 
 from __future__ import annotations
 
+import ast
 import json
 from pathlib import Path
 
@@ -127,6 +128,31 @@ def test_the_facade_imports_a_module_when_a_name_of_it_is_used(
     import pairling_fast
 
     assert resolved == sorted(pairling_fast.__all__)
+
+
+def test_the_facade_s_three_lists_of_names_agree() -> None:
+    """The facade names each public name three times: imported under TYPE_CHECKING (what type
+    checkers read), in ``_HOMES`` (where ``__getattr__`` imports it from) and in ``__all__``
+    (a literal, which mypy needs for the re-export). They must list the same names and homes."""
+    import pairling_fast
+
+    tree = ast.parse(Path(pairling_fast.__file__).read_text(encoding="utf-8"))
+    (block,) = (
+        node
+        for node in tree.body
+        if isinstance(node, ast.If) and ast.unparse(node.test) == "TYPE_CHECKING"
+    )
+    imported: dict[str, tuple[str, ...]] = {}
+    for statement in block.body:
+        assert isinstance(statement, ast.ImportFrom) and statement.level == 1
+        imported[statement.module or ""] = tuple(alias.name for alias in statement.names)
+    submodules = imported.pop("")
+    assert imported == pairling_fast._HOMES
+    assert submodules == pairling_fast._SUBMODULES
+    computed = {"__build__", "__version__", "backend"}
+    assert sorted(pairling_fast.__all__) == sorted(
+        [*pairling_fast._HOME_OF, *submodules, *computed]
+    )
 
 
 def test_a_subcommand_s_own_module_is_imported_by_its_run_only(core: None, tmp_path: Path) -> None:
