@@ -150,6 +150,7 @@ class Engine(Protocol):
         line: int | None = None,
         pointer: str | None = None,
         schema_pointer: str | None = None,
+        best_match: tuple[str, str, str] | None = None,
     ) -> _Record: ...
     def check_rpc_result(
         self,

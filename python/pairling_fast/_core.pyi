@@ -1,6 +1,6 @@
 """Type stubs of the Rust core; the engine API is documented in docs/architecture.md."""
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, Literal, final
 
 from pairling_fast.errors import CanonicalizationError
@@ -64,6 +64,7 @@ class RawFinding:
         line: int | None = None,
         pointer: str | None = None,
         schema_pointer: str | None = None,
+        best_match: Sequence[str] | None = None,
     ) -> RawFinding: ...
     @property
     def code(self) -> str: ...
@@ -77,6 +78,8 @@ class RawFinding:
     def pointer(self) -> str | None: ...
     @property
     def schema_pointer(self) -> str | None: ...
+    @property
+    def best_match(self) -> tuple[str, str, str] | None: ...
 
 _WireOutcome = tuple[list[RawFinding], dict[str, Any]]
 
