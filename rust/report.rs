@@ -44,6 +44,16 @@ impl Finding {
         self
     }
 
+    /// This finding on a value that stands at `prefix` in the document reported on: its pointer,
+    /// and its closest branch error's, put under `prefix`.
+    pub fn within(mut self, prefix: &str) -> Self {
+        self.pointer = Some(format!("{prefix}{}", self.pointer.unwrap_or_default()));
+        if let Some(best) = &mut self.best_match {
+            best.pointer.insert_str(0, prefix);
+        }
+        self
+    }
+
     pub fn on_line(mut self, line: u64) -> Self {
         self.line = Some(line);
         self

@@ -193,8 +193,8 @@ def test_a_bundle_that_covers_a_kind_replaces_our_contract() -> None:
     }
     rules = car_payloads.Payloads("0.58.0", bundle, ["run_started", "inference_metered"])
     assert rules.findings("run_started", {"run_label": "x"}, "warn", 1) == []
-    [(code, _, _, line, pointer, _)] = rules.findings("run_started", {"run_label": 1}, "warn", 1)
-    assert (code, line, pointer) == ("PF362", 1, "/data/run_label")
+    [found] = rules.findings("run_started", {"run_label": 1}, "warn", 1)
+    assert (found.code, found.line, found.pointer) == ("PF362", 1, "/data/run_label")
     [(code, *_)] = rules.findings("run_started", {}, "error", 1)
     assert code == "PF365"
     # Kinds the bundle does not cover keep the contracts.

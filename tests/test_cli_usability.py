@@ -16,9 +16,10 @@ from typing import Any
 import cli_helpers
 import pytest
 from cli_helpers import BROKEN_RESULT, GOOD_RESULT, write_tree
+from waiting import wait_for
 
 import pairling_fast as pf
-from pairling_fast import _backend, paths
+from pairling_fast import _backend, _interrupt, paths
 from pairling_fast.paths import FileResult, Skipped, check_paths
 from pairling_fast.terminal import RichProgress
 
@@ -191,9 +192,12 @@ def test_ctrl_c_stops_a_journal_being_checked_in_a_worker(
 
     def check_journal_after_ctrl_c(*args: Any, **options: Any) -> Any:
         # Ctrl-C reaches a worker as the KeyboardInterrupt _interrupt.stop sends it, or as the
-        # stop the journal check asks for between batches: either way the check ends early.
+        # stop the journal check asks for between batches: either way the check ends early. The
+        # worker starts once the main thread has asked it to stop: between the KeyboardInterrupt
+        # and that request a running check may well report progress, which is not a fault.
         try:
             assert interrupted.wait(timeout=60)
+            wait_for(_interrupt.stop_requested, "the main thread asks the worker to stop")
             report = real_check_journal(*args, **options)
         except BaseException as error:
             journal_outcomes.append(type(error).__name__)

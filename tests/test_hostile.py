@@ -470,15 +470,15 @@ def test_ctrl_c_stops_an_endless_journal_with_a_partial_report(
 # start-up before it, nor after it on a machine fast enough to be done first).
 CHECKING_THEN_CTRL_C = """
 import sys
-from pairling_fast import cli, paths
+from pairling_fast import cli, maps
 
-check_map_on = paths.check_map_on
+check_map_on = maps.check_map_on
 
 def checking(*args, **options):
     print("checking", flush=True)
     return check_map_on(*args, **options)
 
-paths.check_map_on = checking
+maps.check_map_on = checking
 sys.exit(cli.main(sys.argv[1:]))
 """
 
@@ -499,15 +499,17 @@ def test_ctrl_c_stops_a_large_map_check(tmp_path: Path, backend_name: str) -> No
         text=True,
     )
     try:
-        assert process.stdout is not None
-        assert process.stdout.readline() == "checking\n"
+        assert process.stdout is not None and process.stderr is not None
+        # An empty line is the process's end: what it wrote to stderr says why.
+        first = process.stdout.readline()
+        assert first == "checking\n", first or process.stderr.read()
         # The Rust core checks this map in about 0.6 s on an idle 2-core machine (0.3 s for the
         # 8.6 MB map this test used before, which an idle machine could finish before the signal:
         # the process then died of it while exiting, -2 instead of 130).
         took = interrupt(process)
     finally:
         process.kill()
-    stdout, stderr = process.communicate()
+        stdout, stderr = process.communicate()
     print(f"{backend_name}: stopped {took:.3f} s after SIGINT")
     assert process.returncode == 130, stderr
     report = json.loads(stdout)

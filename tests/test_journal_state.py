@@ -315,7 +315,8 @@ def test_a_state_file_keeps_its_permissions(backend: _backend.Engine, tmp_path: 
         (
             # Version 1 (before the windows were written once) is not read: delete it.
             json.dumps({"format": STATE_FORMAT, "version": 1, "journals": {}}).encode(),
-            "journal state version 1, this pairling-fast reads versions 2, 3, 4 and 5; delete it",
+            "journal state version 1, this pairling-fast reads versions 2, 3, 4, 5 and 6; "
+            "delete it",
         ),
         (
             json.dumps(
@@ -499,13 +500,23 @@ def test_a_change_is_located_in_the_first_changed_block(
 def _saved_as(version: int, state: Path, states: pf.JournalStates) -> None:
     """``states`` written to ``state`` as ``version`` wrote it: one JSON document, each entry
     with one sha256 of its whole prefix (2), a sha256 a block (3) or a BLAKE3 a block (4), the
-    engine's state a JSON string in it, the file's sha256 over its journals' canonical text."""
+    engine's state a JSON string in it, the file's sha256 over its journals' canonical text; or
+    (5) as this version writes it, but the engine state's findings six-item lists."""
     journals = {}
     for journal in states.journals():
         entry = dict(_entry(states, Path(journal)))
         with open(journal, "rb") as stream:
             prefix = stream.read(entry["offset"])
-        if version == 4:
+        checker = json.loads(entry["checker"])
+        checker["findings"] = [
+            [f[name] for name in ("code", "severity", "message", "line", "pointer")]
+            + [f["schema_pointer"]]
+            for f in checker["findings"]
+        ]
+        entry["checker"] = json.dumps(checker)
+        if version == 5:
+            states.put(journal, entry)
+        elif version == 4:
             pass
         elif version == 2:
             del entry["block_size"], entry["blocks"]
@@ -519,6 +530,10 @@ def _saved_as(version: int, state: Path, states: pf.JournalStates) -> None:
             for block in entry["blocks"]:
                 del block["blake3"]
         journals[journal] = entry
+    if version == 5:
+        states.save(state)
+        state.write_bytes(state.read_bytes().replace(b'"version":6,', b'"version":5,', 1))
+        return
     text = json.dumps(journals, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
     head = json.dumps(
         {"format": STATE_FORMAT, "version": version, "sha256": ""}, separators=(",", ":")
@@ -532,15 +547,17 @@ def _saved_as(version: int, state: Path, states: pf.JournalStates) -> None:
     [
         (2, "proved the prefix with sha256 (this one uses BLAKE3)"),
         (3, "proved the prefix with sha256 (this one uses BLAKE3)"),
-        (4, "(state format 4, this one writes 5)"),
+        (4, "(state format 4, this one writes 6)"),
+        (5, "(state format 5, this one writes 6)"),
     ],
 )
 def test_an_earlier_state_is_checked_in_full_once_with_the_reason(
     backend: _backend.Engine, tmp_path: Path, version: int, reason: str
 ) -> None:
     """The states before version 4 proved the prefix with sha256, version 4 wrote the engine's
-    state as a JSON string inside the JSON: their journals are checked in full (a PF346 note
-    says why), then recorded as version 5 and resumed from."""
+    state as a JSON string inside the JSON, version 5 its findings as six-item lists: their
+    journals are checked in full (a PF346 note says why), then recorded as version 6 and resumed
+    from."""
     data = generated(200, 13, chain=True, defects=2)
     half = data.index(b"\n", len(data) // 2) + 1
     growing, kept = (tmp_path / f"{name}.jsonl" for name in ("growing", "kept"))
@@ -561,11 +578,11 @@ def test_an_earlier_state_is_checked_in_full_once_with_the_reason(
         f.to_dict() for f in pf.check_journal(growing).findings
     ]
     document = _head(state)
-    assert document["version"] == STATE_VERSION == 5
+    assert document["version"] == STATE_VERSION == 6
     recorded = document["journals"]
     assert recorded[os.path.realpath(growing)]["blocks"] == _blocks(data, BLOCK_SIZE)
     assert "recorded_in_version" not in recorded[os.path.realpath(growing)]
-    # A journal not checked since keeps its old entry in the version 5 file until its next run,
+    # A journal not checked since keeps its old entry in the version 6 file until its next run,
     # marked with the version it came from.
     assert recorded[os.path.realpath(kept)]["recorded_in_version"] == version
     assert pf.check_journal(kept, state=state).findings[0].code == STATE_OPTIONS_CHANGED

@@ -67,6 +67,8 @@ def _map() -> str:
     document["providers"][0]["source_refs"] = [SECRET]
     document["providers"][0]["display_name"] = {"token": SECRET}
     document["capabilities"][0]["provider_id"] = SECRET
+    # A failing oneOf ([release_membership, null]) whose closest branch quotes it.
+    document["implementations"][0]["release_membership"]["physical_device_required"] = SECRET
     return json.dumps(document, indent=1)
 
 
@@ -74,6 +76,8 @@ def _rpc_result() -> str:
     document = json.loads((EXAMPLES / "rpc" / "session.tools.list.result.json").read_text("utf-8"))
     document["count"] = SECRET
     document["tools"][0]["name"] = [SECRET]
+    # A failing anyOf ([ToolRateLimit, null]) whose closest branch quotes it.
+    document["tools"][1]["rate_limit"] = {"interval_secs": SECRET, "max_calls": 1}
     return json.dumps(document, indent=1)
 
 
@@ -82,6 +86,11 @@ def _transcript() -> str:
     messages = [json.loads(line) for line in lines]
     capabilities = next(m for m in messages if "caller_role" in (m.get("result") or {}))
     capabilities["result"]["caller_role"] = SECRET
+    # A tools.poll result whose chunk fails ToolStreamChunk's oneOf, its closest branch quoting it.
+    poll = next(
+        m for m in messages if isinstance(m.get("result"), dict) and "chunks" in m["result"]
+    )
+    poll["result"]["chunks"][0] = {"kind": "progress", "fraction": SECRET}
     messages.append({"jsonrpc": "2.0", "id": 99, "method": SECRET, "params": {}})
     messages.append({"jsonrpc": "2.0", "id": SECRET, "error": {"code": 1, "message": SECRET}})
     return "".join(json.dumps(message) + "\n" for message in messages)
@@ -128,6 +137,26 @@ def test_every_format_hides_a_planted_secret(cli: Cli, name: str) -> None:
     hidden_json = cli(*common, "--format", "json", "--redact").stdout
     assert _locations(hidden_json) == _locations(shown_json)
     assert "***" in hidden_json
+    # Where a composite fails, the closest branch quotes the plant too, and is masked.
+    if name in COMPOSITE_PLANTED:
+        assert any(SECRET in best["message"] for best in _best_matches(shown_json)), name
+        assert _best_matches(hidden_json)
+        assert [(b["pointer"], b["schema_pointer"]) for b in _best_matches(hidden_json)] == [
+            (b["pointer"], b["schema_pointer"]) for b in _best_matches(shown_json)
+        ]
+
+
+# The documents with a failing oneOf/anyOf whose closest branch stands out. A journal has none:
+# the bundled event schemas' one composite, EventKind's oneOf of enums, never has one branch
+# error closer than the others (tests/test_best_match_paths.py).
+COMPOSITE_PLANTED = {"capability-map.json", "session.tools.list.result.json", "transcript.jsonl"}
+
+
+def _best_matches(report_json: str) -> list[dict[str, Any]]:
+    report = json.loads(report_json)
+    return [
+        f["best_match"] for file in report["files"] for f in file["findings"] if f["best_match"]
+    ]
 
 
 def test_the_config_key_redacts(cli: Cli) -> None:

@@ -543,6 +543,10 @@ def test_keywords_as_jsonschema_rs(backend: _backend.Engine, instance: Any) -> N
     assert sorted(map(repr, ours.evaluate(instance).errors())) == sorted(
         map(repr, theirs.evaluate(instance).errors())
     )
+    evaluated, expected = ours.evaluate(instance), theirs.evaluate(instance)
+    assert evaluated.list() == expected.list()
+    assert evaluated.hierarchical() == expected.hierarchical()
+    assert evaluated.annotations() == expected.annotations()
     assert ours.is_valid_json(json.dumps(instance)) is ours.is_valid(instance)
     # One object per place the keyword is used, whatever the validator is asked and however
     # often the core compiles the schema (Python objects, JSON text): jsonschema-rs's arguments.

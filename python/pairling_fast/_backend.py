@@ -49,10 +49,10 @@ RawViolation = tuple[str, str, str, str, tuple[str, str, str] | None]
 """(pointer, schema_pointer, keyword, message, best_match): for a failing ``oneOf``/``anyOf``,
 the branch error that came closest as (pointer, schema_pointer, message), or ``None``."""
 EvaluationOutput = tuple[
-    bool, dict[str, Any], dict[str, Any], list[dict[str, Any]], list[dict[str, Any]] | None
+    bool, dict[str, Any], dict[str, Any], list[dict[str, Any]], list[dict[str, Any]]
 ]
-"""(valid, list output, hierarchical output, error entries, annotation entries or ``None`` where
-the backend collects none): ``Validator.evaluate``'s parts."""
+"""(valid, list output, hierarchical output, error entries, annotation entries):
+``Validator.evaluate``'s parts."""
 WireOutcome = tuple[Sequence[_Record], dict[str, Any]]
 """The findings of a wire check and its stats."""
 
@@ -150,6 +150,7 @@ class Engine(Protocol):
         line: int | None = None,
         pointer: str | None = None,
         schema_pointer: str | None = None,
+        best_match: tuple[str, str, str] | None = None,
     ) -> _Record: ...
     def check_rpc_result(
         self,

@@ -1,6 +1,6 @@
 """Type stubs of the Rust core; the engine API is documented in docs/architecture.md."""
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, Literal, final
 
 from pairling_fast.errors import CanonicalizationError
@@ -64,6 +64,7 @@ class RawFinding:
         line: int | None = None,
         pointer: str | None = None,
         schema_pointer: str | None = None,
+        best_match: Sequence[str] | None = None,
     ) -> RawFinding: ...
     @property
     def code(self) -> str: ...
@@ -77,6 +78,8 @@ class RawFinding:
     def pointer(self) -> str | None: ...
     @property
     def schema_pointer(self) -> str | None: ...
+    @property
+    def best_match(self) -> tuple[str, str, str] | None: ...
 
 _WireOutcome = tuple[list[RawFinding], dict[str, Any]]
 
@@ -187,7 +190,7 @@ class CompiledSchema:
     def evaluate(
         self, instance: Any
     ) -> tuple[
-        bool, dict[str, Any], dict[str, Any], list[dict[str, Any]], list[dict[str, Any]] | None
+        bool, dict[str, Any], dict[str, Any], list[dict[str, Any]], list[dict[str, Any]]
     ]: ...
     def report_json(self, data: bytes | str) -> Report: ...
     def validate(self, instance: Any) -> None: ...

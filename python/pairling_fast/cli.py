@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import errno
+import importlib
 import io
 import os
 import re
@@ -20,8 +21,8 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
-from types import ModuleType
 from typing import TYPE_CHECKING, Any, NoReturn, get_args
 
 from . import _backend, schemas
@@ -32,15 +33,8 @@ from .canonical import DIGEST_PREFIX, canonicalize_json, digest_hex, parse_json
 from .codes import CODES
 from .config import Config, ConfigError, find_config
 from .errors import CanonicalizationError, PairlingError, ValidationError
-from .generate import journal as generate_journal
-from .generate import map as generate_map
-from .generate import transcript as generate_transcript
 from .journal import DEFAULT_MAX_FINDINGS, JournalStateError, JournalStates
 from .journal.options import Payloads, Profile
-from .journal.writers import chain_journal
-from .map_diff_cli import add_arguments as add_diff_arguments
-from .map_diff_cli import run as run_diff
-from .maps import load_manifest, write_sealed
 from .options import CheckOptions, FailOn
 from .output import (
     FORMATS,
@@ -63,11 +57,9 @@ if TYPE_CHECKING:
 __all__ = ["build_parser", "findings_markdown", "main"]
 
 PROG = "pairling-fast"
-GENERATORS: dict[str, ModuleType] = {
-    "map": generate_map,
-    "journal": generate_journal,
-    "transcript": generate_transcript,
-}
+# The generators, each a module of `generate` (`add_arguments`, `run`), imported only by a run of
+# its own subcommand.
+GENERATORS = ("map", "journal", "transcript")
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_NO_DOCUMENTS = 0, 1, 2, 5
 EXIT_INTERRUPTED = 128 + 2  # SIGINT, as shells report it
 
@@ -90,7 +82,7 @@ class CliError(Exception):
 class _Parser(argparse.ArgumentParser):
     """Usage errors in one line, as every other error: the mistake, the closest valid spelling,
     and the command whose ``--help`` lists the rest (not argparse's usage block of the top level).
-    Subcommands' parsers are of this class too (``add_parser`` makes its parent's)."""
+    Subcommands' parsers are of this class too (``_DeferredParser``)."""
 
     def error(self, message: str) -> NoReturn:
         hint = _closest(self, message)
@@ -99,6 +91,38 @@ class _Parser(argparse.ArgumentParser):
             f"{self.prog}: error: {message}{f' (did you mean {hint}?)' if hint else ''}; "
             f"`{self.prog} --help` lists the options\n",
         )
+
+
+class _DeferredParser(_Parser):
+    """A subcommand's parser, which can defer arguments until it is first used (to parse, or
+    for its help): those a module of its own defines (``diff``, the generators) are added then,
+    so only a run of that subcommand imports the module, and other runs' start-up does not pay
+    for it (a ``check --state`` re-run's start-up is much of its time: docs/journals.md)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._pending: list[Callable[[argparse.ArgumentParser], None]] = []
+
+    def defer(self, define: Callable[[argparse.ArgumentParser], None]) -> None:
+        self._pending.append(define)
+
+    def _defined(self) -> None:
+        while self._pending:
+            self._pending.pop(0)(self)
+
+    def parse_known_args(  # type: ignore[override]
+        self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
+    ) -> tuple[argparse.Namespace, list[str]]:
+        self._defined()
+        return super().parse_known_args(args, namespace)
+
+    def format_usage(self) -> str:
+        self._defined()
+        return super().format_usage()
+
+    def format_help(self) -> str:
+        self._defined()
+        return super().format_help()
 
 
 def _closest(parser: argparse.ArgumentParser, message: str) -> str | None:
@@ -534,6 +558,8 @@ def _command_canonicalize(args: argparse.Namespace) -> int:
 def _command_seal(args: argparse.Namespace) -> int:
     if args.output is not None:
         _check_destination("--output", args.output)
+    from .maps import write_sealed
+
     notes: list[str] = []
     written = write_sealed(
         args.map,
@@ -552,10 +578,14 @@ def _command_diff(args: argparse.Namespace) -> int:
         _fail("OLD and NEW cannot both be - (standard input)")
     if args.output is not None:
         _check_destination("--output", args.output)
-    return run_diff(args)
+    from .map_diff_cli import run
+
+    return run(args)
 
 
 def _command_chain(args: argparse.Namespace) -> int:
+    from .journal.writers import chain_journal
+
     _check_destination("--output", args.output)
     notes: list[str] = []
     report = chain_journal(args.journal, args.output, notes=notes)
@@ -762,6 +792,8 @@ def _manifest(path: str | None) -> Any:
     """The parsed --manifest, or a one-line error: a file that cannot be read or is not JSON."""
     if path is None:
         return None
+    from .maps import load_manifest
+
     try:
         return load_manifest(path)
     except OSError as error:
@@ -789,11 +821,22 @@ def _add_generate_parser(commands: Any) -> None:
     generate = commands.add_parser("generate", help="write synthetic documents (tests, benches)")
     kinds = generate.add_subparsers(dest="generator", metavar="{map,journal,transcript}")
     kinds.required = True
-    for name, module in GENERATORS.items():
+    for name in GENERATORS:
         parser = kinds.add_parser(name, help=f"a synthetic {name}")
-        module.add_arguments(parser)
-        parser.set_defaults(run=module.run)
-        _add_backend_option(parser)
+        parser.defer(partial(_define_generator, name))
+        parser.defer(_add_backend_option)
+
+
+def _define_generator(name: str, parser: argparse.ArgumentParser) -> None:
+    module = importlib.import_module(f"{__package__}.generate.{name}")
+    module.add_arguments(parser)
+    parser.set_defaults(run=module.run)
+
+
+def _define_diff(parser: argparse.ArgumentParser) -> None:
+    from .map_diff_cli import add_arguments
+
+    add_arguments(parser)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -808,7 +851,9 @@ def build_parser() -> argparse.ArgumentParser:
         action="version",
         version=f"{PROG} {__version__} ({_backend.active_name()} backend)",
     )
-    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+    commands = parser.add_subparsers(
+        dest="command", metavar="COMMAND", parser_class=_DeferredParser
+    )
     commands.required = True
     _add_check_parser(commands)
 
@@ -834,7 +879,7 @@ def build_parser() -> argparse.ArgumentParser:
         "diff",
         help="what changed between two capability maps, and whether it loosens remote control",
     )
-    add_diff_arguments(diff)
+    diff.defer(_define_diff)
     diff.set_defaults(run=_command_diff)
 
     chain = commands.add_parser("chain", help="write a hash-chained copy of a CAR journal")
@@ -854,17 +899,31 @@ def build_parser() -> argparse.ArgumentParser:
     explain.set_defaults(run=_command_explain)
 
     for name in ("digest", "canonicalize", "seal", "chain", "schemas", "diff"):
-        _add_backend_option(commands.choices[name])
+        _define(commands.choices[name], _add_backend_option)
     for name in ("check", "digest", "canonicalize", "seal", "diff"):
-        commands.choices[name].add_argument(
-            "--max-document-bytes",
-            type=_whole_number(1),
-            metavar="N",
-            help="refuse a whole JSON document (map, RPC result, wire schema) larger than N bytes "
-            f"(default: ${LIMIT_VARIABLE}, else {DEFAULT_MAX_DOCUMENT_BYTES})",
-        )
+        _define(commands.choices[name], _add_document_limit)
     _name_usage_parsers(parser)
     return parser
+
+
+def _add_document_limit(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--max-document-bytes",
+        type=_whole_number(1),
+        metavar="N",
+        help="refuse a whole JSON document (map, RPC result, wire schema) larger than N bytes "
+        f"(default: ${LIMIT_VARIABLE}, else {DEFAULT_MAX_DOCUMENT_BYTES})",
+    )
+
+
+def _define(
+    parser: argparse.ArgumentParser, define: Callable[[argparse.ArgumentParser], None]
+) -> None:
+    """Adds arguments to ``parser``: at once, or after its deferred ones if it defers them."""
+    if isinstance(parser, _DeferredParser):
+        parser.defer(define)
+    else:
+        define(parser)
 
 
 def _name_usage_parsers(parser: argparse.ArgumentParser) -> None:

@@ -20,6 +20,7 @@ from .output import (
     sarif_document,
     sarif_rules,
     shown,
+    with_closest_branch,
 )
 
 __all__ = ["DIFF_FORMATS", "markdown", "render_diff", "sarif_log", "summary_text", "text"]
@@ -277,7 +278,14 @@ def sarif_log(diff: MapDiff) -> dict[str, Any]:
         )
     for finding in diff.new.report.errors:
         results.append(
-            _result(finding.code, finding.message, location, finding.line, finding.pointer, codes)
+            _result(
+                finding.code,
+                with_closest_branch(finding.message, finding),
+                location,
+                finding.line,
+                finding.pointer,
+                codes,
+            )
         )
     run = {"results": results, "properties": {"backend": diff.backend, "summary": diff.summary}}
     return sarif_document(sarif_rules(codes), run)

@@ -40,6 +40,7 @@ __all__ = [
     "shown",
     "summary_line",
     "verdict",
+    "with_closest_branch",
 ]
 
 FORMATS = ("text", "json", "jsonl", "sarif", "junit", "github")
@@ -82,19 +83,29 @@ def shown(text: str) -> str:
     return text.translate(_ESCAPES)
 
 
+def closest_branch(finding: Finding) -> str | None:
+    """``closest branch: POINTER: MESSAGE (SCHEMA_POINTER)`` for a failing ``oneOf``/``anyOf``
+    whose closest branch error stands out (``Finding.best_match``); None for any other finding.
+    Every format that words a finding for people adds it (docs/reports.md)."""
+    best = finding.best_match
+    if best is None:
+        return None
+    where = best.pointer or "(the value itself)"
+    return f"closest branch: {where}: {best.message} ({best.schema_pointer})"
+
+
+def with_closest_branch(message: str, finding: Finding) -> str:
+    """``message``, and the closest branch on a line of its own where there is one."""
+    closest = closest_branch(finding)
+    return message if closest is None else f"{message}\n{closest}"
+
+
 def finding_line(finding: Finding) -> str:
     """The finding on one line; a failing ``oneOf``/``anyOf``'s closest branch error on a second,
     indented (``Finding.best_match``)."""
     line = shown(f"{finding.location()}: {finding.severity} {finding.code}: {finding.message}")
-    best = finding.best_match
-    if best is None:
-        return line
-    where = best.pointer or "(the value itself)"
-    return (
-        line
-        + "\n"
-        + shown(f"      closest branch: {where}: {best.message} ({best.schema_pointer})")
-    )
+    closest = closest_branch(finding)
+    return line if closest is None else line + "\n" + shown(f"      {closest}")
 
 
 def finding_json(finding: Finding) -> str:
@@ -233,7 +244,7 @@ def sarif(report: PathsReport) -> dict[str, Any]:
             result: dict[str, Any] = {
                 "ruleId": finding.code,
                 "level": SARIF_LEVELS[finding.severity],
-                "message": {"text": finding.message},
+                "message": {"text": with_closest_branch(finding.message, finding)},
                 "locations": [
                     {
                         "physicalLocation": {
@@ -257,6 +268,8 @@ def sarif(report: PathsReport) -> dict[str, Any]:
                 "schemaPointer": finding.schema_pointer,
                 "kind": file.kind,
             }
+            if finding.best_match is not None:
+                result["properties"]["bestMatch"] = finding.best_match.to_dict()
             results.append(result)
     notifications: list[dict[str, Any]] = [
         {
@@ -436,7 +449,7 @@ def github(report: PathsReport, *, show_skipped: bool = False) -> str:
             where = f"{finding.pointer}: " if finding.pointer else ""
             lines.append(
                 f"::{ANNOTATION_COMMANDS[finding.severity]} {','.join(properties)}::"
-                f"{_escape_data(where + finding.message)}"
+                f"{_escape_data(with_closest_branch(where + finding.message, finding))}"
             )
     if show_skipped:
         lines.extend(f"skipped {s.path}: {s.reason}" for s in report.skipped)

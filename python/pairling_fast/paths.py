@@ -31,19 +31,10 @@ from .codes import INTERNAL_ERROR, TOO_LARGE, UNREADABLE
 from .errors import CanonicalizationError
 from .journal import DEFAULT_MAX_LINE_LENGTH, JournalStates, check_journal_on
 from .journal.options import JournalInterrupted
-from .locate import with_lines
-from .maps import check_map_on
 from .options import CheckKeywords, CheckOptions, SeverityOverride
 from .report import Finding, Report, Severity
 from .results import FileResult, PathsReport, Skipped, not_listed, with_severities
-from .validator import json_error_finding
 from .walk import DEFAULT_EXCLUDES, STDIN, Candidate, PathArgumentError, Walker, os_reason
-from .wire import (
-    check_rpc_params_on,
-    check_rpc_result_on,
-    check_transcript_on,
-    check_wire_schema_on,
-)
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
@@ -109,6 +100,28 @@ def _run_check(
     than opened again."""
     if kind == "journal":
         return _journal_report(engine, source, options, progress, state, opened)
+    return _document_report(kind, source, method, options, engine)
+
+
+def _document_report(
+    kind: str,
+    source: Path | _Replay | str,
+    method: str | None,
+    options: CheckOptions,
+    engine: _backend.Engine,
+) -> Report:
+    """The report of a file of any kind but a journal. Their modules are imported here, by the
+    first such file: a run that checks journals only (``check --state`` of a grown journal,
+    where start-up is much of the time) does not load the map, wire and validator modules."""
+    from .maps import check_map_on
+    from .validator import json_error_finding
+    from .wire import (
+        check_rpc_params_on,
+        check_rpc_result_on,
+        check_transcript_on,
+        check_wire_schema_on,
+    )
+
     if kind == "transcript":
         if isinstance(source, str):
             with remote.opened(source) as handle:
@@ -225,6 +238,8 @@ def _with_lines(
         f.line is not None or f.pointer is None for f in findings
     ):
         return findings
+    from .locate import with_lines
+
     return with_lines(_document(source, limit), findings)
 
 

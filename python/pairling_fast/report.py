@@ -45,6 +45,8 @@ class RawFinding(Protocol):
     def pointer(self) -> str | None: ...
     @property
     def schema_pointer(self) -> str | None: ...
+    @property
+    def best_match(self) -> tuple[str, str, str] | None: ...
 
 
 RawMapChange = tuple[
@@ -167,8 +169,11 @@ class Finding:
 
     @classmethod
     def from_raw(cls, raw: RawFinding, path: str | None = None) -> Finding:
-        """From the engine's record, with the path of the file it is about."""
+        """From the engine's record, with the path of the file it is about (a saved
+        ``--state`` finding too: the state keeps the record's fields by name, and
+        ``engine.RawFinding(**fields)`` rebuilds it; docs/journals.md)."""
         message = raw.message
+        best = raw.best_match
         return cls(
             raw.code,
             raw.severity,
@@ -178,14 +183,8 @@ class Finding:
             raw.pointer,
             raw.schema_pointer,
             _column(message),
+            None if best is None else BestMatch(*best),
         )
-
-    @classmethod
-    def from_saved(cls, fields: list[Any], path: str | None = None) -> Finding:
-        """From a saved checker state's finding, the list ``[code, severity, message, line,
-        pointer, schema_pointer]`` (a ``--state`` entry's ``checker``; docs/journals.md)."""
-        code, level, message, line, pointer, schema_pointer = fields
-        return cls(code, level, message, path, line, pointer, schema_pointer, _column(message))
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Finding:

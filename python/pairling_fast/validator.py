@@ -162,8 +162,7 @@ class Evaluation:
     """One instance evaluated against a schema, in the JSON Schema output formats (2020-12 core,
     section 12.4), as jsonschema-rs's ``Evaluation``: ``flag()``, ``list()``, ``hierarchical()``,
     ``errors()`` and ``annotations()``. On the Rust core they are the jsonschema crate's,
-    jsonschema-rs's own; the fallback's ``list`` and ``hierarchical`` hold the error units only
-    and it has no ``annotations`` (docs/pipelines.md)."""
+    jsonschema-rs's own; the fallback builds them as the crate does (docs/pipelines.md)."""
 
     def __init__(self, output: _backend.EvaluationOutput, mask: str | None = None) -> None:
         valid, listed, hierarchical, errors, annotations = output
@@ -201,13 +200,7 @@ class Evaluation:
         ``instanceLocation``, ``annotations`` (the value), as jsonschema-rs's
         ``Evaluation.annotations()``: values of your schema (``title``, ``default``, …) and the
         names of the members and the indexes that applicators evaluated, which ``mask`` leaves,
-        as jsonschema-rs's does. The Rust core only: the fallback (python-jsonschema) collects no
-        annotations, and raises ``NotImplementedError`` saying so (docs/pipelines.md)."""
-        if self._annotations is None:
-            raise NotImplementedError(
-                "Evaluation.annotations() needs the Rust core: the pure-Python fallback "
-                "(python-jsonschema) collects no annotations"
-            )
+        as jsonschema-rs's does."""
         return copy.deepcopy(self._annotations)
 
 

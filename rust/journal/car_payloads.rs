@@ -344,10 +344,12 @@ impl Payloads {
                         let message =
                             format!("{} (CAR's payload schema of {kind})", violation.message);
                         Finding {
+                            pointer: Some(violation.pointer),
                             schema_pointer: Some(violation.schema_pointer),
+                            best_match: violation.best_match,
                             ..Finding::new(violated, message)
-                                .at(format!("/data{}", violation.pointer))
                         }
+                        .within("/data")
                     })
                     .collect()
             }
@@ -466,6 +468,36 @@ mod tests {
             found(&rules, "inference_metered", json!({"agent": 1})),
             [("PF361".to_owned(), "/data/agent".to_owned())]
         );
+    }
+
+    #[test]
+    fn a_payload_schemas_failing_composite_names_its_closest_branch_inside_data() {
+        let bundle = json!({
+            "coverage": {"journal_event_payloads": {"covered": ["run_started"]}},
+            "schemas": {"journal.event_payload.run_started": {
+                "type": "object",
+                "properties": {"limit": {"anyOf": [
+                    {"type": "object", "properties": {"max": {"type": "integer"}}},
+                    {"type": "null"}
+                ]}}
+            }}
+        });
+        let data = json!({"limit": {"max": "ten"}});
+        let [finding] =
+            &payloads(&bundle).findings("run_started", data.as_object().unwrap(), Mode::Warn)[..]
+        else {
+            panic!("one finding")
+        };
+        assert_eq!(finding.pointer.as_deref(), Some("/data/limit"));
+        let best = finding.best_match.as_deref().expect("a closest branch");
+        assert_eq!(
+            (best.pointer.as_str(), best.schema_pointer.as_str()),
+            (
+                "/data/limit/max",
+                "/properties/limit/anyOf/0/properties/max/type"
+            )
+        );
+        assert_eq!(best.message, "\"ten\" is not of type \"integer\"");
     }
 
     #[test]

@@ -18,6 +18,7 @@ use super::{
     Outcome, Text, Uncomputable,
 };
 use crate::report::{Finding, Severity};
+use crate::validate::BestMatch;
 
 /// The offset of the first line that begins at or after `start`: `start` itself when the byte
 /// before it is a newline (or `start` is 0), else just after the next newline. `None` at EOF.
@@ -218,6 +219,15 @@ fn encode_line(line: &CheckedLine, chain: &mut ChunkChain, out: &mut Vec<u8>) {
         put_varint(finding.line.map_or(0, |line| line + 1), out);
         put_optional_str(finding.pointer.as_deref(), out);
         put_optional_str(finding.schema_pointer.as_deref(), out);
+        match finding.best_match.as_deref() {
+            None => out.push(0),
+            Some(best) => {
+                out.push(1);
+                put_str(&best.pointer, out);
+                put_str(&best.schema_pointer, out);
+                put_str(&best.message, out);
+            }
+        }
     }
     if let Outcome::Event(facts) = &line.outcome {
         for member in [
@@ -368,8 +378,15 @@ fn decode_finding(input: &mut &[u8]) -> Result<Finding, DecodeError> {
         line,
         pointer: get_optional_str(input)?,
         schema_pointer: get_optional_str(input)?,
-        // Journal findings reach Python without it (docs/reports.md): not shipped either.
-        best_match: None,
+        best_match: match get_byte(input)? {
+            0 => None,
+            1 => Some(Box::new(BestMatch {
+                pointer: get_str(input)?,
+                schema_pointer: get_str(input)?,
+                message: get_str(input)?,
+            })),
+            _ => return Err(DecodeError("unknown best match marker")),
+        },
     })
 }
 
@@ -550,6 +567,39 @@ mod tests {
         assert_eq!(lines_of(3..7), 2);
         assert_eq!(lines_of(7..9), 1);
         assert_eq!(lines_of(9..20), 0);
+    }
+
+    #[test]
+    fn a_findings_closest_branch_crosses_with_it() {
+        let finding = Finding {
+            best_match: Some(Box::new(BestMatch {
+                pointer: "/data/limit/max".into(),
+                schema_pointer: "/anyOf/0/properties/max/type".into(),
+                message: "\"ten\" is not of type \"integer\"".into(),
+            })),
+            ..Finding::new(crate::codes::SCHEMA_VIOLATION, "m")
+                .at("/data/limit")
+                .on_line(1)
+        };
+        let line = CheckedLine {
+            number: 1,
+            outcome: Outcome::Invalid,
+            findings: vec![finding.clone()],
+        };
+        let mut encoded = Vec::new();
+        encode_line(&line, &mut ChunkChain::default(), &mut encoded);
+        let (decoded, _) = decode_line(&mut &encoded[..], 1, false).expect("decodes");
+        assert_eq!(decoded.findings, [finding]);
+        // The marker before the three strings (each a one-byte length and its bytes).
+        let best = line.findings[0].best_match.as_deref().unwrap();
+        let strings = [&best.pointer, &best.schema_pointer, &best.message];
+        let marker = encoded.len() - strings.iter().map(|s| 1 + s.len()).sum::<usize>() - 1;
+        assert_eq!(encoded[marker], 1);
+        encoded[marker] = 2;
+        assert_eq!(
+            decode_line(&mut &encoded[..], 1, false).err(),
+            Some(DecodeError("unknown best match marker"))
+        );
     }
 
     #[test]

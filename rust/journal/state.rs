@@ -21,21 +21,27 @@ use super::{
 };
 use crate::codes::{self, Code};
 use crate::report::Finding;
+use crate::validate::BestMatch;
 
 type Parsed<T> = Result<T, String>;
 
 /// An action's (proposal_id, action_id), as the state writes it.
 type ActionKey = (String, String);
 
-/// A finding: code, severity, message, line, pointer, schema pointer.
-type FindingState = (
-    String,
-    String,
-    String,
-    Option<u64>,
-    Option<String>,
-    Option<String>,
-);
+/// A finding, by the names of the record it crosses into Python as (`rust/python/findings.rs`),
+/// so the Python layer rebuilds a restored finding as it builds any other (`engine.RawFinding`).
+#[derive(Serialize, Deserialize, PartialEq, Debug)]
+#[serde(deny_unknown_fields)]
+struct FindingState {
+    code: String,
+    severity: String,
+    message: String,
+    line: Option<u64>,
+    pointer: Option<String>,
+    schema_pointer: Option<String>,
+    /// (pointer, schema pointer, message) of a failing composite's closest branch error.
+    best_match: Option<(String, String, String)>,
+}
 
 #[derive(Serialize, Deserialize, PartialEq, Debug)]
 #[serde(deny_unknown_fields)]
@@ -232,24 +238,37 @@ fn sorted<T: Ord>(items: impl Iterator<Item = T>) -> Vec<T> {
 }
 
 fn finding_state(finding: &Finding) -> FindingState {
-    (
-        finding.code.to_string(),
-        finding.severity.as_str().to_string(),
-        finding.message.clone(),
-        finding.line,
-        finding.pointer.clone(),
-        finding.schema_pointer.clone(),
-    )
+    FindingState {
+        code: finding.code.to_string(),
+        severity: finding.severity.as_str().to_string(),
+        message: finding.message.clone(),
+        line: finding.line,
+        pointer: finding.pointer.clone(),
+        schema_pointer: finding.schema_pointer.clone(),
+        best_match: finding.best_match.as_deref().map(|best| {
+            (
+                best.pointer.clone(),
+                best.schema_pointer.clone(),
+                best.message.clone(),
+            )
+        }),
+    }
 }
 
 fn finding(state: FindingState) -> Parsed<Finding> {
-    let (code, level, message, line, pointer, schema_pointer) = state;
-    let code = known_code(&code)?;
-    same_severity(code, &level)?;
-    let mut finding = Finding::new(code, message);
-    finding.line = line;
-    finding.pointer = pointer;
-    finding.schema_pointer = schema_pointer;
+    let code = known_code(&state.code)?;
+    same_severity(code, &state.severity)?;
+    let mut finding = Finding::new(code, state.message);
+    finding.line = state.line;
+    finding.pointer = state.pointer;
+    finding.schema_pointer = state.schema_pointer;
+    finding.best_match = state.best_match.map(|(pointer, schema_pointer, message)| {
+        Box::new(BestMatch {
+            pointer,
+            schema_pointer,
+            message,
+        })
+    });
     Ok(finding)
 }
 
@@ -390,7 +409,21 @@ mod tests {
                 .at("/run_id")
                 .on_line(2),
         );
-        round_trip(&checker, &options);
+        checker.sink.push(Finding {
+            best_match: Some(Box::new(BestMatch {
+                pointer: "/kind".into(),
+                schema_pointer: "/oneOf/0/const".into(),
+                message: "m".into(),
+            })),
+            ..Finding::new(codes::SCHEMA_VIOLATION, "y")
+                .at("/kind")
+                .on_line(3)
+        });
+        let snapshot: Value = serde_json::from_str(&round_trip(&checker, &options)).unwrap();
+        assert_eq!(
+            snapshot["findings"][1]["best_match"],
+            json!(["/kind", "/oneOf/0/const", "m"])
+        );
     }
 
     #[test]
@@ -434,8 +467,16 @@ mod tests {
                 .err()
                 .expect("refused")
         };
-        let error = refused(&|s| s["findings"] = json!([["PF999999", "error", "m", 1, "", null]]));
+        let finding = json!({
+            "code": "PF999999", "severity": "error", "message": "m", "line": 1, "pointer": "",
+            "schema_pointer": null, "best_match": null
+        });
+        let error = refused(&|s| s["findings"] = json!([finding]));
         assert!(error.contains("unknown finding code"), "{error}");
+        // The six-field array of state format 5 is not read: the Python layer checks such a
+        // state in full (docs/journals.md).
+        let error = refused(&|s| s["findings"] = json!([["PF301", "error", "m", 1, "", null]]));
+        assert!(error.contains("expected struct FindingState"), "{error}");
         assert!(refused(&|s| s["lines"] = json!(-1)).contains("-1"));
         assert!(refused(&|s| s["surplus"] = json!(1)).contains("surplus"));
         let error = refused(&|s| s["orphans"]["gone"] = json!([0]));

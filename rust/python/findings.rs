@@ -5,6 +5,11 @@
 use std::borrow::Cow;
 
 use super::*;
+use crate::validate::BestMatch;
+
+/// A composite's closest branch error as it crosses: (pointer, schema_pointer, message), the
+/// shape a `RawViolation`'s last field has (`schemas.rs`).
+type RawBestMatch = (String, String, String);
 
 #[pyclass(frozen, eq, hash, module = "pairling_fast._core")]
 #[derive(PartialEq, Eq, Hash)]
@@ -17,6 +22,7 @@ pub(super) struct RawFinding {
     line: Option<u64>,
     pointer: Option<String>,
     schema_pointer: Option<String>,
+    best_match: Option<RawBestMatch>,
 }
 
 impl From<Finding> for RawFinding {
@@ -28,6 +34,14 @@ impl From<Finding> for RawFinding {
             line: finding.line,
             pointer: finding.pointer,
             schema_pointer: finding.schema_pointer,
+            best_match: finding.best_match.map(|best| {
+                let BestMatch {
+                    pointer,
+                    schema_pointer,
+                    message,
+                } = *best;
+                (pointer, schema_pointer, message)
+            }),
         }
     }
 }
@@ -38,10 +52,13 @@ pub(super) fn raw_findings(findings: Vec<Finding>) -> Vec<RawFinding> {
 
 #[pymethods]
 impl RawFinding {
-    /// A record from its fields (pickle rebuilds one so, when a Dask task sends it back);
-    /// `ValueError` for a severity that is not `info`, `warning` or `error`.
+    /// A record from its fields (pickle rebuilds one so, when a Dask task sends it back, and
+    /// the facade so a saved state's finding, by name); `ValueError` for a severity that is not
+    /// `info`, `warning` or `error`.
     #[new]
-    #[pyo3(signature = (code, severity, message, line=None, pointer=None, schema_pointer=None))]
+    #[pyo3(signature = (
+        code, severity, message, line=None, pointer=None, schema_pointer=None, best_match=None
+    ))]
     fn new(
         code: String,
         severity: &str,
@@ -49,6 +66,8 @@ impl RawFinding {
         line: Option<u64>,
         pointer: Option<String>,
         schema_pointer: Option<String>,
+        // Any sequence of the three: a saved state's findings come back from JSON as lists.
+        best_match: Option<[String; 3]>,
     ) -> PyResult<Self> {
         let severity = match severity {
             "info" => "info",
@@ -67,6 +86,8 @@ impl RawFinding {
             line,
             pointer,
             schema_pointer,
+            best_match: best_match
+                .map(|[pointer, schema_pointer, message]| (pointer, schema_pointer, message)),
         })
     }
 
@@ -100,6 +121,16 @@ impl RawFinding {
         self.schema_pointer.as_deref()
     }
 
+    /// For a failing `oneOf`/`anyOf`: its closest branch error, `None` otherwise.
+    #[getter]
+    fn best_match(&self) -> Option<(&str, &str, &str)> {
+        self.best_match
+            .as_ref()
+            .map(|(pointer, schema_pointer, message)| {
+                (pointer.as_str(), schema_pointer.as_str(), message.as_str())
+            })
+    }
+
     fn __reduce__<'py>(
         slf: &Bound<'py, Self>,
     ) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyTuple>)> {
@@ -116,6 +147,7 @@ impl RawFinding {
             "line",
             "pointer",
             "schema_pointer",
+            "best_match",
         ];
         let parts = names
             .iter()
@@ -135,6 +167,7 @@ impl RawFinding {
             self.line,
             self.pointer.as_deref(),
             self.schema_pointer.as_deref(),
+            self.best_match(),
         )
             .into_pyobject(py)
     }

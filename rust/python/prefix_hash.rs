@@ -12,6 +12,14 @@ use pyo3::pybacked::PyBackedBytes;
 /// Bytes read at once by `update_from_fd`: within the CPU's caches, and one buffer a thread.
 const PIECE: usize = 1 << 20;
 
+std::thread_local! {
+    /// Each thread's read buffer, kept from one block to the next (freed with the thread). A
+    /// new one for each block was a fresh megabyte that the kernel mapped and zeroed page by
+    /// page and the allocator gave back at once (`MIMALLOC_PURGE_DELAY=0`): at 1 GB, 0.06 s
+    /// of a `check --state` re-run's CPU (benches/RESULTS.md).
+    static BUFFER: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
 #[pyclass(name = "Blake3", module = "pairling_fast._core")]
 #[derive(Clone)]
 pub(super) struct Blake3 {
@@ -65,23 +73,26 @@ impl Blake3 {
         let file = std::fs::File::from(borrowed.try_clone_to_owned()?);
         let hasher = &mut self.hasher;
         py.allow_threads(|| {
-            let mut buffer = vec![0; PIECE.min(usize::try_from(length).unwrap_or(PIECE))];
-            let mut done = 0;
-            while done < length {
-                let want = buffer
-                    .len()
-                    .min(usize::try_from(length - done).unwrap_or(PIECE));
-                let read = file.read_at(&mut buffer[..want], offset + done)?;
-                if read == 0 {
-                    return Err(io::Error::new(
-                        io::ErrorKind::UnexpectedEof,
-                        "the journal ended while its verified prefix was re-hashed",
-                    ));
+            BUFFER.with_borrow_mut(|buffer| {
+                let wanted = PIECE.min(usize::try_from(length).unwrap_or(PIECE));
+                if buffer.len() < wanted {
+                    buffer.resize(wanted, 0);
                 }
-                hasher.update(&buffer[..read]);
-                done += read as u64;
-            }
-            Ok(())
+                let mut done = 0;
+                while done < length {
+                    let want = wanted.min(usize::try_from(length - done).unwrap_or(PIECE));
+                    let read = file.read_at(&mut buffer[..want], offset + done)?;
+                    if read == 0 {
+                        return Err(io::Error::new(
+                            io::ErrorKind::UnexpectedEof,
+                            "the journal ended while its verified prefix was re-hashed",
+                        ));
+                    }
+                    hasher.update(&buffer[..read]);
+                    done += read as u64;
+                }
+                Ok(())
+            })
         })?;
         Ok(())
     }

@@ -528,9 +528,8 @@ pub(super) fn params_schema_findings(
         .get(text_of(&params["kind"]))
         .and_then(Value::as_str);
     if let Some(validator) = payload_type.and_then(|name| bundle.validator(name)) {
-        for mut finding in schema_findings(validator, &params["payload"]) {
-            finding.pointer = Some(format!("/payload{}", finding.pointer.unwrap_or_default()));
-            findings.push(finding);
+        for finding in schema_findings(validator, &params["payload"]) {
+            findings.push(finding.within("/payload"));
         }
     }
     findings

@@ -278,9 +278,8 @@ impl TranscriptChecker {
         }
         if let ParamsCoverage::Schema(schema) = &coverage {
             self.params_validated += 1;
-            for mut finding in params_schema_findings(self.bundle, schema, params) {
-                finding.pointer = Some(format!("/params{}", finding.pointer.unwrap_or_default()));
-                self.add(finding);
+            for finding in params_schema_findings(self.bundle, schema, params) {
+                self.add(finding.within("/params"));
             }
         } else if !self.reported_params.contains(method) {
             if let Some(mut finding) = params_unchecked_finding(self.bundle, method, &coverage) {
@@ -389,9 +388,8 @@ impl TranscriptChecker {
             self.catalog.as_ref(),
             self.wire_schema_digest.as_deref(),
         );
-        for mut finding in findings {
-            finding.pointer = Some(format!("/result{}", finding.pointer.unwrap_or_default()));
-            self.add(finding.on_line(response.line));
+        for finding in findings {
+            self.add(finding.within("/result").on_line(response.line));
         }
         if valid && method == SNAPSHOT_METHOD {
             self.catalog = Some(CatalogIndex::of_valid_snapshot(&result));

@@ -19,3 +19,15 @@ class RawFinding(NamedTuple):
     line: int | None = None
     pointer: str | None = None
     schema_pointer: str | None = None
+    best_match: tuple[str, str, str] | None = None
+    """For a failing ``oneOf``/``anyOf``: its closest branch error, (pointer, schema_pointer,
+    message), as a ``RawViolation``'s last field; ``None`` otherwise."""
+
+    def within(self, prefix: str) -> RawFinding:
+        """This finding on a value that stands at ``prefix`` in the document reported on: its
+        pointer, and its closest branch error's, put under ``prefix`` (``Finding::within``)."""
+        best = self.best_match
+        return self._replace(
+            pointer=prefix + (self.pointer or ""),
+            best_match=None if best is None else (prefix + best[0], best[1], best[2]),
+        )

@@ -17,7 +17,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["message", "render"]
+__all__ = ["TYPE_ORDER", "message", "render"]
 
 # A string (kept as it is) or a float's exponent, which Python writes "e+20" / "e-07".
 _TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|e[+-]\d+')
@@ -26,7 +26,7 @@ _TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|e[+-]\d+')
 _LISTED = re.compile(r"\((.*) (?:was|were) (?:unexpected|unevaluated and invalid)\)$")
 _LEADING = re.compile(r"^(.*?) (?:does|do) not match any of the regexes")
 # jsonschema-rs lists several types in the order of its type bit set, not the schema's.
-_TYPE_ORDER = ("null", "boolean", "integer", "number", "string", "array", "object")
+TYPE_ORDER = ("null", "boolean", "integer", "number", "string", "array", "object")
 
 
 # Messages longer than this keep python-jsonschema's words (docs/limits.md): a wording that only
@@ -75,7 +75,7 @@ def _enum(instance: Any, options: list[Any]) -> str:
 
 
 def _types(instance: Any, types: Any) -> str:
-    names = [types] if isinstance(types, str) else sorted(set(types), key=_TYPE_ORDER.index)
+    names = [types] if isinstance(types, str) else sorted(set(types), key=TYPE_ORDER.index)
     if len(names) == 1:
         return f'{render(instance)} is not of type "{names[0]}"'
     return f"{render(instance)} is not of types " + ", ".join(f'"{name}"' for name in names)

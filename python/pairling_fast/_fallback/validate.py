@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from decimal import Decimal
 from fractions import Fraction
-from functools import cache
+from functools import cache, cached_property
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urljoin
 
@@ -46,6 +46,7 @@ from ..codes import INVALID_SCHEMA, UNRESOLVABLE_REF
 from ..errors import CanonicalizationError, SchemaCompileError
 from .best_match import closest
 from .ecma_regex import EcmaSyntaxError, compile_pattern, needs_backtracking
+from .evaluation import Evaluator, KeywordCode, as_list
 from .formats import BUILTIN_NAMES as _BUILTIN_NAMES
 from .formats import builtin_check
 from .keywords import UserKeywords
@@ -74,9 +75,9 @@ __all__ = [
 
 Violation = tuple[str, str, str, str, tuple[str, str, str] | None]
 """(pointer, schema_pointer, keyword, message, best_match): ``_backend.RawViolation``."""
-EvaluationOutput = tuple[bool, dict[str, Any], dict[str, Any], list[Any], list[Any] | None]
-"""(valid, list output, hierarchical output, error entries, annotation entries: ``None``, as
-python-jsonschema collects none): ``Validator.evaluate``'s parts."""
+EvaluationOutput = tuple[bool, dict[str, Any], dict[str, Any], list[Any], list[Any]]
+"""(valid, list output, hierarchical output, error entries, annotation entries):
+``Validator.evaluate``'s parts."""
 
 # The meta-schemas python-jsonschema knows (the same registry it uses itself).
 METASCHEMAS: Registry[Any] = REGISTRY
@@ -411,7 +412,9 @@ def _additional_property_names(instance: Mapping[str, Any], schema: Mapping[str,
 
 def _evaluated_property_names(validator: Any, instance: Mapping[str, Any], schema: Any) -> set[str]:
     """The members some keyword of ``schema`` evaluated: python-jsonschema's
-    ``find_evaluated_property_keys_by_schema``, matching names in bounded time."""
+    ``find_evaluated_property_keys_by_schema``, matching names in bounded time, and, as the
+    jsonschema crate (``unevaluated_properties.rs``), counting a ``oneOf`` only where exactly one
+    branch holds."""
     if not isinstance(schema, dict):
         return set()
     evaluated: set[str] = set()
@@ -442,9 +445,15 @@ def _evaluated_property_names(validator: Any, instance: Mapping[str, Any], schem
         if name in instance:
             evaluated |= _evaluated_property_names(validator, instance, subschema)
     for keyword in ("allOf", "oneOf", "anyOf"):
-        for subschema in schema.get(keyword, []):
-            if next(validator.descend(instance, subschema), None) is None:
-                evaluated |= _evaluated_property_names(validator, instance, subschema)
+        valid = [
+            subschema
+            for subschema in schema.get(keyword, [])
+            if next(validator.descend(instance, subschema), None) is None
+        ]
+        if keyword == "oneOf" and len(valid) != 1:
+            continue  # a failing `oneOf` evaluated nothing, as in the jsonschema crate
+        for subschema in valid:
+            evaluated |= _evaluated_property_names(validator, instance, subschema)
     if "if" in schema:
         if validator.evolve(schema=schema["if"]).is_valid(instance):
             evaluated |= _evaluated_property_names(validator, instance, schema["if"])
@@ -1113,6 +1122,7 @@ class CompiledSchema:
             type_checker=validator_class.TYPE_CHECKER.redefine("array", _is_array),
         )
         draft = _DRAFT_NAMES[validator_class]
+        self._resource_uris = list(prepared)
         checker = None
         if validate_formats:
             checker = _format_checker(draft)
@@ -1182,37 +1192,28 @@ class CompiledSchema:
         return sorted(violations, key=lambda violation: (violation[0], violation[1], violation[3]))
 
     def evaluate(self, instance: Any) -> EvaluationOutput:
-        """The output formats of ``instance``'s evaluation, built from its violations: one error
-        unit per (instance location, keyword location), as jsonschema-rs reports a keyword that
-        fails where python-jsonschema reports it too; valid units and annotations are not
-        collected (docs/pipelines.md says where this differs from the Rust core)."""
-        violations = self.errors(instance)
-        units: dict[tuple[str, str], dict[str, Any]] = {}
-        for pointer, schema_pointer, keyword, text, _best in violations:
-            unit = units.setdefault(
-                (pointer, schema_pointer),
-                {
-                    "evaluationPath": schema_pointer,
-                    "instanceLocation": pointer,
-                    "schemaLocation": schema_pointer,
-                    "valid": False,
-                    "errors": {},
-                },
-            )
-            unit["errors"][keyword] = text
-        valid = not violations
-        root = {"evaluationPath": "", "instanceLocation": "", "schemaLocation": "", "valid": valid}
-        errors = [
-            {
-                "schemaLocation": schema_pointer,
-                "absoluteKeywordLocation": None,
-                "instanceLocation": pointer,
-                "error": text,
-            }
-            for pointer, schema_pointer, _keyword, text, _best in violations
-        ]
-        tree = {**root, "details": list(units.values())} if units else root
-        return valid, {"valid": valid, "details": [root, *units.values()]}, tree, errors, None
+        """The output formats and annotations of ``instance``'s evaluation, walked as the
+        jsonschema crate walks it (``evaluation.Evaluator``)."""
+        check_value(instance)
+        with _deep_recursion():
+            tree, errors, annotations = self._evaluator.evaluate(instance)
+        return tree["valid"], as_list(tree), tree, errors, annotations
+
+    @cached_property
+    def _evaluator(self) -> Evaluator:
+        code = KeywordCode(
+            describe=self._described,
+            matches=lambda pattern, name: _matches_any((pattern,), name),
+            evaluated_names=_evaluated_property_names,
+            is_false=lambda schema: schema is False or id(schema) in self._false_schemas,
+            custom=frozenset(self._keywords),
+        )
+        resources = list(zip(self._resource_uris, self._documents[1:], strict=True))
+        return Evaluator(self._validator, self._base_uri, resources, code)
+
+    def _described(self, error: jsonschema.ValidationError) -> tuple[str, str]:
+        keyword = self._place(error)[2]
+        return keyword, self._message(error, keyword, bounded=False)
 
     def accepts_json(self, data: bytes | str) -> bool:
         """``data`` parsed strictly and validated; text that is not strict JSON is not valid."""
@@ -1245,13 +1246,14 @@ class CompiledSchema:
         keyword = self._keyword(error)
         return pointer, f"{location}/{escape_pointer_token(keyword)}", keyword
 
-    def _message(self, error: jsonschema.ValidationError, keyword: str) -> str:
+    def _message(
+        self, error: jsonschema.ValidationError, keyword: str, bounded: bool = True
+    ) -> str:
         # An undecided match already has jsonschema-rs's words, the caller's keyword its own (the
-        # text of what it raised); the rest are rebuilt.
+        # text of what it raised); the rest are rebuilt. `evaluate` quotes in full, as the crate.
         own_words = keyword in self._keywords or error.message == UNDECIDED_MATCH
-        if own_words and keyword != "falseSchema":
-            return bounded_message(error.message)
-        return bounded_message(message(keyword, error))
+        text = error.message if own_words and keyword != "falseSchema" else message(keyword, error)
+        return bounded_message(text) if bounded else text
 
     def _keyword(self, error: jsonschema.ValidationError) -> str:
         """python-jsonschema reports an array with no match at all under ``contains`` even when

@@ -165,7 +165,7 @@ class _Journal:
         # stream's report lists them, so they count as handed on.
         restored = json.loads(entry["checker"])["findings"] if resumed and entry else []
         for fields in restored:
-            self.emit(Finding.from_saved(fields, self.path))
+            self.emit(Finding.from_raw(self.engine.RawFinding(**fields), self.path))
         self.fed = len(restored)
         return True
 

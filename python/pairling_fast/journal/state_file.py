@@ -44,6 +44,9 @@ __all__ = [
 ]
 
 STATE_FORMAT = "pairling-fast.journal-state"
+# 6: the checker state's findings are objects, by the names of the engine's finding record (a
+# composite's `best_match` among them); the entries of version 5, which wrote them as six-item
+# lists, are read and their journals checked in full once, with the PF346 note.
 # 5: a JSON head line (format, version, sha256, the journals' entries) followed by each entry's
 # checker state as raw bytes (`_SECTION`), so the megabytes of the engine's state are neither
 # escaped into a JSON string nor parsed by Python: they are sliced out and handed to the engine.
@@ -52,8 +55,10 @@ STATE_FORMAT = "pairling-fast.journal-state"
 # JSON string inside the JSON. 3: the prefix's sha256 per block. 2: one sha256 of the whole
 # prefix; the windows of closed ids written once, as keys in order (version 1 wrote order and
 # entries).
-STATE_VERSION = 5
-_READABLE_VERSIONS = (2, 3, 4, 5)
+STATE_VERSION = 6
+_READABLE_VERSIONS = (2, 3, 4, 5, 6)
+# The versions written as a head line and sections (`save`).
+_SECTIONED_VERSIONS = (5, 6)
 # An entry whose checker state is in a section after the head: its length in bytes.
 _SECTION = "checker_bytes"
 # The version an entry read from an earlier file was recorded in (never in one this version
@@ -63,8 +68,9 @@ _RECORDED_IN = "recorded_in_version"
 # is checked in full, as one recorded under other options, since resuming it would keep findings
 # a fresh check no longer gives (or miss ones it now gives). Raised with every change to what a
 # check reports. 2: PF320 and PF322 retired (CAR's own reconciliation writes both). 3: payload
-# contracts for 32 more event kinds.
-RULES_REVISION = 3
+# contracts for 32 more event kinds. 4: schema findings name a failing composite's closest
+# branch (`best_match`).
+RULES_REVISION = 4
 # The verified prefix is recorded in blocks of 8 MiB. Each is one task of the parallel
 # re-hash: at ~3 GB/s per core a block is ~3 ms of reading and hashing, far above a task's
 # overhead, and
@@ -122,9 +128,9 @@ class JournalStates:
         ):
             raise JournalStateError(f"{shown}: the state file is damaged (its sha256 differs)")
         try:
-            if version == STATE_VERSION:
+            if version in _SECTIONED_VERSIONS:
                 _take_sections(journals, sections)
-            else:
+            if version != STATE_VERSION:
                 _mark_earlier(journals, version)
         except (TypeError, ValueError, AttributeError):
             raise JournalStateError(f"{shown}: the state file is damaged (its layout)") from None
@@ -177,19 +183,23 @@ def _canonical(journals: Any) -> str:
     return json.dumps(journals, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
 
 
-# How `save` writes a state: these bytes, the sha256 (64 hex digits), `_JOURNALS`, the journals'
-# `_canonical` text, `}` and a newline.
-_HEAD = json.dumps(
-    {"format": STATE_FORMAT, "version": STATE_VERSION, "sha256": ""}, separators=(",", ":")
-).encode("ascii")[:-2]
+def _head(version: int) -> bytes:
+    """How a state of ``version`` (one of ``_SECTIONED_VERSIONS``) begins: then the sha256 (64
+    hex digits), `_JOURNALS`, the journals' `_canonical` text, `}` and a newline."""
+    head = {"format": STATE_FORMAT, "version": version, "sha256": ""}
+    return json.dumps(head, separators=(",", ":")).encode("ascii")[:-2]
+
+
+_HEADS = {version: _head(version) for version in _SECTIONED_VERSIONS}
+_HEAD = _HEADS[STATE_VERSION]
 _JOURNALS = b'","journals":'
 
 
 def _head_and_sections(data: bytes) -> tuple[Any, memoryview]:
     """(the parsed head, the bytes after it) of a state as ``save`` writes it (the head is its
-    first line: JSON text holds no raw newline); a file of an earlier version is one JSON
+    first line: JSON text holds no raw newline); a file of a version before 5 is one JSON
     document, with nothing after it. ``ValueError`` if the head is not JSON."""
-    if data.startswith(_HEAD):
+    if any(data.startswith(head) for head in _HEADS.values()):
         end = data.find(b"\n") + 1 or len(data)
         return json.loads(data[:end]), memoryview(data)[end:]
     return json.loads(data), memoryview(b"")
@@ -203,10 +213,11 @@ def _intact(data: bytes, version: Any, recorded: Any, journals: Any) -> bool:
     them."""
     if not isinstance(recorded, str):
         return False
-    if version == STATE_VERSION:
-        start = len(_HEAD) + 64 + len(_JOURNALS)
+    if version in _SECTIONED_VERSIONS:
+        head = _HEADS[version]
+        start = len(head) + 64 + len(_JOURNALS)
         return (
-            data[len(_HEAD) + 64 : start] == _JOURNALS
+            data[len(head) + 64 : start] == _JOURNALS
             and hashlib.sha256(memoryview(data)[start:]).hexdigest() == recorded
         )
     return hashlib.sha256(_canonical(journals).encode("utf-8")).hexdigest() == recorded

@@ -62,7 +62,7 @@ def schema_findings(document: Any) -> list[RawFinding]:
     """The schema's findings; a ``format`` failure is PF104, since ``format`` is an annotation in
     2020-12 and Pairling's validator does not assert it (a warning by default)."""
     return [
-        RawFinding(code, severity(code), message, None, pointer, schema_pointer)
-        for pointer, schema_pointer, keyword, message, _best in map_validator().errors(document)
+        RawFinding(code, severity(code), message, None, pointer, schema_pointer, best)
+        for pointer, schema_pointer, keyword, message, best in map_validator().errors(document)
         for code in (MAP_FORMAT_VIOLATION if keyword == "format" else SCHEMA_VIOLATION,)
     ]

@@ -84,9 +84,9 @@ PROFILES = ("strict", "car-compatible")
 
 
 @cache
-def _payloads(car_version: str | None) -> car_payloads.Payloads:
-    """CAR's payload contracts for the bundle of CAR ``car_version``, or its own payload schemas."""
-    bundle = _event_bundle(car_version)
+def _payloads(release: str | None) -> car_payloads.Payloads:
+    """CAR's payload contracts for the bundle of CAR ``release``, or its own payload schemas."""
+    bundle = _event_bundle(release)
     return car_payloads.Payloads(
         bundle.version, bundle.document, journal_event_kinds(bundle.version)
     )
@@ -197,7 +197,7 @@ def _check_line(
     chain: str,
     profile: str,
     max_line_length: int,
-    car_version: str | None,
+    release: str | None,
     payloads: str,
 ) -> tuple[str | _EventFacts, list[RawFinding]]:
     """("blank" | "invalid" | the event's facts, findings) of one line."""
@@ -231,7 +231,7 @@ def _check_line(
     car: car_event.CarEvent | str | None = None  # CAR's reading, or why CAR rejects the line
     if car_compatible or (carries_hash and chain != "off"):
         try:
-            car = car_event.parse(text, car_version)
+            car = car_event.parse(text, release)
         except car_event.CarRejects as rejection:
             car = str(rejection)
     car_accepts = isinstance(car, car_event.CarEvent)
@@ -258,7 +258,7 @@ def _check_line(
         )
         findings.append(_finding(code, message, number, strict_error.pointer))
     elif isinstance(value, dict):
-        findings.extend(_schema_findings(value, profile, number, car_version))
+        findings.extend(_schema_findings(value, profile, number, release))
     elif not car_accepts:
         message = f"a journal line must be a JSON object (an event), not {_json_type(value)}"
         invalid = [_finding(NOT_AN_OBJECT, message, number, "")]
@@ -287,7 +287,7 @@ def _check_line(
     if isinstance(value, dict) and payloads != "off":
         kind, data = value.get("kind"), value.get("data")
         if isinstance(kind, str) and isinstance(data, dict):
-            findings.extend(_payloads(car_version).findings(kind, data, payloads, number))
+            findings.extend(_payloads(release).findings(kind, data, payloads, number))
     if car_compatible and not raw.terminated:
         findings.append(_torn_tail(number))
         if not car_accepts:
@@ -367,8 +367,8 @@ def _pointed(value: Any, pointer: str) -> Any:
 def _car_tolerated(finding: RawFinding, event: Any) -> RawFinding:
     """A schema error CAR's parser does not make: the same message, as a warning under the code
     of what CAR tolerates."""
-    code, _severity, message, line, pointer, _schema_pointer = finding
-    where = pointer or ""
+    code, message, line = finding.code, finding.message, finding.line
+    where = finding.pointer or ""
     if where == "/timestamp":
         tolerated = CAR_TIMESTAMP
     elif _pointed(event, where) is None:
@@ -403,11 +403,11 @@ _ID_TYPES = (str, type(None))
 
 
 @cache
-def _shape_is_known(car_version: str | None) -> bool:
+def _shape_is_known(release: str | None) -> bool:
     """Whether the bundle's ``journal.event`` is the shape ``_plainly_valid`` checks by hand: an
     object of string-or-null ids, an object ``data``, a ``date-time`` string ``timestamp``, a
     ``kind`` from string enums, nothing else (descriptions aside)."""
-    schema = _event_bundle(car_version).schema(EVENT_SCHEMA)
+    schema = _event_bundle(release).schema(EVENT_SCHEMA)
     expected: dict[str, Any] = {name: {"type": ["string", "null"]} for name in _ID_MEMBERS}
     expected["kind"] = {"$ref": "#/definitions/EventKind"}
     expected["data"] = {"additionalProperties": True, "type": "object"}
@@ -440,12 +440,12 @@ def _shape_is_known(car_version: str | None) -> bool:
     )
 
 
-def _plainly_valid(event: dict[str, Any], car_version: str | None) -> bool:
+def _plainly_valid(event: dict[str, Any], release: str | None) -> bool:
     """True for the common valid event, decided without jsonschema (whose ``oneOf`` over the
     event kinds is most of the fallback's time on small lines); False means "ask the validator".
     Only for a bundle whose event schema is the shape checked here (``_shape_is_known``)."""
-    kinds, members = _event_schema(car_version)
-    if not _shape_is_known(car_version):
+    kinds, members = _event_schema(release)
+    if not _shape_is_known(release):
         return False
     kind, data, stamp = event.get("kind"), event.get("data"), event.get("timestamp")
     return (
@@ -460,18 +460,18 @@ def _plainly_valid(event: dict[str, Any], car_version: str | None) -> bool:
 
 
 def _schema_findings(
-    event: dict[str, Any], profile: str, number: int, car_version: str | None
+    event: dict[str, Any], profile: str, number: int, release: str | None
 ) -> list[RawFinding]:
     """Schema findings of one event. Under ``car-compatible``, unknown members (which CAR's parser
     ignores) and missing ``data`` / ``timestamp`` (which it defaults) are PF304 warnings, and the
     rest of the event is validated as if they were absent / present."""
-    bundle = _event_bundle(car_version)
+    bundle = _event_bundle(release)
     validator = bundle_validator(bundle, EVENT_SCHEMA)
     unknown: list[str] = []
     missing: list[str] = []
     instance = event
     if profile == "car-compatible":
-        members = _event_schema(car_version)[1]
+        members = _event_schema(release)[1]
         unknown = [key for key in event if key not in members]
         instance = {key: value for key, value in event.items() if key in members}
         for name, stand_in in CAR_DEFAULTED:
@@ -479,18 +479,18 @@ def _schema_findings(
                 missing.append(name)
                 instance[name] = stand_in
     # Valid events are the rule: the quick yes/no check spares collecting (and sorting) errors.
-    valid = _plainly_valid(instance, car_version) or validator.is_valid(instance)
+    valid = _plainly_valid(instance, release) or validator.is_valid(instance)
     violations = [] if valid else validator.errors(instance)
     # A kind the release does not know is named as such (kinds.py).
-    kinds = _event_schema(car_version)[0]
+    kinds = _event_schema(release)[0]
     findings = [
         name_unknown_kind(
-            _finding(SCHEMA_VIOLATION, message, number, pointer, schema_pointer),
+            _finding(SCHEMA_VIOLATION, message, number, pointer, schema_pointer, best),
             event,
             kinds,
             bundle.version,
         )
-        for pointer, schema_pointer, _keyword, message, _best in violations
+        for pointer, schema_pointer, _keyword, message, best in violations
     ]
     for key in unknown:
         message = (
@@ -570,9 +570,9 @@ def _check(
     progress: Callable[[int], object] | None,
 ) -> tuple[list[RawFinding], JournalStats, str | None]:
     checker = new_checker(options, state)
-    chain, profile, car_version = options.chain, options.profile, options.release
+    chain, profile, release = options.chain, options.profile, options.release
     run = _Run(
-        checker, chain, profile, options.max_line_length, car_version, snapshot, options.payloads
+        checker, chain, profile, options.max_line_length, release, snapshot, options.payloads
     )
     if isinstance(source, str):
         with open(source, "rb") as stream:
@@ -615,7 +615,7 @@ class _Run:
     chain: str
     profile: str
     max_line_length: int
-    car_version: str | None
+    release: str | None
     snapshot: bool
     payloads: str
     interrupted: bool = False
@@ -632,7 +632,7 @@ class _Run:
                     self.chain,
                     self.profile,
                     self.max_line_length,
-                    self.car_version,
+                    self.release,
                     self.payloads,
                 )
                 checker.take(raw.number, outcome, findings)

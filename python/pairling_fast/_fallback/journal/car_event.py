@@ -276,8 +276,8 @@ def _check_read(value: Any, where: str) -> None:
             _check_read(item, where)
 
 
-def parse(line: bytes, car_version: str | None = None) -> CarEvent:
-    """Reads one journal line as CAR ``car_version`` (default: the default release) does; raises
+def parse(line: bytes, release: str | None = None) -> CarEvent:
+    """Reads one journal line as CAR ``release`` (default: the default release) does; raises
     ``CarRejects`` where CAR's parser errs."""
     # Invalid UTF-8 becomes lone surrogates: serde_json skips such bytes inside strings it ignores
     # and rejects them everywhere else, which the checks below reproduce.
@@ -304,7 +304,7 @@ def parse(line: bytes, car_version: str | None = None) -> CarEvent:
         raise CarRejects("invalid type, expected struct Event")
     if "kind" not in fields:
         raise CarRejects("missing field `kind`")
-    kind = _kind(fields["kind"], car_version)
+    kind = _kind(fields["kind"], release)
     strings: dict[str, str | None] = {}
     for name in _OPTIONAL_STRINGS:
         member = fields.get(name)
@@ -339,18 +339,18 @@ def parse(line: bytes, car_version: str | None = None) -> CarEvent:
     )
 
 
-def _kind(member: Any, car_version: str | None) -> str:
-    """An ``EventKind`` of CAR ``car_version`` through serde's enum protocol: a name, or
+def _kind(member: Any, release: str | None) -> str:
+    """An ``EventKind`` of CAR ``release`` through serde's enum protocol: a name, or
     ``{"name": null}`` (one member as written: serde_json expects the object's end after the
     variant, so a repeated key is refused too)."""
     if isinstance(member, _Object) and len(member.keys_in_order) == 1:
         ((name, unit),) = member.items()
-        if isinstance(name, str) and is_event_kind(name, car_version):
+        if isinstance(name, str) and is_event_kind(name, release):
             if unit is not None:
                 raise CarRejects(f"invalid type for unit variant `{name}`, expected null")
             return name
         raise CarRejects(f"unknown variant `{name}` of enum EventKind")
-    if isinstance(member, str) and is_event_kind(member, car_version):
+    if isinstance(member, str) and is_event_kind(member, release):
         return member
     if isinstance(member, str):
         raise CarRejects(f"unknown variant `{member}` of enum EventKind")

@@ -139,9 +139,14 @@ def _wanted(member: Member) -> str:
 
 
 def _raw(
-    code: str, message: str, line: int, pointer: str, schema_pointer: str | None = None
+    code: str,
+    message: str,
+    line: int,
+    pointer: str,
+    schema_pointer: str | None = None,
+    best_match: tuple[str, str, str] | None = None,
 ) -> RawFinding:
-    return RawFinding(code, severity(code), message, line, pointer, schema_pointer)
+    return RawFinding(code, severity(code), message, line, pointer, schema_pointer, best_match)
 
 
 def covered_schema_name(kind: str) -> str:
@@ -207,7 +212,7 @@ class Payloads:
         if schema is None:
             return []
         code = PAYLOAD_SCHEMA_VIOLATION_ERROR if error else PAYLOAD_SCHEMA_VIOLATION
-        for pointer, schema_pointer, _keyword, message, _best in schema.errors(data):
+        for pointer, schema_pointer, _keyword, message, best in schema.errors(data):
             text = f"{message} (CAR's payload schema of {kind})"
-            found.append(_raw(code, text, line, "/data" + pointer, schema_pointer))
+            found.append(_raw(code, text, line, pointer, schema_pointer, best).within("/data"))
         return found

@@ -85,7 +85,7 @@ def check_journal_chunk(source: Any, start: int, end: int, options: JournalOptio
     past ``end`` to finish the last one; lines are numbered from 1 within the chunk. Of
     ``options`` the per-line ones apply (lifecycle and the findings cap are the ordered stage's)."""
     check_options(options)
-    chain, profile, car_version = options.chain, options.profile, options.release
+    chain, profile, release = options.chain, options.profile, options.release
     max_line_length = options.max_line_length
     checked: list[_CheckedLine] = []
     with open(source, "rb") if isinstance(source, str) else nullcontext(source) as stream:
@@ -95,7 +95,7 @@ def check_journal_chunk(source: Any, start: int, end: int, options: JournalOptio
             position = first
             for raw in _read_lines(stream.read, max_line_length):
                 checked.append(
-                    _check_line(raw, chain, profile, max_line_length, car_version, options.payloads)
+                    _check_line(raw, chain, profile, max_line_length, release, options.payloads)
                 )
                 position += raw.length + raw.terminated
                 if position >= end:

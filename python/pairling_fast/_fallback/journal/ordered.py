@@ -59,8 +59,9 @@ def _finding(
     line: int | None,
     pointer: str | None,
     schema_pointer: str | None = None,
+    best_match: tuple[str, str, str] | None = None,
 ) -> RawFinding:
-    return RawFinding(code, severity(code), message, line, pointer, schema_pointer)
+    return RawFinding(code, severity(code), message, line, pointer, schema_pointer, best_match)
 
 
 @dataclass
@@ -137,7 +138,7 @@ class _Checker:
     chain: str
     lifecycle: bool
     max_findings: int | None
-    car_version: str | None = None
+    release: str | None = None
     findings: list[RawFinding] = field(default_factory=list)
     suppressed: int = 0
     # The suppressed findings by code and severity: true totals, severity overrides still apply.
@@ -219,7 +220,7 @@ class _Checker:
             index = self.events
             self.events += 1
             kind = outcome.kind
-            if kind is not None and kind in _event_schema(self.car_version)[0]:
+            if kind is not None and kind in _event_schema(self.release)[0]:
                 self.kinds[kind] = self.kinds.get(kind, 0) + 1
             self.check_chain(number, index, outcome)
             if self.lifecycle:

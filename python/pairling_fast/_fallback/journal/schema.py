@@ -18,10 +18,10 @@ if TYPE_CHECKING:
 
 
 @cache
-def _event_schema(car_version: str | None = None) -> tuple[frozenset[str], frozenset[str]]:
+def _event_schema(release: str | None = None) -> tuple[frozenset[str], frozenset[str]]:
     """The kind enum and the declared top-level members of ``journal.event`` in the bundle of CAR
-    ``car_version`` (default: the default bundle)."""
-    schema = _event_bundle(car_version).schema(EVENT_SCHEMA)
+    ``release`` (default: the default bundle)."""
+    schema = _event_bundle(release).schema(EVENT_SCHEMA)
     kinds = frozenset(
         kind for branch in schema["definitions"]["EventKind"]["oneOf"] for kind in branch["enum"]
     )
@@ -32,13 +32,13 @@ def _event_schema(car_version: str | None = None) -> tuple[frozenset[str], froze
 EVENT_SCHEMA = "journal.event"
 
 
-def _event_bundle(car_version: str | None) -> WireBundle:
-    """The wire bundle of CAR ``car_version`` (``ValueError`` for one not bundled)."""
-    if car_version is None:
+def _event_bundle(release: str | None) -> WireBundle:
+    """The wire bundle of CAR ``release`` (``ValueError`` for one not bundled)."""
+    if release is None:
         return default_wire_bundle()
-    bundle = wire_bundle_named(car_version)
+    bundle = wire_bundle_named(release)
     if bundle is None:
-        raise ValueError(f"no bundled wire schema for CAR version {car_version!r}")
+        raise ValueError(f"no bundled wire schema for CAR version {release!r}")
     return bundle
 
 
@@ -48,11 +48,11 @@ def journal_event_kinds(release: str) -> list[str]:
     return sorted(_event_schema(release)[0])
 
 
-def is_event_kind(name: str, car_version: str | None = None) -> bool:
-    """Whether ``name`` is an ``EventKind`` of CAR ``car_version``'s event parser: the kind enum of
+def is_event_kind(name: str, release: str | None = None) -> bool:
+    """Whether ``name`` is an ``EventKind`` of CAR ``release``'s event parser: the kind enum of
     that release's wire schema (the interop tests compare it with CAR's own enum); the default
     release's for None or the specification's copy (↔ ``is_event_kind`` in
     ``rust/journal/mod.rs``)."""
-    bundle = _event_bundle(car_version)
-    release = bundle.version if wire_bundle_of_release(bundle.version) is not None else None
-    return name in _event_schema(release)[0]
+    bundle = _event_bundle(release)
+    known = bundle.version if wire_bundle_of_release(bundle.version) is not None else None
+    return name in _event_schema(known)[0]

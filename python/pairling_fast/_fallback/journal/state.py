@@ -39,7 +39,7 @@ def snapshot(checker: _Checker) -> dict[str, Any]:
         "verified": checker.verified,
         "tampered_at": checker.tampered_at,
         "require_reported": checker.require_reported,
-        "findings": [list(finding) for finding in checker.findings],
+        "findings": [_finding_state(finding) for finding in checker.findings],
         "suppressed": checker.suppressed,
         "suppressed_codes": checker.sorted_suppressed_codes(),
         "errors": checker.errors,
@@ -177,18 +177,32 @@ def _restore_window(
         raise ValueError("malformed journal checker state: a key twice in a window")
 
 
+def _finding_state(finding: RawFinding) -> dict[str, Any]:
+    """A finding by its record's field names, as the core writes it (``FindingState``)."""
+    state = finding._asdict()
+    if finding.best_match is not None:
+        state["best_match"] = list(finding.best_match)
+    return state
+
+
 def _finding(item: Any) -> RawFinding:
-    code, level, message, line, pointer, schema_pointer = _items([item], 6)[0]
+    fields = _object(item)
+    unknown = fields.keys() - RawFinding._fields
+    if unknown:
+        raise ValueError(f"malformed journal checker state: a finding has {min(unknown)!r}")
+    code, level = fields["code"], fields["severity"]
     # The table gives a code its severity: a state that says otherwise is not this table's.
     if _severity(level) != severity(_code(code)):
         raise ValueError(f"malformed journal checker state: {code} is not a {level}")
+    best = _optional(fields.get("best_match"), lambda v: _items([v], 3)[0])
     return RawFinding(
         code,
         level,
-        _text(message),
-        _optional(line, _count),
-        _optional(pointer, _text),
-        _optional(schema_pointer, _text),
+        _text(fields["message"]),
+        _optional(fields.get("line"), _count),
+        _optional(fields.get("pointer"), _text),
+        _optional(fields.get("schema_pointer"), _text),
+        None if best is None else (_text(best[0]), _text(best[1]), _text(best[2])),
     )
 
 

@@ -79,8 +79,8 @@ def _result_schema(method: str) -> str:
 def _schema_findings(bundle: WireBundle, name: str, value: Any) -> list[RawFinding]:
     violations = bundle_validator(bundle, name).errors(value)
     return [
-        _finding(SCHEMA_VIOLATION, message, pointer, None, schema_pointer)
-        for pointer, schema_pointer, _keyword, message, _best in violations
+        _finding(SCHEMA_VIOLATION, message, pointer, None, schema_pointer, best)
+        for pointer, schema_pointer, _keyword, message, best in violations
     ]
 
 
@@ -284,10 +284,10 @@ def _catalog_argument(
     violations = _schema_findings(bundle, _result_schema(SNAPSHOT_METHOD), catalog)
     if not violations:
         return _catalog_index(catalog), []
-    _code, _severity, first_message, _line, first_pointer, _schema_pointer = violations[0]
+    first = violations[0]
     message = (
         f"catalog is not a valid models.catalog_snapshot result ({len(violations)} schema "
-        f"violations; first at {_quoted(first_pointer or '')}: {first_message}); infer was not "
+        f"violations; first at {_quoted(first.pointer or '')}: {first.message}); infer was not "
         "cross-checked"
     )
     return None, [_finding(CATALOG_NOT_A_SNAPSHOT, message, None)]
@@ -398,7 +398,7 @@ def _params_schema_findings(bundle: WireBundle, schema: str, params: Any) -> lis
     payload_type = payloads.get(kind) if isinstance(kind, str) else None
     if isinstance(payload_type, str) and bundle.has_schema(payload_type):
         for finding in _schema_findings(bundle, payload_type, params["payload"]):
-            findings.append(finding._replace(pointer=f"/payload{finding.pointer or ''}"))
+            findings.append(finding.within("/payload"))
     return findings
 
 

@@ -23,8 +23,9 @@ def _finding(
     pointer: str | None,
     line: int | None = None,
     schema_pointer: str | None = None,
+    best_match: tuple[str, str, str] | None = None,
 ) -> RawFinding:
-    return RawFinding(code, severity(code), message, line, pointer, schema_pointer)
+    return RawFinding(code, severity(code), message, line, pointer, schema_pointer, best_match)
 
 
 def _token(key: str | int) -> str:

@@ -135,6 +135,10 @@ class TranscriptChecker:
     ) -> None:
         self._findings.append(_finding(code, message, pointer, line or self._line, schema_pointer))
 
+    def _take(self, finding: RawFinding, line: int | None = None) -> None:
+        """A finding a check of one message's part gave, its pointer already in the message."""
+        self._findings.append(finding._replace(line=line or self._line))
+
     def _malformed(self, message: str, pointer: str) -> None:
         self._add(MALFORMED_MESSAGE, message, pointer)
 
@@ -254,14 +258,13 @@ class TranscriptChecker:
         if coverage.schema is not None:
             self._params_validated += 1
             found = _params_schema_findings(self._bundle, coverage.schema, params)
-            for code, _severity, message, _line, pointer, schema_pointer in found:
-                self._add(code, message, f"/params{pointer}", None, schema_pointer)
+            for finding in found:
+                self._take(finding.within("/params"))
         elif method not in self._reported_params:
             unchecked = _params_unchecked_finding(self._bundle, method, coverage)
             if unchecked is not None:
                 self._reported_params.add(method)
-                code, _severity, message, _line, _pointer, _schema_pointer = unchecked
-                self._add(code, message, "/method")
+                self._take(unchecked._replace(pointer="/method"))
 
     def _select_bundle(self, result: Any, line: int) -> None:
         """A valid ``server.schema`` result names the wire schema the daemon speaks by its
@@ -319,8 +322,8 @@ class TranscriptChecker:
         findings, valid = result_findings(
             self._bundle, request.method, response.result, self._catalog, self._wire_schema_digest
         )
-        for code, _severity, message, _line, pointer, schema_pointer in findings:
-            self._add(code, message, f"/result{pointer}", response.line, schema_pointer)
+        for finding in findings:
+            self._take(finding.within("/result"), response.line)
         if valid and request.method == SNAPSHOT_METHOD:
             self._catalog = _catalog_index(response.result)
         if valid and request.method == "server.schema":
