@@ -468,14 +468,13 @@ impl Checker {
             );
             return false;
         }
+        // Not open (answered above), nor completed: this event is the proposal's first here.
         match kind {
             // The first proposal_received is the one remembered.
-            "proposal_received" if !self.proposals.contains_key(proposal_id) => {
+            "proposal_received" => {
                 self.proposals.insert(proposal_id.to_string(), number);
             }
-            "proposal_completed" | "state_committed"
-                if !self.proposals.contains_key(proposal_id) =>
-            {
+            "proposal_completed" | "state_committed" => {
                 // Inside a run this journal saw start, the proposal's start is missing; else
                 // the journal begins after it (compaction, rotation).
                 if run_id.is_some_and(|run| self.runs.contains_key(run)) {
@@ -494,10 +493,6 @@ impl Checker {
                 if kind == "proposal_completed" {
                     self.completed_proposals.insert(proposal_id, ());
                 }
-            }
-            "proposal_completed" => {
-                self.proposals.remove(proposal_id);
-                self.completed_proposals.insert(proposal_id, ());
             }
             _ => {}
         }
