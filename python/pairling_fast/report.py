@@ -67,6 +67,14 @@ RawDifferingBinding = tuple[str, int, int, "list[Any]", "list[Any]"]
 """A binding that differs: its key, old and new index, ``[digest]`` on each side (``[]``: none)."""
 
 
+def _failing_keyword(message: str, schema_pointer: str) -> str:
+    """A schema error's keyword: ``falseSchema`` for a ``false`` subschema, else the last token
+    of its location (jsonschema-rs's ``ValidationError.kind`` name)."""
+    if message.startswith(FALSE_SCHEMA):
+        return "falseSchema"
+    return unescape_pointer_token(schema_pointer.rsplit("/", 1)[-1])
+
+
 @dataclass(frozen=True)
 class BestMatch:
     """The error of a failing ``oneOf``/``anyOf``'s branch that came closest to matching
@@ -91,9 +99,7 @@ class BestMatch:
     @property
     def kind(self) -> str:
         """The failing keyword, as ``Finding.kind`` names it."""
-        if self.message.startswith(FALSE_SCHEMA):
-            return "falseSchema"
-        return unescape_pointer_token(self.schema_pointer.rsplit("/", 1)[-1])
+        return _failing_keyword(self.message, self.schema_pointer)
 
     def redacted(self, mask: str = DEFAULT_MASK) -> BestMatch:
         message = redact_message(self.message, self.schema_pointer, mask)
@@ -208,9 +214,7 @@ class Finding:
         location, on every path (validators, journals, maps, wire checks) and both backends."""
         if self.schema_pointer is None:
             return None
-        if self.message.startswith(FALSE_SCHEMA):
-            return "falseSchema"
-        return unescape_pointer_token(self.schema_pointer.rsplit("/", 1)[-1])
+        return _failing_keyword(self.message, self.schema_pointer)
 
     @property
     def instance_path(self) -> list[str | int] | None:
