@@ -898,10 +898,11 @@ def build_parser() -> argparse.ArgumentParser:
     explain.add_argument("--markdown", action="store_true", help="with --all: docs/findings.md")
     explain.set_defaults(run=_command_explain)
 
+    # Added after each subcommand's own arguments, deferred as those of `diff` are.
     for name in ("digest", "canonicalize", "seal", "chain", "schemas", "diff"):
-        _define(commands.choices[name], _add_backend_option)
+        commands.choices[name].defer(_add_backend_option)
     for name in ("check", "digest", "canonicalize", "seal", "diff"):
-        _define(commands.choices[name], _add_document_limit)
+        commands.choices[name].defer(_add_document_limit)
     _name_usage_parsers(parser)
     return parser
 
@@ -914,16 +915,6 @@ def _add_document_limit(parser: argparse.ArgumentParser) -> None:
         help="refuse a whole JSON document (map, RPC result, wire schema) larger than N bytes "
         f"(default: ${LIMIT_VARIABLE}, else {DEFAULT_MAX_DOCUMENT_BYTES})",
     )
-
-
-def _define(
-    parser: argparse.ArgumentParser, define: Callable[[argparse.ArgumentParser], None]
-) -> None:
-    """Adds arguments to ``parser``: at once, or after its deferred ones if it defers them."""
-    if isinstance(parser, _DeferredParser):
-        parser.defer(define)
-    else:
-        define(parser)
 
 
 def _name_usage_parsers(parser: argparse.ArgumentParser) -> None:
