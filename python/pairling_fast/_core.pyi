@@ -6,7 +6,7 @@ from typing import Any, Literal, final
 from pairling_fast.errors import CanonicalizationError
 from pairling_fast.journal.options import JournalOptions
 from pairling_fast.journal.stats import JournalStats
-from pairling_fast.report import Report
+from pairling_fast.report import RawDifferingBinding, RawMapChange, Report
 
 __all__ = [
     "Blake3",
@@ -147,24 +147,7 @@ def diff_maps(
 ) -> tuple[
     tuple[list[RawFinding], dict[str, Any]],
     tuple[list[RawFinding], dict[str, Any]],
-    tuple[
-        list[
-            tuple[
-                str,
-                str,
-                str,
-                str,
-                str | None,
-                str | None,
-                list[Any],
-                list[Any],
-                int | None,
-                int | None,
-            ]
-        ],
-        list[tuple[str, int, int, list[Any], list[Any]]],
-    ]
-    | None,
+    tuple[list[RawMapChange], list[RawDifferingBinding]] | None,
 ]: ...
 def map_diff_set_arrays() -> list[tuple[str, str, str]]: ...
 
