@@ -644,19 +644,11 @@ class Evaluator:
         if not isinstance(instance, (list, tuple)):
             return _Result()
         if isinstance(value, list):
-            children = [
-                self._apply(
-                    validator, subschema, item, _join(instance_location, index),
-                    place.below("items", index),
-                )
-                for index, (subschema, item) in enumerate(zip(value, instance, strict=False))
-            ]  # fmt: skip
-            return _Result(children)
+            return _Result(
+                self._positional(validator, "items", value, instance, instance_location, place)
+            )
         skip = len(schema.get("prefixItems", ())) if _draft_of(validator) == "draft2020-12" else 0
-        if isinstance(schema.get("prefixItems"), list) and _draft_of(validator) == "draft2020-12":
-            annotation = len(instance) > skip
-        else:
-            annotation = len(instance) != 0
+        annotation = len(instance) > skip
         children = [
             self._apply(
                 validator, value, item, _join(instance_location, index), place.below("items")
@@ -672,15 +664,25 @@ class Evaluator:
     ) -> _Result:  # fmt: skip
         if not isinstance(instance, (list, tuple)) or not instance:
             return _Result()
-        children = [
-            self._apply(
-                validator, subschema, item, _join(instance_location, index),
-                place.below("prefixItems", index),
-            )
-            for index, (subschema, item) in enumerate(zip(value, instance, strict=False))
-        ]  # fmt: skip
+        children = self._positional(
+            validator, "prefixItems", value, instance, instance_location, place
+        )
         annotation: Any = True if len(children) == len(instance) else len(children) - 1
         return _Result(children, annotations=annotation)
+
+    def _positional(
+        self, validator: Any, keyword: str, subschemas: list[Any], instance: Any,
+        instance_location: str, place: _Place,
+    ) -> list[Unit]:  # fmt: skip
+        """The units of an array's items under the subschemas at the same index (`prefixItems`,
+        draft 4-2019-09's array form of `items`)."""
+        return [
+            self._apply(
+                validator, subschema, item, _join(instance_location, index),
+                place.below(keyword, index),
+            )
+            for index, (subschema, item) in enumerate(zip(subschemas, instance, strict=False))
+        ]  # fmt: skip
 
     def _contains(
         self, validator: Any, schema: Mapping[str, Any], value: Any, instance: Any,
@@ -799,16 +801,15 @@ class Evaluator:
             return _Result()
         others = {key: item for key, item in schema.items() if key != "unevaluatedProperties"}
         evaluated = self._code.evaluated_names(validator, instance, others)
-        children = []
-        if value is not True:
-            children = [
-                self._apply(
-                    validator, value, member, _join(instance_location, name),
-                    place.below("unevaluatedProperties"),
-                )
-                for name, member in instance.items()
-                if name not in evaluated
-            ]  # fmt: skip
+        # `unevaluatedProperties: true` has no unit (`_is_unit`): `value` is a schema here.
+        children = [
+            self._apply(
+                validator, value, member, _join(instance_location, name),
+                place.below("unevaluatedProperties"),
+            )
+            for name, member in instance.items()
+            if name not in evaluated
+        ]  # fmt: skip
         errors = self._errors(validator, schema, "unevaluatedProperties", instance)
         return _Result(children, errors)
 
@@ -825,16 +826,14 @@ class Evaluator:
             else _legacy_keywords.find_evaluated_item_indexes_by_schema
         )
         evaluated = set(find(validator.evolve(schema=others), instance, others))
-        children = []
-        if value is not True:
-            children = [
-                self._apply(
-                    validator, value, item, _join(instance_location, index),
-                    place.below("unevaluatedItems"),
-                )
-                for index, item in enumerate(instance)
-                if index not in evaluated
-            ]  # fmt: skip
+        children = [
+            self._apply(
+                validator, value, item, _join(instance_location, index),
+                place.below("unevaluatedItems"),
+            )
+            for index, item in enumerate(instance)
+            if index not in evaluated
+        ]  # fmt: skip
         errors = self._errors(validator, schema, "unevaluatedItems", instance)
         return _Result(children, errors)
 
